@@ -1,0 +1,33 @@
+# Flotilla's two commands: `make up` runs a hub on the embedded store, `make test` runs every test.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+DATA_DIR ?= .flotilla
+
+.PHONY: up test lint install bench clean
+
+$(BIN)/flotilla: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	@touch $@
+
+install: $(BIN)/flotilla
+
+up: install
+	$(BIN)/flotilla apiserver --data-dir $(DATA_DIR)/hub
+
+test: install
+	$(BIN)/pytest -q tests
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench: install
+	$(BIN)/python bench/apiserver.py
+
+clean:
+	rm -rf $(VENV) $(DATA_DIR) .pytest_cache .mypy_cache .ruff_cache
