@@ -1,0 +1,11 @@
+"""Patch merging for the API server's PATCH verb: JSON merge patch and strategic merge patch.
+
+Both are pure functions over decoded JSON that never mutate their inputs and return a new object.
+JSON Patch (RFC 6902) comes from the `jsonpatch` package and server-side apply lives elsewhere.
+"""
+
+from flotilla.apiserver.patch.errors import PatchError
+from flotilla.apiserver.patch.merge import apply_merge_patch, deep_copy_json
+from flotilla.apiserver.patch.strategic import apply_strategic_merge_patch
+
+__all__ = ["PatchError", "apply_merge_patch", "apply_strategic_merge_patch", "deep_copy_json"]
