@@ -1,0 +1,78 @@
+"""Everything a request handler may use, fixed when the server starts (one per API server instance).
+
+The simulator runs many API servers in one process, so nothing here is global: each instance has its
+own store, cache, registry and clock, reached from handlers through the aiohttp app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from flotilla.api.scheme import GroupResource
+from flotilla.apiserver.objectstore import ObjectStore
+from flotilla.apiserver.resources import ResourceRegistry, ServedResource
+from flotilla.apiserver.schema.builtin import builtin_schemas
+from flotilla.apiserver.schema.model import Schema
+from flotilla.apiserver.strategy import Strategy, StrategyEnv, strategy_for
+from flotilla.apiserver.watchcache import WatchCache
+from flotilla.storage import Backend
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class APISettings:
+    """Behaviour of one API server instance."""
+
+    kubernetes_version: str = "v1.32.4"
+    """What `/version` reports; kubectl warns about skew beyond one minor version."""
+    watch_bookmark_interval: float = 60.0
+    """Seconds between BOOKMARK events on idle watches that asked for them."""
+    default_watch_timeout: tuple[int, int] = (1800, 3600)
+    """Watches without timeoutSeconds end after a random time in this range (seconds)."""
+    future_revision_wait: float = 3.0
+    """How long a read at a not-yet-reached resourceVersion waits before answering 504."""
+    history_window: int = 10000
+    """Revisions of change history kept for watches resuming from an older resourceVersion."""
+    service_cidr: str = "10.96.0.0/12"
+    max_retries: int = 10
+    """Attempts of an update or patch that loses races with concurrent writers before answering 409."""
+
+
+@dataclass(eq=False)
+class APIContext:
+    backend: Backend
+    cache: WatchCache
+    registry: ResourceRegistry
+    settings: APISettings
+    clock: Callable[[], datetime] = utc_now
+    store: ObjectStore = field(init=False)
+    metadata_schema: Schema = field(init=False)
+    strategy_env: StrategyEnv = field(init=False)
+    _strategies: dict[int, Strategy] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.store = ObjectStore(self.backend, self.cache)
+        self.metadata_schema = builtin_schemas().definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+        self.strategy_env = StrategyEnv(list_objects=self._list_objects, service_cidr=self.settings.service_cidr)
+
+    def strategy(self, served: ServedResource) -> Strategy:
+        found = self._strategies.get(id(served))
+        if found is None or found.served is not served:
+            found = self._strategies[id(served)] = strategy_for(served)
+        return found
+
+    def _list_objects(self, resource: GroupResource, namespace: str) -> list[dict[str, Any]]:
+        prefix = f"/registry/{resource.group or 'core'}/{resource.resource}/"
+        return [item.obj for item in self.cache.list(prefix, namespace)]
+
+
+CONTEXT: web.AppKey[APIContext] = web.AppKey("flotilla.apiserver.context", APIContext)

@@ -1,0 +1,37 @@
+"""Controllers that run inside the API server, because the API itself depends on them.
+
+kube-apiserver establishes CRDs itself and every cluster runs a namespace controller; a Flotilla
+API server — hub or simulated member — works alone, so it runs both, plus the bootstrap of the
+default namespaces. They use the same write pipeline as HTTP requests and are level-based: each
+reconcile re-reads the current object from the cache.
+"""
+
+from __future__ import annotations
+
+from flotilla.apiserver.controllers.base import InProcessController
+from flotilla.apiserver.controllers.bootstrap import ensure_default_namespaces
+from flotilla.apiserver.controllers.crds import CRDController
+from flotilla.apiserver.controllers.namespaces import NamespaceController
+from flotilla.apiserver.context import APIContext
+
+
+class InProcessControllers:
+    def __init__(self, ctx: APIContext) -> None:
+        self.ctx = ctx
+        self.crds = CRDController(ctx)
+        self.namespaces = NamespaceController(ctx)
+        self._all: list[InProcessController] = [self.crds, self.namespaces]
+
+    async def start(self) -> None:
+        # Custom resources already defined are served before the first request arrives.
+        await self.crds.serve_existing()
+        await ensure_default_namespaces(self.ctx)
+        for controller in self._all:
+            controller.start()
+
+    async def stop(self) -> None:
+        for controller in self._all:
+            await controller.stop()
+
+
+__all__ = ["InProcessControllers"]

@@ -1,0 +1,1 @@
+"""HTTP handlers: one module per verb family, all reached through `dispatch`."""

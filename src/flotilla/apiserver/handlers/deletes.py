@@ -1,0 +1,174 @@
+"""DELETE of an object and of a collection.
+
+An object without finalizers is removed at once. One with finalizers — and a namespace, whose
+`spec.finalizers` hold its content cleanup — gets a `deletionTimestamp` and stays until the last
+finalizer is gone (the update that removes it deletes the object). Repeated deletes of an object
+that is already being deleted change nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from flotilla.api.builtin import DEFAULT_NAMESPACES
+from flotilla.api.fielderrors import not_supported
+from flotilla.apiserver import errors, objectmeta, views
+from flotilla.apiserver.content import decode_body
+from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.filters import predicate
+from flotilla.apiserver.handlers.params import dry_run, list_options
+from flotilla.apiserver.objectstore import StaleRevision
+from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.responses import json_response, object_response, success_status
+from flotilla.apiserver.watchcache import CachedObject
+
+PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteOptions:
+    dry_run: bool
+    propagation_policy: str
+    grace_period_seconds: int | None
+    precondition_uid: str
+    precondition_revision: str
+
+
+async def delete_options(request: web.Request) -> DeleteOptions:
+    body: dict[str, Any] = {}
+    raw = await request.read()
+    if raw.strip():
+        decoded = decode_body(raw, request.content_type).obj
+        if not isinstance(decoded, dict):
+            raise errors.BadRequest("the body of a DELETE must be a DeleteOptions object")
+        body = decoded
+    query = request.query
+    policy = str(body.get("propagationPolicy") or query.get("propagationPolicy", ""))
+    orphan = body.get("orphanDependents", query.get("orphanDependents"))
+    if not policy and orphan in (True, "true"):
+        policy = "Orphan"
+    if policy and policy not in PROPAGATION_POLICIES:
+        raise errors.Invalid(
+            f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "{policy}": '
+            'supported values: "Foreground", "Background", "Orphan"',
+            causes=[not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan"]).cause()],
+        )
+    grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+    preconditions = body.get("preconditions") or {}
+    body_dry_run = body.get("dryRun") or []
+    if body_dry_run not in ([], ["All"]):
+        raise errors.BadRequest(f"Invalid dryRun value: {body_dry_run}; the only supported value is [\"All\"]")
+    try:
+        grace_seconds = int(grace) if grace not in (None, "") else None
+    except (TypeError, ValueError) as exc:
+        raise errors.BadRequest(f"gracePeriodSeconds must be an integer, got {grace!r}") from exc
+    return DeleteOptions(
+        dry_run=dry_run(query) or body_dry_run == ["All"],
+        propagation_policy=policy or "Background",
+        grace_period_seconds=grace_seconds,
+        precondition_uid=str(preconditions.get("uid") or ""),
+        precondition_revision=str(preconditions.get("resourceVersion") or ""),
+    )
+
+
+def _check_preconditions(served: ServedResource, current: CachedObject, options: DeleteOptions) -> None:
+    meta = current.metadata
+    if options.precondition_uid and options.precondition_uid != meta.get("uid"):
+        raise errors.conflict(
+            served.type.group_resource,
+            current.name,
+            f"Precondition failed: UID in precondition: {options.precondition_uid}, "
+            f"UID in object meta: {meta.get('uid')}",
+        )
+    if options.precondition_revision and options.precondition_revision != meta.get("resourceVersion"):
+        raise errors.conflict(
+            served.type.group_resource,
+            current.name,
+            f"Precondition failed: ResourceVersion in precondition: {options.precondition_revision}, "
+            f"ResourceVersion in object meta: {meta.get('resourceVersion')}",
+        )
+
+
+def is_namespace(served: ServedResource) -> bool:
+    return served.builtin and served.type.group == "" and served.type.plural == "namespaces"
+
+
+async def delete_object(
+    ctx: APIContext, served: ServedResource, namespace: str, name: str, options: DeleteOptions
+) -> tuple[CachedObject, bool]:
+    """Delete one object; returns its last state and whether it is gone (False: finalizers pending)."""
+    if is_namespace(served) and name in DEFAULT_NAMESPACES:
+        raise errors.Forbidden(
+            f'namespaces "{name}" is forbidden: this namespace may not be deleted', name=name, kind="namespaces"
+        )
+    for _ in range(ctx.settings.max_retries):
+        current = ctx.store.get(served, namespace, name)
+        if current is None:
+            raise errors.not_found(served.type.group_resource, name)
+        _check_preconditions(served, current, options)
+        if not objectmeta.has_finalizers(current.obj, is_namespace=is_namespace(served)):
+            if options.dry_run:
+                return current, True
+            try:
+                return await ctx.store.delete(served, current), True
+            except StaleRevision:
+                continue
+        if current.metadata.get("deletionTimestamp"):
+            return current, False
+        new = current.copy()
+        meta = new["metadata"]
+        meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock())
+        meta["deletionGracePeriodSeconds"] = 0
+        if served.tracks_generation:
+            objectmeta.bump_generation(new)
+        if is_namespace(served):
+            new.setdefault("status", {})["phase"] = "Terminating"
+        if options.dry_run:
+            return current, False
+        try:
+            return await ctx.store.update(served, new, current.revision), False
+        except StaleRevision:
+            continue
+    raise errors.conflict(served.type.group_resource, name, "too many concurrent writes to this object; try again")
+
+
+def _returns_object(served: ServedResource) -> bool:
+    return not served.builtin or served.type.plural == "pods"
+
+
+async def delete(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+    options = await delete_options(request)
+    await ctx.cache.wait_current()
+    item, gone = await delete_object(ctx, served, info.namespace, info.name, options)
+    if gone and not _returns_object(served):
+        details = {"name": info.name, "kind": served.type.plural, "uid": item.metadata.get("uid", "")}
+        if served.type.group:
+            details["group"] = served.type.group
+        return json_response(success_status(details))
+    return object_response(request, ctx, served, item)
+
+
+async def delete_collection(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
+    options = await delete_options(request)
+    listing = list_options(request.query)
+    matches = predicate(served, listing.label_selector, listing.field_selector)
+    await ctx.cache.wait_current()
+    namespace = info.namespace if served.namespaced else ""
+    deleted: list[CachedObject] = []
+    for item in ctx.cache.list(served.storage_prefix, namespace):
+        if matches is not None and not matches(item):
+            continue
+        try:
+            last, _ = await delete_object(ctx, served, item.namespace, item.name, options)
+        except errors.NotFound:
+            continue
+        deleted.append(last)
+    return web.Response(
+        body=views.list_body(served, deleted, ctx.cache.revision), content_type="application/json"
+    )

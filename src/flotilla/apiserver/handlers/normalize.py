@@ -1,0 +1,104 @@
+"""From a decoded request body to an object the write pipeline can trust.
+
+Checks what a Go server checks while decoding: the body is an object of the URL's kind and
+version, in the URL's namespace; fields have the right JSON types; unknown and duplicate fields
+are rejected, reported as warnings or dropped, as `fieldValidation` asks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flotilla.api.fielderrors import FieldError
+from flotilla.apiserver import errors
+from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.handlers.params import FieldValidation
+from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.schema.walk import WalkOptions, walk_object
+
+_BUILTIN_DECODE = WalkOptions(apply_defaults=False, check_values=False, drop_nulls=True)
+_BUILTIN_CHECK = WalkOptions(apply_defaults=False, check_values=True, drop_nulls=True)
+_CUSTOM = WalkOptions(apply_defaults=True, check_values=True, drop_nulls=False)
+
+
+def check_kind(served: ServedResource, obj: Any, *, expected_kind: str | None = None,
+               expected_api_version: str | None = None) -> dict[str, Any]:
+    """The body must be an object of the URL's kind; missing apiVersion/kind are filled in."""
+    kind = expected_kind or served.type.kind
+    api_version = expected_api_version or served.type.api_version
+    if not isinstance(obj, dict):
+        raise errors.BadRequest(f"the request body must be a JSON object of kind {kind}, not {type(obj).__name__}")
+    given_version = obj.get("apiVersion")
+    given_kind = obj.get("kind")
+    if given_version not in (None, "") and given_version != api_version:
+        raise errors.BadRequest(
+            f"the API version in the data ({given_version}) does not match the expected API version ({api_version})"
+        )
+    if given_kind not in (None, "") and given_kind != kind:
+        raise errors.BadRequest(f"the kind in the data ({given_kind}) does not match the expected kind ({kind})")
+    obj["apiVersion"] = api_version
+    obj["kind"] = kind
+    meta = obj.get("metadata")
+    if meta is None:
+        obj["metadata"] = {}
+    elif not isinstance(meta, dict):
+        raise errors.BadRequest("metadata must be an object")
+    return obj
+
+
+def check_namespace(served: ServedResource, obj: dict[str, Any], url_namespace: str) -> None:
+    meta = obj["metadata"]
+    if not served.namespaced:
+        meta.pop("namespace", None)
+        return
+    given = meta.get("namespace")
+    if given not in (None, "") and given != url_namespace:
+        raise errors.BadRequest(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    meta["namespace"] = url_namespace
+
+
+def decode_fields(
+    ctx: APIContext,
+    served: ServedResource,
+    obj: dict[str, Any],
+    validation: FieldValidation,
+    duplicates: list[str],
+    warnings: list[str],
+) -> list[FieldError]:
+    """Type-check and prune the object in place; returns value errors for custom resources."""
+    options = _BUILTIN_DECODE if served.builtin else _CUSTOM
+    result = walk_object(obj, served.schema, ctx.metadata_schema, options)
+    problems = [f'unknown field "{path}"' for path in result.unknown_fields]
+    problems += [f'duplicate field "{name}"' for name in duplicates]
+    if problems:
+        if validation is FieldValidation.STRICT:
+            raise errors.BadRequest("strict decoding error: " + ", ".join(problems))
+        if validation is FieldValidation.WARN:
+            warnings.extend(problems)
+    if result.type_errors:
+        if served.builtin:
+            kind, version = served.type.kind, served.type.version
+            detail = "; ".join(f"{e.field}: {e.detail}, got {e.value}" for e in result.type_errors)
+            raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}')
+        return result.type_errors + result.errors
+    return result.errors
+
+
+def check_values(ctx: APIContext, served: ServedResource, obj: dict[str, Any]) -> list[FieldError]:
+    """Schema value rules of a built-in object, after defaults were applied."""
+    if not served.builtin:
+        return []
+    return walk_object(obj, served.schema, ctx.metadata_schema, _BUILTIN_CHECK).errors
+
+
+def dedupe(found: list[FieldError]) -> list[FieldError]:
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for error in found:
+        identity = (error.type.value, error.field)
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(error)
+    return unique

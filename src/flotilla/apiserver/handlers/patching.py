@@ -1,0 +1,76 @@
+"""Applying a PATCH body of any of Kubernetes' patch types to the current object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonpatch
+import orjson
+
+from flotilla.apiserver import errors
+from flotilla.apiserver.content import (
+    APPLY_PATCH,
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    check_size,
+    decode_yaml,
+    media_type_of,
+)
+from flotilla.apiserver.patch import PatchError, apply_merge_patch, apply_strategic_merge_patch
+from flotilla.apiserver.resources import ServedResource
+
+
+def patch_type_of(content_type: str | None, served: ServedResource | None) -> str:
+    """The patch type of a request, 415 for anything a PATCH cannot carry (SMP on custom resources)."""
+    media = media_type_of(content_type)
+    accepted = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH]
+    if served is None or served.builtin:
+        accepted.insert(2, STRATEGIC_MERGE_PATCH)
+    if media not in accepted:
+        raise errors.UnsupportedMediaType(
+            f"the body of the request was in an unknown format - accepted media types include: {', '.join(accepted)}"
+        )
+    return media
+
+
+def apply_patch(kind: str, current: dict[str, Any], body: bytes, served: ServedResource | None) -> dict[str, Any]:
+    """The patched object (a new dict); malformed patches are 400, inapplicable ones 422."""
+    check_size(body)
+    if kind == APPLY_PATCH:
+        raise errors.UnsupportedMediaType(
+            "server-side apply (application/apply-patch+yaml) is not supported by this server yet; "
+            "use kubectl apply without --server-side"
+        )
+    try:
+        patch = orjson.loads(body) if body.strip() else None
+    except orjson.JSONDecodeError:
+        try:
+            patch = decode_yaml(body)
+        except errors.BadRequest as exc:
+            raise errors.BadRequest(f"error decoding patch: {exc.message}") from exc
+    if kind == JSON_PATCH:
+        if not isinstance(patch, list):
+            raise errors.BadRequest("a JSON patch must be a list of operations, e.g. "
+                                    '[{"op": "replace", "path": "/spec/replicas", "value": 3}]')
+        try:
+            result = jsonpatch.JsonPatch(patch).apply(current)
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+            raise errors.Invalid(f"the server rejected our request due to an error in our request: {exc}") from exc
+        except (TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise errors.BadRequest(f"the JSON patch is malformed: {exc}") from exc
+        if not isinstance(result, dict):
+            raise errors.BadRequest("the JSON patch must leave an object")
+        return result
+    if not isinstance(patch, dict):
+        raise errors.BadRequest("a merge patch must be a JSON object")
+    if kind == MERGE_PATCH:
+        merged = apply_merge_patch(current, patch)
+    else:
+        try:
+            merged = apply_strategic_merge_patch(current, patch, served.schema if served else None)
+        except PatchError as exc:
+            raise errors.BadRequest(str(exc)) from exc
+    if not isinstance(merged, dict):
+        raise errors.BadRequest("the patch must leave an object")
+    return merged

@@ -1,0 +1,110 @@
+"""Objects in and out of storage: keys, encoding, guarded writes, storage errors → API errors.
+
+Objects are stored as compact JSON without `metadata.resourceVersion` (the store's mod revision is
+the resourceVersion, stamped back on when the watch cache decodes them). After a write the caller
+gets the object as written, and the cache has applied it, so the client reads its own write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from flotilla.apiserver import errors
+from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.watchcache import CachedObject, WatchCache, decode, split_key
+from flotilla.storage import (
+    Backend,
+    CompactedError,
+    FutureRevisionError,
+    KeyExistsError,
+    KeyNotFoundError,
+    RevisionMismatchError,
+    StorageError,
+)
+
+
+class StaleRevision(Exception):  # noqa: N818 - a signal for the retry loop, not an error for users
+    """A guarded write lost a race; the caller re-reads and tries again (or answers 409)."""
+
+
+def encode(obj: dict[str, Any]) -> bytes:
+    meta = obj.get("metadata")
+    if meta is not None and "resourceVersion" in meta:
+        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+        obj = {**obj, "metadata": meta}
+    return orjson.dumps(obj)
+
+
+def stamped(key: str, revision: int, obj: dict[str, Any]) -> CachedObject:
+    obj.setdefault("metadata", {})["resourceVersion"] = str(revision)
+    namespace, name = split_key(key)
+    return CachedObject(key, namespace, name, revision, obj)
+
+
+class ObjectStore:
+    def __init__(self, backend: Backend, cache: WatchCache) -> None:
+        self.backend = backend
+        self.cache = cache
+
+    def get(self, served: ServedResource, namespace: str, name: str) -> CachedObject | None:
+        return self.cache.get(served.key(namespace, name))
+
+    async def create(self, served: ServedResource, obj: dict[str, Any]) -> CachedObject:
+        meta = obj["metadata"]
+        key = served.key(meta.get("namespace", ""), meta["name"])
+        try:
+            revision = await self.backend.create(key, encode(obj))
+        except KeyExistsError as exc:
+            raise errors.already_exists(served.type.group_resource, meta["name"]) from exc
+        except StorageError as exc:
+            raise errors.InternalError(f"storage error: {exc}") from exc
+        await self.cache.wait_for(revision)
+        return stamped(key, revision, obj)
+
+    async def update(self, served: ServedResource, obj: dict[str, Any], expected: int) -> CachedObject:
+        meta = obj["metadata"]
+        key = served.key(meta.get("namespace", ""), meta["name"])
+        try:
+            revision = await self.backend.update(key, encode(obj), mod_revision=expected)
+        except RevisionMismatchError as exc:
+            if exc.current is not None:
+                await self.cache.wait_for(exc.current.mod_revision)
+            raise StaleRevision(str(exc)) from exc
+        except KeyNotFoundError as exc:
+            raise errors.not_found(served.type.group_resource, meta["name"]) from exc
+        except StorageError as exc:
+            raise errors.InternalError(f"storage error: {exc}") from exc
+        await self.cache.wait_for(revision)
+        return stamped(key, revision, obj)
+
+    async def delete(self, served: ServedResource, current: CachedObject) -> CachedObject:
+        try:
+            revision = await self.backend.delete(current.key, mod_revision=current.revision)
+        except RevisionMismatchError as exc:
+            if exc.current is not None:
+                await self.cache.wait_for(exc.current.mod_revision)
+            raise StaleRevision(str(exc)) from exc
+        except StorageError as exc:
+            raise errors.InternalError(f"storage error: {exc}") from exc
+        await self.cache.wait_for(revision)
+        return current.at_revision(revision)
+
+    async def list_at(self, served: ServedResource, namespace: str, revision: int, start_after: str,
+                      limit: int) -> tuple[list[CachedObject], bool]:
+        """A page read from the store at a past revision (pagination over a changing collection)."""
+        prefix = served.storage_prefix + (f"{namespace}/" if namespace and served.namespaced else "")
+        try:
+            result = await self.backend.range(prefix, start_after=start_after, limit=limit, revision=revision)
+        except CompactedError as exc:
+            raise errors.Gone(
+                "The provided continue parameter is too old to display a consistent list result. You can "
+                "start a new list without the continue parameter, or use the continue token in this "
+                "response to retrieve the remainder of the results. Continuing with the provided token "
+                "results in an inconsistent list - objects that were created, modified, or deleted "
+                "between the time the first chunk was returned and now may show up in the list."
+            ) from exc
+        except FutureRevisionError as exc:
+            raise errors.ServerTimeout(f"Too large resource version: {exc.requested}, current: {exc.current}") from exc
+        return [decode(kv) for kv in result.kvs], result.more

@@ -1,0 +1,69 @@
+"""Parse a resource request's URL and method into what it asks for (kube-apiserver's RequestInfo).
+
+URL forms:
+    /api/v1/<resource>[/<name>[/<subresource>]]
+    /api/v1/namespaces/<namespace>/<resource>[/<name>[/<subresource>]]
+    /apis/<group>/<version>/... the same
+`namespaces/<name>/status` and `namespaces/<name>/finalize` address the namespace itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from multidict import MultiMapping
+
+NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
+
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
+
+
+@dataclass(frozen=True, slots=True)
+class RequestInfo:
+    group: str
+    version: str
+    namespace: str
+    resource: str
+    name: str
+    subresource: str
+    verb: str
+
+    @property
+    def is_collection(self) -> bool:
+        return not self.name
+
+
+def parse_request_info(path: str, method: str, query: MultiMapping[str]) -> RequestInfo | None:
+    """The RequestInfo of a resource URL, or None when the path is not one (discovery, health…)."""
+    parts = [p for p in path.split("/") if p]
+    if len(parts) < 2:
+        return None
+    if parts[0] == "api":
+        group, version, rest = "", parts[1], parts[2:]
+    elif parts[0] == "apis" and len(parts) >= 3:
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        return None
+    if not rest:
+        return None
+    namespace = ""
+    if rest[0] == "namespaces" and len(rest) > 1:
+        namespace = rest[1]
+        if len(rest) > 2 and rest[2] not in NAMESPACE_SUBRESOURCES:
+            rest = rest[2:]
+    if len(rest) > 3:
+        return None
+    resource = rest[0]
+    name = rest[1] if len(rest) > 1 else ""
+    subresource = rest[2] if len(rest) > 2 else ""
+    return RequestInfo(group, version, namespace, resource, name, subresource, _verb(method, name, query))
+
+
+def _verb(method: str, name: str, query: MultiMapping[str]) -> str:
+    if method in ("GET", "HEAD"):
+        if query.get("watch", "") in ("true", "1"):
+            return "watch"
+        return "get" if name else "list"
+    if method == "DELETE":
+        return "delete" if name else "deletecollection"
+    return _VERBS.get(method, method.lower())

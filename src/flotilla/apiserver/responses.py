@@ -1,0 +1,62 @@
+"""Building HTTP responses: JSON bodies, objects in the negotiated view, Status errors, warnings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from flotilla.apiserver import views
+from flotilla.apiserver.content import JSON, View, negotiate
+from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.errors import APIError
+from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.watchcache import CachedObject
+
+
+
+def json_response(body: Any, *, status: int = 200, content_type: str = JSON) -> web.Response:
+    response = web.Response(body=orjson.dumps(body), status=status)
+    response.headers["Content-Type"] = content_type
+    return response
+
+
+def object_response(
+    request: web.Request, ctx: APIContext, served: ServedResource, item: CachedObject, *, status: int = 200
+) -> web.Response:
+    negotiated = negotiate(request.headers.get("Accept"))
+    if negotiated.view is View.OBJECT:
+        response = web.Response(body=item.raw, status=status)
+        response.headers["Content-Type"] = JSON
+        return response
+    include = request.query.get("includeObject", "Metadata")
+    body = views.render_object(item, served, negotiated, ctx.clock(), include)
+    return json_response(body, status=status, content_type=negotiated.content_type)
+
+
+def status_response(error: APIError) -> web.Response:
+    response = json_response(error.status(), status=error.code)
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def success_status(details: dict[str, Any] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+    if details:
+        body["details"] = details
+    return body
+
+
+def add_warning(request: web.Request, text: str) -> None:
+    request.setdefault("flotilla.warnings", []).append(text)  # type: ignore[call-overload]
+
+
+def warning_headers(request: web.Request) -> list[str]:
+    found: list[str] = request.get("flotilla.warnings", [])  # type: ignore[call-overload]
+    return [f'299 - "{_escape(text)}"' for text in found]
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,0 +1,118 @@
+"""One API server instance: store, watch cache, in-process controllers and the HTTPS listener.
+
+`APIServer.start()` opens the store, loads the cache, serves custom resources already defined,
+makes sure the default namespaces exist, then listens (HTTPS only; a client certificate signed by
+the server's CA authenticates) and writes `admin.kubeconfig` for the port it got. `stop()` ends
+watches, drains in-flight requests and closes the store. Several instances can share one event
+loop: the simulator serves many member clusters from one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+from aiohttp import web
+
+from flotilla.apiserver import pki
+from flotilla.apiserver.app import build_app
+from flotilla.apiserver.context import APIContext, APISettings
+from flotilla.apiserver.controllers import InProcessControllers
+from flotilla.apiserver.resources import ResourceRegistry
+from flotilla.apiserver.watchcache import WatchCache
+from flotilla.storage import Backend
+from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings
+
+log = structlog.get_logger("flotilla.apiserver.server")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    data_dir: Path
+    bind_address: str = "127.0.0.1"
+    secure_port: int = 6443
+    cert_extra_sans: tuple[str, ...] = ()
+    cluster_name: str = "flotilla"
+    storage: SQLiteSettings = field(default_factory=SQLiteSettings)
+    api: APISettings = field(default_factory=APISettings)
+    shutdown_timeout: float = 5.0
+
+
+def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(paths.serving_cert, paths.serving_key)
+    context.load_verify_locations(cafile=str(paths.ca_cert))
+    context.verify_mode = ssl.CERT_OPTIONAL
+    context.set_alpn_protocols(["http/1.1"])
+    return context
+
+
+class APIServer:
+    def __init__(self, settings: ServerSettings, backend: Backend | None = None) -> None:
+        self.settings = settings
+        self.backend = backend or SQLiteBackend(settings.data_dir / "store.db", settings.storage)
+        self.cache = WatchCache(self.backend, history_window=settings.api.history_window)
+        self.registry = ResourceRegistry()
+        self.context = APIContext(self.backend, self.cache, self.registry, settings.api)
+        self.controllers = InProcessControllers(self.context)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.pki: pki.PKIPaths | None = None
+
+    @property
+    def url(self) -> str:
+        host = self.settings.bind_address
+        if host in ("0.0.0.0", "::", ""):
+            host = "127.0.0.1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"https://{host}:{self.port}"
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        return self.settings.data_dir / "admin.kubeconfig"
+
+    async def start(self) -> None:
+        data_dir = self.settings.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        extra = [*self.settings.cert_extra_sans]
+        if self.settings.bind_address not in ("0.0.0.0", "::", ""):
+            extra.append(self.settings.bind_address)
+        self.pki = await asyncio.to_thread(pki.ensure_pki, data_dir / "pki", extra)
+        await self.backend.start()
+        await self.cache.start()
+        await self.controllers.start()
+        app = build_app(self.context)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=self.settings.shutdown_timeout)
+        await self._runner.setup()
+        site = web.TCPSite(
+            self._runner,
+            self.settings.bind_address,
+            self.settings.secure_port,
+            ssl_context=tls_context(self.pki),
+            backlog=1024,
+            reuse_address=True,
+        )
+        await site.start()
+        server = site._server  # noqa: SLF001 - aiohttp exposes the bound port only here
+        assert server is not None
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else self.settings.secure_port
+        pki.write_admin_kubeconfig(self.pki, self.kubeconfig_path, self.url, cluster=self.settings.cluster_name)
+        log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
+
+    async def stop(self) -> None:
+        log.info("apiserver.stopping")
+        await self.controllers.stop()
+        await self.cache.stop()
+        if self._runner is not None:
+            with contextlib.suppress(Exception):
+                await self._runner.cleanup()
+            self._runner = None
+        await self.backend.close()
+        log.info("apiserver.stopped")

@@ -1,0 +1,1 @@
+"""The `flotilla` command: thin wrappers that start components and call the API."""

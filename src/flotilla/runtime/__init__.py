@@ -1,0 +1,1 @@
+"""Controller runtime: work queues and reconcile loops shared by every controller in Flotilla."""
