@@ -136,6 +136,8 @@ class MemoryBackend:
         return self._write(key, None, mod_revision)
 
     async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[list[Event]]:
+        if self._closed:
+            raise BackendClosedError("the store is closed")
         if after_revision < self._compact_revision:
             raise CompactedError(after_revision, self._compact_revision)
         end = prefix_end(prefix)
@@ -151,7 +153,9 @@ class MemoryBackend:
                 events = await queue.get()
                 if events is None:
                     return
-                yield events
+                fresh = [e for e in events if e.revision > after_revision]
+                if fresh:
+                    yield fresh
         finally:
             self._watchers.discard(entry)
 

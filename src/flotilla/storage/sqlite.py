@@ -98,12 +98,14 @@ WHERE k.id > ? AND k.id <= ? AND k.name >= ? AND k.name < ?
 ORDER BY k.id
 LIMIT ?
 """
-_COMPACT = """
-DELETE FROM kine WHERE id > ? AND id <= ? AND (
-    deleted = 1
-    OR id < (SELECT MAX(k2.id) FROM kine AS k2 WHERE k2.name = kine.name AND k2.id <= ?)
+# Compacting the revisions (lo, hi]: every row in that range supersedes the row it links to (its
+# previous version, however old), and a tombstone in the range is itself no longer needed.
+_COMPACT_SUPERSEDED = """
+DELETE FROM kine WHERE id IN (
+    SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision != 0
 )
 """
+_COMPACT_TOMBSTONES = "DELETE FROM kine WHERE id > ? AND id <= ? AND deleted = 1"
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
@@ -178,6 +180,7 @@ class SQLiteBackend:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._closing = False
         self._path.parent.mkdir(parents=True, exist_ok=True)
         conn = _connect(self._path, self._settings.synchronous)
         conn.executescript(SCHEMA)
@@ -249,7 +252,9 @@ class SQLiteBackend:
                 return None
             return KeyValue(key, row[3], row[1], row[0])
 
-        return await self._read(query)
+        found = await self._read(query)
+        self._check_revision(revision)  # a compaction that ran meanwhile invalidates the read
+        return found
 
     async def range(
         self, prefix: str, *, start_after: str = "", limit: int = 0, revision: int = 0
@@ -265,7 +270,9 @@ class SQLiteBackend:
                 rows = rows[:limit]
             return RangeResult([KeyValue(r[0], r[1], r[2], r[3]) for r in rows], at, more)
 
-        return await self._read(query)
+        found = await self._read(query)
+        self._check_revision(revision)  # a compaction that ran meanwhile invalidates the read
+        return found
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -379,6 +386,8 @@ class SQLiteBackend:
     # -- watch -----------------------------------------------------------------------------------
 
     async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[list[Event]]:
+        if self._closing or self._loop is None:
+            raise BackendClosedError("the store is closed")
         if after_revision < self._compact_revision:
             raise CompactedError(after_revision, self._compact_revision)
         watcher = _Watcher(prefix, prefix_end(prefix))
@@ -431,7 +440,8 @@ class SQLiteBackend:
                 conn = self._reader()
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    cur = conn.execute(_COMPACT, (lo, hi, revision))
+                    removed = conn.execute(_COMPACT_SUPERSEDED, (lo, hi)).rowcount
+                    removed += conn.execute(_COMPACT_TOMBSTONES, (lo, hi)).rowcount
                     if hi == revision:
                         conn.execute(
                             "INSERT INTO meta (name, value) VALUES ('compact_revision', ?) "
@@ -442,12 +452,12 @@ class SQLiteBackend:
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
-                return cur.rowcount
+                return removed
 
-            lo = max(0, start - 1)
+            lo = start
             while lo < revision:
                 hi = min(lo + chunk, revision)
-                removed += await self._read(lambda conn, lo=lo, hi=hi: run(lo, hi))
+                removed += await self._read(lambda _conn, lo=lo, hi=hi: run(lo, hi))
                 lo = hi
             log.info("store.compacted", revision=revision, removed=removed)
             return removed

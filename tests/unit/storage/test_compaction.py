@@ -33,12 +33,6 @@ from tests.unit.storage.operations import (
     writes,
 )
 
-RESURRECTION = (
-    "SQLite compaction only examines rows above the previous compaction point minus one, so a version "
-    "kept by an earlier compaction (it was live then) is never removed once superseded: rows leak, and "
-    "when the key's tombstone is compacted that old version becomes the key's latest row again"
-)
-
 Snapshot = tuple[list[KeyValue | None], RangeResult]
 
 
@@ -96,7 +90,7 @@ def test_one_compaction_keeps_every_read_at_or_above_its_point(
 
 
 @pytest.mark.parametrize(
-    "kind", ["memory", pytest.param("sqlite", marks=pytest.mark.xfail(strict=True, reason=RESURRECTION))]
+    "kind", ["memory", "sqlite"]
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rounds=st.lists(st.tuples(st.lists(landing_writes, max_size=8), st.integers(0, 3)), max_size=5))
@@ -125,7 +119,7 @@ def test_repeated_compaction_keeps_the_live_set_and_bounds_history(
 
 @pytest.mark.parametrize(
     "backend_kind",
-    ["memory", pytest.param("sqlite", marks=pytest.mark.xfail(strict=True, reason=RESURRECTION))],
+    ["memory", "sqlite"],
 )
 async def test_compaction_never_resurrects_a_deleted_key(backend: Backend) -> None:
     """A key deleted between two compactions stays deleted and can be created again."""
@@ -139,7 +133,6 @@ async def test_compaction_never_resurrects_a_deleted_key(backend: Backend) -> No
     assert await backend.create("/a", b"new") == backend.current_revision()
 
 
-@pytest.mark.xfail(strict=True, reason=RESURRECTION)
 async def test_churn_then_compaction_keeps_one_row_per_live_key(tmp_path: Path) -> None:
     """Updating the same keys over and over with a compaction after each round never grows the table."""
     async with opened_backend("sqlite", tmp_path / "store.db") as backend:

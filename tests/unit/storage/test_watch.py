@@ -164,20 +164,6 @@ async def test_watch_ends_when_the_store_closes(backend: Backend) -> None:
             await pending
 
 
-@pytest.mark.parametrize(
-    "backend_kind",
-    [
-        pytest.param(
-            "memory",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="MemoryBackend.watch does not filter live events by after_revision, so a watch "
-                "from a revision not yet written also yields the writes up to that revision",
-            ),
-        ),
-        "sqlite",
-    ],
-)
 async def test_watch_from_a_future_revision_skips_writes_up_to_it(backend: Backend) -> None:
     """A watch from a revision ahead of the store yields only the writes after that revision."""
     await backend.create("/k0", b"")
@@ -192,11 +178,6 @@ async def test_watch_from_a_future_revision_skips_writes_up_to_it(backend: Backe
     assert [event.revision for event in first] == [4]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="both backends register a watch opened after close() and wait on its queue forever; "
-    "close() only ends the watches registered before it",
-)
 async def test_a_watch_opened_after_close_does_not_wait_forever(backend: Backend) -> None:
     """On a closed store a new watch ends at once or raises BackendClosedError."""
     await backend.create("/k", b"")
