@@ -1,0 +1,126 @@
+"""Human durations and ages, exactly as kubectl shows them (`5m`, `3h12m`, `2d4h`, `<invalid>`).
+
+Kubernetes renders ages server-side with `duration.HumanDuration`: about two significant figures,
+the second unit dropped when it is zero. Durations shorter than -1s are `<invalid>` (a clock far in
+the future); -1s..0s is rounded to `0s` to tolerate small clock skew. Timestamps are RFC 3339 strings
+as the API stores them; a missing or unreadable timestamp is the zero time, printed `<unknown>`.
+
+Arithmetic is done on whole microseconds so that boundaries (119s vs 2m) never suffer float rounding.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+_MICROS_PER_SECOND = 1_000_000
+_MICROS_PER_MINUTE = 60 * _MICROS_PER_SECOND
+_MICROS_PER_HOUR = 60 * _MICROS_PER_MINUTE
+
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})",
+)
+UNKNOWN = "<unknown>"
+"""What Kubernetes prints for the zero time."""
+
+
+def _micros(delta: timedelta) -> int:
+    return (delta.days * 86_400 + delta.seconds) * _MICROS_PER_SECOND + delta.microseconds
+
+
+def human_duration(delta: timedelta) -> str:
+    """`delta` as Kubernetes' `duration.HumanDuration` writes it."""
+    micros = _micros(delta)
+    # Go converts with int(d.Seconds()), which truncates toward zero.
+    seconds = micros // _MICROS_PER_SECOND if micros >= 0 else -(-micros // _MICROS_PER_SECOND)
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes = micros // _MICROS_PER_MINUTE
+    if minutes < 10:
+        rest = seconds % 60
+        return f"{minutes}m" if rest == 0 else f"{minutes}m{rest}s"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = micros // _MICROS_PER_HOUR
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h" if rest == 0 else f"{hours}h{rest}m"
+    if hours < 48:
+        return f"{hours}h"
+    days = hours // 24
+    if hours < 24 * 8:
+        rest = hours % 24
+        return f"{days}d" if rest == 0 else f"{days}d{rest}h"
+    if hours < 24 * 365 * 2:
+        return f"{days}d"
+    years = days // 365
+    if hours < 24 * 365 * 8:
+        rest = days % 365
+        return f"{years}y" if rest == 0 else f"{years}y{rest}d"
+    return f"{years}y"
+
+
+class InvalidTimestampError(ValueError):
+    """A timestamp string that is not RFC 3339."""
+
+
+def parse_timestamp(value: str) -> datetime | None:
+    """An RFC 3339 timestamp as Go's `metav1.Time` reads it; `""` and `"null"` are the zero time (None)."""
+    if value in ("", "null"):
+        return None
+    match = _RFC3339.fullmatch(value)
+    if match is None:
+        raise InvalidTimestampError(value)
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    micros = int((fraction or "0")[:6].ljust(6, "0"))
+    try:
+        parsed = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micros, UTC)
+    except ValueError as error:
+        raise InvalidTimestampError(value) from error
+    if zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        try:
+            parsed -= sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        except OverflowError as error:
+            raise InvalidTimestampError(value) from error
+    return parsed
+
+
+def timestamp(value: object) -> datetime | None:
+    """A stored timestamp field, or None when it is absent, empty or unreadable (the zero time)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_timestamp(value)
+    except InvalidTimestampError:
+        return None
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def since(value: object, now: datetime) -> str:
+    """How long ago a stored timestamp was (Go's `translateTimestampSince`); `<unknown>` when unset."""
+    moment = timestamp(value)
+    if moment is None:
+        return UNKNOWN
+    return human_duration(_aware(now) - moment)
+
+
+def between(start: datetime, end: datetime) -> str:
+    """The human duration from `start` to `end`."""
+    return human_duration(_aware(end) - _aware(start))
+
+
+def rfc3339(value: object) -> str:
+    """A stored timestamp normalised as Go writes `metav1.Time` (UTC, whole seconds); zero time if unset."""
+    moment = timestamp(value)
+    if moment is None:
+        return "0001-01-01T00:00:00Z"
+    utc = moment.astimezone(UTC)
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"

@@ -1,0 +1,97 @@
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from flotilla.apiserver.tables.duration import (
+    InvalidTimestampError,
+    human_duration,
+    parse_timestamp,
+    rfc3339,
+    since,
+)
+
+NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("delta", "expected"),
+    [
+        (timedelta(seconds=-3), "<invalid>"),
+        (timedelta(seconds=-2), "<invalid>"),
+        (timedelta(seconds=-1.5), "0s"),
+        (timedelta(seconds=-1), "0s"),
+        (timedelta(milliseconds=-300), "0s"),
+        (timedelta(0), "0s"),
+        (timedelta(milliseconds=999), "0s"),
+        (timedelta(seconds=59), "59s"),
+        (timedelta(seconds=119), "119s"),
+        (timedelta(seconds=119, microseconds=999_999), "119s"),
+        (timedelta(seconds=120), "2m"),
+        (timedelta(seconds=121), "2m1s"),
+        (timedelta(minutes=9, seconds=59), "9m59s"),
+        (timedelta(minutes=10), "10m"),
+        (timedelta(minutes=10, seconds=59), "10m"),
+        (timedelta(minutes=179), "179m"),
+        (timedelta(hours=3), "3h"),
+        (timedelta(hours=3, minutes=1), "3h1m"),
+        (timedelta(hours=7, minutes=59), "7h59m"),
+        (timedelta(hours=8), "8h"),
+        (timedelta(hours=8, minutes=30), "8h"),
+        (timedelta(hours=47, minutes=59), "47h"),
+        (timedelta(hours=48), "2d"),
+        (timedelta(hours=49), "2d1h"),
+        (timedelta(days=7, hours=23), "7d23h"),
+        (timedelta(days=8), "8d"),
+        (timedelta(days=729), "729d"),
+        (timedelta(days=730), "2y"),
+        (timedelta(days=731), "2y1d"),
+        (timedelta(days=365 * 8 - 1), "7y364d"),
+        (timedelta(days=365 * 8), "8y"),
+        (timedelta(days=365 * 20 + 100), "20y"),
+    ],
+)
+def test_human_duration_matches_kubernetes_at_every_unit_boundary(delta: timedelta, expected: str) -> None:
+    """Each range switches unit at Kubernetes' boundary and drops a zero second unit."""
+    assert human_duration(delta) == expected
+
+
+def test_parse_timestamp_reads_rfc3339_with_fraction_and_offset() -> None:
+    """Fractional seconds and numeric offsets are accepted and normalised to UTC."""
+    parsed = parse_timestamp("2025-03-01T13:30:00.5+01:30")
+    assert parsed == datetime(2025, 3, 1, 12, 0, 0, 500_000, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("value", ["", "null"])
+def test_parse_timestamp_treats_empty_and_null_as_zero_time(value: str) -> None:
+    """Go's metav1.Time reads an empty string or `null` as the zero time."""
+    assert parse_timestamp(value) is None
+
+
+@pytest.mark.parametrize("value", ["2025-03-01", "2025-03-01 12:00:00Z", "2025-13-01T00:00:00Z", "yesterday"])
+def test_parse_timestamp_rejects_what_rfc3339_does_not_allow(value: str) -> None:
+    """Dates without time, a space separator and impossible dates are not RFC 3339."""
+    with pytest.raises(InvalidTimestampError):
+        parse_timestamp(value)
+
+
+def test_since_prints_unknown_for_a_missing_timestamp() -> None:
+    """An object without creationTimestamp has age `<unknown>`, as kubectl shows."""
+    assert since(None, NOW) == "<unknown>"
+    assert since("not a time", NOW) == "<unknown>"
+
+
+def test_since_accepts_a_naive_now_as_utc() -> None:
+    """A clock without a zone is taken as UTC rather than failing."""
+    assert since("2025-03-01T11:55:00Z", NOW.replace(tzinfo=None)) == "5m"
+
+
+def test_since_computes_age_across_time_zones() -> None:
+    """`now` in another zone gives the same age as in UTC."""
+    eastern = NOW.astimezone(timezone(timedelta(hours=-5)))
+    assert since("2025-03-01T09:00:00Z", eastern) == "3h"
+
+
+def test_rfc3339_normalises_to_utc_whole_seconds_and_zero_time() -> None:
+    """The default table's Created At cell is UTC without fraction; unset is Go's zero time."""
+    assert rfc3339("2025-03-01T13:00:00.75+01:00") == "2025-03-01T12:00:00Z"
+    assert rfc3339(None) == "0001-01-01T00:00:00Z"
