@@ -1,0 +1,235 @@
+"""How server-side apply sees each node of an object: a leaf, a map of fields, a set or a keyed list.
+
+structured-merge-diff calls these atoms. Kubernetes derives them from the OpenAPI extensions that
+`Schema` nodes carry:
+
+- `LEAF`: scalars and everything atomic — `x-kubernetes-list-type: atomic` (and lists with no list
+  type, the default), `x-kubernetes-map-type: atomic` maps and structs (a LabelSelector), untyped
+  values. One path owns the whole value; applying it replaces it.
+- `FIELDS`: structs and granular maps. Every key is tracked on its own; a declared struct field only
+  counts as set through its leaves, while a map key (labels' `app`) is a member itself.
+- `SET`: `x-kubernetes-list-type: set`, items named `v:<value>` (finalizers).
+- `KEYED_LIST`: `x-kubernetes-list-type: map`, items named `k:{…}` by `x-kubernetes-list-map-keys`
+  (containers by name, ports by containerPort and protocol).
+
+Without a schema (`None`) the shape is deduced from the value, as kube does for unknown fields:
+objects are granular maps and lists are atomic. The root is always an object whose `apiVersion`,
+`kind` and `metadata` are declared fields, and `metadata` always has ObjectMeta's semantics
+(labels and annotations granular, finalizers a set, ownerReferences keyed by uid), whatever a custom
+resource's schema says about it.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from typing import Any, Final
+
+from flotilla.apiserver.apply.fieldpath import Path, describe_path, key_element, value_element
+from flotilla.apiserver.schema.model import ANY, NO_DEFAULT, Schema
+
+
+class Shape(enum.Enum):
+    LEAF = "leaf"
+    FIELDS = "fields"
+    SET = "set"
+    KEYED_LIST = "keyed list"
+
+
+LISTS: Final = frozenset({Shape.SET, Shape.KEYED_LIST})
+
+
+class InvalidObjectError(ValueError):
+    """An object the field sets cannot describe: a keyed list item without its keys, a duplicate key."""
+
+
+_STRING = Schema(types=frozenset({"string"}))
+_STRING_MAP = Schema(types=frozenset({"object"}), additional_properties=_STRING)
+_OWNER_REFERENCE = Schema(
+    types=frozenset({"object"}),
+    map_type="atomic",
+    properties={
+        name: Schema(types=frozenset({kind}))
+        for name, kind in (
+            ("apiVersion", "string"),
+            ("kind", "string"),
+            ("name", "string"),
+            ("uid", "string"),
+            ("controller", "boolean"),
+            ("blockOwnerDeletion", "boolean"),
+        )
+    },
+)
+OBJECT_META: Final = Schema(
+    types=frozenset({"object"}),
+    properties={
+        **{
+            name: Schema(types=frozenset({kind}))
+            for name, kind in (
+                ("name", "string"),
+                ("generateName", "string"),
+                ("namespace", "string"),
+                ("selfLink", "string"),
+                ("uid", "string"),
+                ("resourceVersion", "string"),
+                ("generation", "integer"),
+                ("creationTimestamp", "string"),
+                ("deletionTimestamp", "string"),
+                ("deletionGracePeriodSeconds", "integer"),
+            )
+        },
+        "labels": _STRING_MAP,
+        "annotations": _STRING_MAP,
+        "finalizers": Schema(types=frozenset({"array"}), items=_STRING, list_type="set"),
+        "ownerReferences": Schema(
+            types=frozenset({"array"}), items=_OWNER_REFERENCE, list_type="map", list_map_keys=("uid",)
+        ),
+        "managedFields": Schema(types=frozenset({"array"}), items=ANY, list_type="atomic"),
+    },
+)
+"""ObjectMeta as server-side apply treats it (the fields kube's ObjectMeta declares)."""
+
+_KEY_DEFAULTS: Final = {
+    ("io.k8s.api.core.v1.ContainerPort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.ServicePort", "protocol"): "TCP",
+    ("io.k8s.api.core.v1.EndpointPort", "protocol"): "TCP",
+    ("io.k8s.api.discovery.v1.EndpointPort", "protocol"): "TCP",
+}
+"""List-map keys with a default that kube's OpenAPI declares but the bundled schemas leave out.
+
+kube names a port without a protocol `k:{"containerPort":80,"protocol":"TCP"}`; without the default
+the item would have no name at all.
+"""
+
+
+def object_schema(kind_schema: Schema | None) -> Schema:
+    """The schema of a whole object: the kind's, with `apiVersion`, `kind` and ObjectMeta declared."""
+    properties = dict(kind_schema.properties) if kind_schema is not None else {}
+    properties.update(apiVersion=_STRING, kind=_STRING, metadata=OBJECT_META)
+    if kind_schema is None:
+        return Schema(types=frozenset({"object"}), properties=properties, any_properties=True)
+    return Schema(
+        types=frozenset({"object"}),
+        properties=properties,
+        additional_properties=kind_schema.additional_properties,
+        any_properties=kind_schema.any_properties or kind_schema.preserve_unknown_fields,
+    )
+
+
+def _natural_shape(schema: Schema) -> Shape:
+    """The shape the schema gives its values, before looking at a value."""
+    if schema.properties or schema.additional_properties is not None or schema.any_properties:
+        return Shape.LEAF if schema.map_type == "atomic" else Shape.FIELDS
+    if schema.items is not None:
+        if schema.list_type == "set":
+            return Shape.SET
+        if schema.list_type == "map" and schema.list_map_keys:
+            return Shape.KEYED_LIST
+    return Shape.LEAF
+
+
+def shape_of(schema: Schema | None, value: Any) -> Shape:
+    """The shape of `value` under `schema`; a value of the wrong JSON type is a leaf."""
+    if schema is None:
+        return Shape.FIELDS if isinstance(value, dict) else Shape.LEAF
+    natural = _natural_shape(schema)
+    if value is None:
+        return natural
+    if isinstance(value, dict):
+        return natural if natural is Shape.FIELDS else Shape.LEAF
+    if isinstance(value, list):
+        return natural if natural in LISTS else Shape.LEAF
+    return Shape.LEAF
+
+
+def common_shape(schema: Schema | None, *values: Any) -> Shape:
+    """The shape under which several versions of one node (live, applied) can be walked together.
+
+    `values` may contain `None` (null) and non-JSON sentinels for absent values; those take any shape.
+    When the present values disagree (an object here, a list there) the node is a leaf.
+    """
+    sample = next((v for v in values if isinstance(v, (dict, list))), None)
+    shape = shape_of(schema, sample)
+    for value in values:
+        if isinstance(value, (dict, list, str, int, float, bool)):
+            if shape is Shape.FIELDS and not isinstance(value, dict):
+                return Shape.LEAF
+            if shape in LISTS and not isinstance(value, list):
+                return Shape.LEAF
+    return shape
+
+
+def field_schema(schema: Schema | None, name: str) -> tuple[Schema | None, bool]:
+    """The schema of field `name` and whether it is a declared struct field (not a map key)."""
+    if schema is None:
+        return None, False
+    declared = schema.properties.get(name)
+    if declared is not None:
+        return declared, True
+    if schema.additional_properties is not None:
+        return schema.additional_properties, False
+    return None, False
+
+
+def item_schema(schema: Schema | None) -> Schema | None:
+    return schema.items if schema is not None else None
+
+
+def list_items(
+    schema: Schema | None, shape: Shape, items: list[Any], path: Path, *, unique: bool = False
+) -> Iterator[tuple[str, Any]]:
+    """Each item of a set or keyed list with its path element.
+
+    Raises `InvalidObjectError` for an item that cannot be named, and with `unique` (an applied
+    configuration) for two items with the same name.
+    """
+    seen: set[str] = set()
+    for position, item in enumerate(items):
+        try:
+            element = _set_element(item) if shape is Shape.SET else _keyed_element(schema, item)
+        except InvalidObjectError as error:
+            raise InvalidObjectError(f"{describe_path(path)}: element {position}: {error}") from None
+        if unique and element in seen:
+            raise InvalidObjectError(f"{describe_path(path)}: duplicate entries for key {element[2:]}")
+        seen.add(element)
+        yield element, item
+
+
+def _set_element(item: Any) -> str:
+    if isinstance(item, dict):
+        raise InvalidObjectError("associative list without keys has an element that's a map type")
+    if isinstance(item, list):
+        raise InvalidObjectError("not supported: associative list with lists as elements")
+    if item is None:
+        raise InvalidObjectError("associative list without keys has an element that's an explicit null")
+    return value_element(item)
+
+
+def _keyed_element(schema: Schema | None, item: Any) -> str:
+    if item is None:
+        raise InvalidObjectError("associative list with keys may not have a null element")
+    if not isinstance(item, dict):
+        raise InvalidObjectError("associative list with keys may not have non-map elements")
+    assert schema is not None  # a keyed list always has a schema
+    keys: dict[str, Any] = {}
+    for name in schema.list_map_keys:
+        if name in item:
+            keys[name] = item[name]
+            continue
+        default = _key_default(schema.items, name)
+        if default is NO_DEFAULT:
+            raise InvalidObjectError(
+                f'associative list with keys has an element that omits key field "{name}" '
+                "(and doesn't have default value)"
+            )
+        keys[name] = default
+    return key_element(keys)
+
+
+def _key_default(items: Schema | None, name: str) -> Any:
+    if items is None:
+        return NO_DEFAULT
+    declared = items.properties.get(name)
+    if declared is not None and declared.default is not NO_DEFAULT:
+        return declared.default
+    return _KEY_DEFAULTS.get((items.ref or "", name), NO_DEFAULT)

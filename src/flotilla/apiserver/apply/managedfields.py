@@ -1,0 +1,293 @@
+"""`metadata.managedFields`: decoding, encoding, validating, and deciding which list a write keeps.
+
+Each entry records the fields one manager owns: `{manager, operation, apiVersion, time, fieldsType:
+"FieldsV1", fieldsV1, subresource}`. Entries are identified as kube identifies them: by manager,
+operation and subresource, plus the apiVersion for `Update` entries — so one manager applying
+through two API versions keeps one `Apply` entry, but its updates through each version are
+separate. Encoded lists are sorted as kube sorts them: `Apply` before `Update`, then by time (to
+the second), manager, apiVersion and subresource.
+
+Besides the codec this module holds the request-level rules of kube's field manager:
+
+- `managed_fields_for_write`: a PUT/PATCH body may carry managedFields; valid ones replace the live
+  list (that is how clients hand fields over or reset them with `[]`), invalid or absent ones fall
+  back to the live list, and subresource writes always use the live list;
+- `strip_time_only_changes`: a write whose only effect is new timestamps keeps the old ones, so a
+  no-op apply changes nothing and the server can skip the write.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from flotilla.apiserver.apply.fieldpath import FieldSet, FieldsV1Error
+from flotilla.apiserver.apply.jsonvalues import go_json, go_quote
+
+APPLY: Final = "Apply"
+UPDATE: Final = "Update"
+FIELDS_V1: Final = "FieldsV1"
+_TIME_FORMAT: Final = "%Y-%m-%dT%H:%M:%SZ"
+
+
+@dataclass(frozen=True, slots=True)
+class ManagerKey:
+    """What identifies an entry (kube's manager identifier)."""
+
+    manager: str
+    operation: str
+    api_version: str = ""
+    """Empty for `Apply` entries, which follow their manager across versions."""
+    subresource: str = ""
+
+    @classmethod
+    def of(cls, manager: str, operation: str, api_version: str, subresource: str = "") -> ManagerKey:
+        return cls(manager, operation, "" if operation == APPLY else api_version, subresource)
+
+    def identifier(self) -> str:
+        """kube's identifier text, the JSON of the entry's identifying fields (used for ordering)."""
+        parts = {"manager": self.manager, "operation": self.operation, "apiVersion": self.api_version}
+        text = ",".join(f'"{name}":{go_json(value)}' for name, value in parts.items() if value)
+        if self.subresource:
+            text += f',"subresource":{go_json(self.subresource)}'
+        return "{" + text + "}"
+
+    def describe(self, api_version: str) -> str:
+        """The manager as conflict messages name it: `"kubectl-client-side-apply" using apps/v1`."""
+        text = go_quote(self.manager)
+        if self.subresource:
+            text += f" with subresource {go_quote(self.subresource)}"
+        if self.operation == UPDATE:
+            text += f" using {api_version}"
+        return text
+
+
+@dataclass(slots=True)
+class ManagedEntry:
+    fields: FieldSet
+    api_version: str
+    time: str | None = None
+    """As stored: RFC 3339 to the second, or None when the entry has none."""
+
+
+@dataclass(slots=True)
+class ManagedFields:
+    """Decoded managedFields: one entry per manager identity."""
+
+    entries: dict[ManagerKey, ManagedEntry] = field(default_factory=dict)
+
+    def copy(self) -> ManagedFields:
+        return ManagedFields(
+            {key: ManagedEntry(e.fields.copy(), e.api_version, e.time) for key, e in self.entries.items()}
+        )
+
+    def drop_empty(self) -> None:
+        self.entries = {key: entry for key, entry in self.entries.items() if entry.fields}
+
+
+class ManagedFieldsError(ValueError):
+    """managedFields that kube could not decode."""
+
+
+# ---- codec --------------------------------------------------------------------------------------
+
+
+def decode_managed_fields(entries: Any) -> ManagedFields:
+    """Decode a managedFields list; raises `ManagedFieldsError` with the first problem."""
+    errors = _entry_errors(entries)
+    if errors:
+        raise ManagedFieldsError(errors[0])
+    decoded = ManagedFields()
+    for entry in entries or ():
+        key = ManagerKey.of(
+            entry.get("manager", ""), entry["operation"], entry["apiVersion"], entry.get("subresource", "")
+        )
+        fields = FieldSet.from_fields_v1(entry.get("fieldsV1") or {})
+        decoded.entries[key] = ManagedEntry(fields, entry["apiVersion"], entry.get("time"))
+    return decoded
+
+
+def encode_managed_fields(managed: ManagedFields) -> list[dict[str, Any]]:
+    """The managedFields list for `managed`, in kube's order; empty entries are left out."""
+    encoded: list[dict[str, Any]] = []
+    for key, entry in managed.entries.items():
+        if not entry.fields:
+            continue
+        item: dict[str, Any] = {}
+        if key.manager:
+            item["manager"] = key.manager
+        item["operation"] = key.operation
+        item["apiVersion"] = entry.api_version
+        if entry.time is not None:
+            item["time"] = entry.time
+        item["fieldsType"] = FIELDS_V1
+        item["fieldsV1"] = entry.fields.to_fields_v1()
+        if key.subresource:
+            item["subresource"] = key.subresource
+        encoded.append(item)
+    encoded.sort(
+        key=lambda e: (
+            e["operation"],
+            _epoch_seconds(e.get("time")),
+            e.get("manager", ""),
+            e["apiVersion"],
+            e.get("subresource", ""),
+        )
+    )
+    return encoded
+
+
+def format_time(now: datetime) -> str:
+    """A managedFields timestamp: UTC, to the second (a naive datetime is taken as UTC)."""
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    return now.astimezone(UTC).strftime(_TIME_FORMAT)
+
+
+def _epoch_seconds(text: Any) -> int:
+    parsed = _parse_time(text)
+    return int(parsed.timestamp()) if parsed is not None else 0
+
+
+def _parse_time(text: Any) -> datetime | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+# ---- validation ---------------------------------------------------------------------------------
+
+
+def validate_managed_fields(entries: Any) -> list[str]:
+    """What is wrong with a managedFields value, one message per problem; empty when it is valid.
+
+    kube does not reject a write for these: it ignores the list and keeps the live one (see
+    `managed_fields_for_write`).
+    """
+    return _entry_errors(entries)
+
+
+def _entry_errors(entries: Any) -> list[str]:
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        return ["managedFields must be a list"]
+    errors: list[str] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            errors.append(f"managed fields entry {index} must be an object")
+            continue
+        errors.extend(_one_entry_errors(index, entry))
+    return errors
+
+
+def _one_entry_errors(index: int, entry: dict[str, Any]) -> list[str]:
+    errors: list[str] = []
+    where = f"managed fields entry {index}"
+    errors.extend(
+        f"{name} in {where} must be a string"
+        for name in ("manager", "subresource")
+        if not isinstance(entry.get(name, ""), str)
+    )
+    if entry.get("operation") not in (APPLY, UPDATE):
+        errors.append(f"operation must be `Apply` or `Update` in {where}")
+    api_version = entry.get("apiVersion")
+    if not isinstance(api_version, str) or not api_version:
+        errors.append(f"apiVersion must not be empty in {where}")
+    fields_type = entry.get("fieldsType", "")
+    if fields_type == "":
+        errors.append(f"missing fieldsType in {where}")
+    elif fields_type != FIELDS_V1:
+        errors.append(f"invalid fieldsType {fields_type!r} in {where}")
+    if "time" in entry and entry["time"] is not None and _parse_time(entry["time"]) is None:
+        errors.append(f"time in {where} must be an RFC 3339 date-time")
+    fields_v1 = entry.get("fieldsV1")
+    if fields_v1 is not None:
+        try:
+            FieldSet.from_fields_v1(fields_v1)
+        except FieldsV1Error as error:
+            errors.append(f"error decoding fieldsV1 of {where}: {error}")
+    return errors
+
+
+# ---- request-level rules ------------------------------------------------------------------------
+
+
+def _is_reset(entries: Any) -> bool:
+    """`[]` or `[{}]` in a request body: the client asks to clear managedFields."""
+    return isinstance(entries, list) and (not entries or entries == [{}])
+
+
+def managed_fields_for_write(
+    live: dict[str, Any] | None, new: dict[str, Any], *, subresource: str = ""
+) -> list[dict[str, Any]]:
+    """The managedFields a non-apply write (`record_update`) starts from, as kube chooses them.
+
+    Subresource writes use the live object's. Otherwise a body that resets them (`[]`, `[{}]`) gets
+    none, a body with valid non-empty ones gets those, and anything else the live object's. Invalid
+    lists count as empty.
+    """
+    live_entries = _metadata(live).get("managedFields")
+    live_list: list[dict[str, Any]] = [] if _entry_errors(live_entries) else copy.deepcopy(live_entries or [])
+    if subresource:
+        return live_list
+    requested = _metadata(new).get("managedFields")
+    if _is_reset(requested):
+        return []
+    if requested and not _entry_errors(requested):
+        return copy.deepcopy(list(requested))
+    return live_list
+
+
+def managed_fields_equal_ignoring_time(old: Any, new: Any) -> bool:
+    """Whether two managedFields lists are the same entry for entry, apart from `time`."""
+    if not isinstance(old, list) or not isinstance(new, list) or len(old) != len(new):
+        return bool(old == new)
+    for before, after in zip(old, new, strict=True):
+        if not isinstance(before, dict) or not isinstance(after, dict):
+            return False
+        if _without_time(before) != _without_time(after):
+            return False
+    return True
+
+
+def _without_time(entry: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in entry.items() if name != "time"}
+
+
+def strip_time_only_changes(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """`new`, with `old`'s managedFields when nothing but their timestamps changed.
+
+    kube does this before writing (its `IgnoreManagedFieldsTimestampsTransformer`) so that an
+    apply or update that changes nothing does not bump the resourceVersion.
+    """
+    if old is None:
+        return new
+    old_entries = _metadata(old).get("managedFields")
+    new_entries = _metadata(new).get("managedFields")
+    if old_entries == new_entries or not managed_fields_equal_ignoring_time(old_entries, new_entries):
+        return new
+    if _without_managed_fields(old) != _without_managed_fields(new):
+        return new
+    result = copy.deepcopy(new)
+    result.setdefault("metadata", {})["managedFields"] = copy.deepcopy(old_entries)
+    return result
+
+
+def _metadata(obj: dict[str, Any] | None) -> dict[str, Any]:
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    stripped = dict(obj)
+    metadata = stripped.get("metadata")
+    if isinstance(metadata, dict):
+        stripped["metadata"] = {k: v for k, v in metadata.items() if k != "managedFields"}
+    return stripped

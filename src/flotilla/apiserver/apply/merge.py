@@ -1,0 +1,87 @@
+"""Merging an applied configuration onto the live object (structured-merge-diff's `Merge`).
+
+The applied value wins at every leaf; structure decides where the leaves are:
+
+- a leaf (scalar, atomic list, atomic map or struct, untyped value) is replaced whole;
+- a struct or granular map merges key by key, keeping live keys the configuration leaves out;
+- a keyed list merges item by item on its keys, a set by value; live items the configuration does
+  not name stay.
+
+Item order: items both sides name follow the configuration's order, and live-only items keep their
+place relative to them, so applying a reordered list reorders it. An item named twice in the live
+object (kube tolerates duplicates there) is replaced by the configuration's single item, or kept
+as it is when the configuration does not name it. Removing fields a manager stopped applying is not
+merging; `apply` does it afterwards.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from flotilla.apiserver.apply.atoms import LISTS, Shape, common_shape, field_schema, item_schema, list_items
+from flotilla.apiserver.apply.fieldpath import Path, field_element
+from flotilla.apiserver.apply.fieldsets import ABSENT, is_empty
+from flotilla.apiserver.schema.model import Schema
+
+
+def merge_value(live: Any, applied: Any, schema: Schema | None, path: Path) -> Any:
+    """`applied` merged onto `live` (either may be ABSENT, not both); the inputs are not changed."""
+    shape = common_shape(schema, live, applied)
+    if shape is Shape.LEAF or (is_empty(live) and is_empty(applied)):
+        return copy.deepcopy(applied if applied is not ABSENT else live)
+    if shape is Shape.FIELDS:
+        return _merge_fields(live, applied, schema, path)
+    assert shape in LISTS
+    return _merge_items(live, applied, schema, shape, path)
+
+
+def _merge_fields(live: Any, applied: Any, schema: Schema | None, path: Path) -> dict[str, Any]:
+    live_map = live if isinstance(live, dict) else {}
+    applied_map = applied if isinstance(applied, dict) else {}
+    merged: dict[str, Any] = {}
+    for name, value in live_map.items():
+        child_schema, _ = field_schema(schema, name)
+        merged[name] = merge_value(
+            value, applied_map.get(name, ABSENT), child_schema, (*path, field_element(name))
+        )
+    for name, value in applied_map.items():
+        if name not in live_map:
+            child_schema, _ = field_schema(schema, name)
+            merged[name] = merge_value(ABSENT, value, child_schema, (*path, field_element(name)))
+    return merged
+
+
+def _merge_items(live: Any, applied: Any, schema: Schema | None, shape: Shape, path: Path) -> list[Any]:
+    live_items = list(list_items(schema, shape, live, path)) if isinstance(live, list) else []
+    applied_items = []
+    if isinstance(applied, list):
+        applied_items = list(list_items(schema, shape, applied, path, unique=True))
+    live_by_element: dict[str, Any] = {}
+    for element, item in live_items:
+        live_by_element.setdefault(element, item)
+    applied_by_element = dict(applied_items)
+    items = item_schema(schema)
+    merged: list[Any] = []
+    done: set[str] = set()
+
+    def take(element: str, live_item: Any, applied_item: Any) -> None:
+        merged.append(merge_value(live_item, applied_item, items, (*path, element)))
+        done.add(element)
+
+    live_at = applied_at = 0
+    while live_at < len(live_items) or applied_at < len(applied_items):
+        if live_at < len(live_items):
+            element, item = live_items[live_at]
+            if element in done or element not in applied_by_element:
+                if element not in applied_by_element:
+                    merged.append(copy.deepcopy(item))  # live-only items (and their duplicates) stay
+                live_at += 1
+                continue
+        if applied_at < len(applied_items):
+            element, item = applied_items[applied_at]
+            applied_at += 1
+            take(element, live_by_element.get(element, ABSENT), item)
+            continue
+        live_at += 1
+    return merged
