@@ -49,7 +49,9 @@ def _identity(request: web.Request) -> tuple[str, list[str]] | None:
 @web.middleware
 async def api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
-        if request.path not in PUBLIC_PATHS and not request.path.startswith(("/healthz/", "/livez/", "/readyz/")):
+        if request.path not in PUBLIC_PATHS and not request.path.startswith(
+            ("/healthz/", "/livez/", "/readyz/")
+        ):
             identity = _identity(request)
             if identity is None:
                 raise errors.Unauthorized("Unauthorized")
@@ -61,7 +63,9 @@ async def api_middleware(request: web.Request, handler: Handler) -> web.StreamRe
         response = status_response(_from_http(exc))
     except Exception:
         log.exception("request.failed", method=request.method, path=request.path)
-        response = status_response(errors.InternalError("Internal error occurred: an unexpected error; see the server log"))
+        response = status_response(
+            errors.InternalError("Internal error occurred: an unexpected error; see the server log")
+        )
     if not response.prepared:
         for warning in warning_headers(request):
             response.headers.add("Warning", warning)

@@ -17,7 +17,7 @@ import orjson
 import yaml
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.protobuf import ProtobufError, decode_object
+from flotilla.apiserver.protobuf import ProtobufError, UnsupportedKindError, decode_object
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -132,8 +132,12 @@ def decode_body(body: bytes, content_type: str | None, *, find_duplicates: bool 
     if media == PROTOBUF:
         try:
             return DecodedBody(decode_object(body), [])
+        except UnsupportedKindError as exc:
+            raise errors.UnsupportedMediaType(f"{exc}; send this kind as {JSON}") from exc
         except ProtobufError as exc:
-            raise errors.BadRequest(f"the body of the request could not be decoded as protobuf: {exc}") from exc
+            raise errors.BadRequest(
+                f"the body of the request could not be decoded as protobuf: {exc}"
+            ) from exc
     raise errors.UnsupportedMediaType(
         f"the body of the request was in an unknown format - accepted media types include: "
         f"{JSON}, {YAML}, {PROTOBUF}"

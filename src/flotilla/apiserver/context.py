@@ -62,7 +62,9 @@ class APIContext:
     def __post_init__(self) -> None:
         self.store = ObjectStore(self.backend, self.cache)
         self.metadata_schema = builtin_schemas().definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
-        self.strategy_env = StrategyEnv(list_objects=self._list_objects, service_cidr=self.settings.service_cidr)
+        self.strategy_env = StrategyEnv(
+            list_objects=self._list_objects, service_cidr=self.settings.service_cidr
+        )
 
     def strategy(self, served: ServedResource) -> Strategy:
         found = self._strategies.get(id(served))

@@ -25,7 +25,10 @@ def _wants_aggregated(accept: str | None) -> str | None:
     for media in parse_accept(accept or ""):
         if media.type != "application/json":
             continue
-        if media.params.get("as") == "APIGroupDiscoveryList" and media.params.get("g") == "apidiscovery.k8s.io":
+        if (
+            media.params.get("as") == "APIGroupDiscoveryList"
+            and media.params.get("g") == "apidiscovery.k8s.io"
+        ):
             version = media.params.get("v")
             if version in ("v2", "v2beta1"):
                 return version
@@ -126,7 +129,11 @@ def _build_all(ctx: APIContext) -> dict[str, bytes]:
                 {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
             )
             version_docs.append(
-                {"version": version, "resources": [_aggregated_resource(s) for s in served], "freshness": "Current"}
+                {
+                    "version": version,
+                    "resources": [_aggregated_resource(s) for s in served],
+                    "freshness": "Current",
+                }
             )
         if group:
             group_versions = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
@@ -140,10 +147,20 @@ def _build_all(ctx: APIContext) -> dict[str, bytes]:
     for version, media in (("v2", AGGREGATED_V2), ("v2beta1", AGGREGATED_V2BETA1)):
         api_version = f"apidiscovery.k8s.io/{version}"
         docs[f"aggregated-api:{version}"] = orjson.dumps(
-            {"kind": "APIGroupDiscoveryList", "apiVersion": api_version, "metadata": {}, "items": aggregated_core}
+            {
+                "kind": "APIGroupDiscoveryList",
+                "apiVersion": api_version,
+                "metadata": {},
+                "items": aggregated_core,
+            }
         )
         docs[f"aggregated-apis:{version}"] = orjson.dumps(
-            {"kind": "APIGroupDiscoveryList", "apiVersion": api_version, "metadata": {}, "items": aggregated_groups}
+            {
+                "kind": "APIGroupDiscoveryList",
+                "apiVersion": api_version,
+                "metadata": {},
+                "items": aggregated_groups,
+            }
         )
         docs[f"media:{version}"] = media.encode()
     return docs

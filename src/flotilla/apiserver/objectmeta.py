@@ -88,8 +88,12 @@ def same_object(new: dict[str, Any], old: dict[str, Any]) -> bool:
             continue
         if new[key] != old[key]:
             return False
-    new_meta = {k: v for k, v in (new.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")}
-    old_meta = {k: v for k, v in (old.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")}
+    new_meta = {
+        k: v for k, v in (new.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")
+    }
+    old_meta = {
+        k: v for k, v in (old.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")
+    }
     return new_meta == old_meta
 
 

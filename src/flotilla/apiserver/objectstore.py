@@ -25,7 +25,7 @@ from flotilla.storage import (
 )
 
 
-class StaleRevision(Exception):  # noqa: N818 - a signal for the retry loop, not an error for users
+class StaleRevision(Exception):
     """A guarded write lost a race; the caller re-reads and tries again (or answers 409)."""
 
 
@@ -91,8 +91,9 @@ class ObjectStore:
         await self.cache.wait_for(revision)
         return current.at_revision(revision)
 
-    async def list_at(self, served: ServedResource, namespace: str, revision: int, start_after: str,
-                      limit: int) -> tuple[list[CachedObject], bool]:
+    async def list_at(
+        self, served: ServedResource, namespace: str, revision: int, start_after: str, limit: int
+    ) -> tuple[list[CachedObject], bool]:
         """A page read from the store at a past revision (pagination over a changing collection)."""
         prefix = served.storage_prefix + (f"{namespace}/" if namespace and served.namespaced else "")
         try:
@@ -106,5 +107,7 @@ class ObjectStore:
                 "between the time the first chunk was returned and now may show up in the list."
             ) from exc
         except FutureRevisionError as exc:
-            raise errors.ServerTimeout(f"Too large resource version: {exc.requested}, current: {exc.current}") from exc
+            raise errors.ServerTimeout(
+                f"Too large resource version: {exc.requested}, current: {exc.current}"
+            ) from exc
         return [decode(kv) for kv in result.kvs], result.more

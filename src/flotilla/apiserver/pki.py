@@ -10,7 +10,9 @@ has to reinstall because a certificate lacks the node's IP. Keys are ECDSA P-256
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import itertools
 import ipaddress
 import os
 import socket
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -79,7 +82,9 @@ def _write_public(path: Path, data: bytes) -> None:
 
 
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 def _cert_pem(cert: x509.Certificate) -> bytes:
@@ -106,9 +111,15 @@ def create_ca(common_name: str, now: datetime) -> tuple[x509.Certificate, ec.Ell
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
             x509.KeyUsage(
-                digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
-                key_encipherment=False, data_encipherment=False, key_agreement=False,
-                encipher_only=False, decipher_only=False,
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )
@@ -148,9 +159,15 @@ def issue(
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
             x509.KeyUsage(
-                digital_signature=True, key_encipherment=True, content_commitment=False,
-                data_encipherment=False, key_agreement=False, key_cert_sign=False, crl_sign=False,
-                encipher_only=False, decipher_only=False,
+                digital_signature=True,
+                key_encipherment=True,
+                content_commitment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )
@@ -171,7 +188,7 @@ def local_addresses() -> set[IPAddress]:
     found: set[IPAddress] = {ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")}
     with contextlib.suppress(OSError):
         lines = Path("/proc/net/fib_trie").read_text().splitlines()
-        for previous, line in zip(lines, lines[1:], strict=False):
+        for previous, line in itertools.pairwise(lines):
             if "/32 host LOCAL" in line:
                 candidate = previous.strip().split()[-1]
                 with contextlib.suppress(ValueError):
@@ -191,8 +208,8 @@ def local_addresses() -> set[IPAddress]:
 def split_sans(names: list[str]) -> tuple[set[str], set[IPAddress]]:
     dns: set[str] = set()
     ips: set[IPAddress] = set()
-    for name in names:
-        name = name.strip()
+    for raw in names:
+        name = raw.strip()
         if not name:
             continue
         try:
@@ -215,7 +232,7 @@ def _covers(cert: x509.Certificate, dns: set[str], ips: set[IPAddress]) -> bool:
 def _load_key(path: Path) -> ec.EllipticCurvePrivateKey:
     key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     if not isinstance(key, ec.EllipticCurvePrivateKey):
-        raise ValueError(f"{path} does not hold an ECDSA key")
+        raise TypeError(f"{path} does not hold an ECDSA key")
     return key
 
 
@@ -243,8 +260,13 @@ def ensure_pki(directory: Path, extra_sans: list[str], now: datetime | None = No
         needs_serving = not (fresh and _covers(current, dns, ips))
     if needs_serving:
         cert, key = issue(
-            ca_cert, ca_key, _name("flotilla-apiserver"), now=now, server=True,
-            dns_names=tuple(sorted(dns)), ips=tuple(sorted(ips, key=str)),
+            ca_cert,
+            ca_key,
+            _name("flotilla-apiserver"),
+            now=now,
+            server=True,
+            dns_names=tuple(sorted(dns)),
+            ips=tuple(sorted(ips, key=str)),
         )
         _write_private(paths.serving_key, _key_pem(key))
         _write_public(paths.serving_cert, _cert_pem(cert))
@@ -255,9 +277,9 @@ def ensure_pki(directory: Path, extra_sans: list[str], now: datetime | None = No
     return paths
 
 
-def kubeconfig(server: str, ca_pem: bytes, cert_pem: bytes, key_pem: bytes, *, cluster: str, user: str) -> dict[str, object]:
-    import base64
-
+def kubeconfig(
+    server: str, ca_pem: bytes, cert_pem: bytes, key_pem: bytes, *, cluster: str, user: str
+) -> dict[str, object]:
     def b64(data: bytes) -> str:
         return base64.b64encode(data).decode()
 
@@ -265,8 +287,15 @@ def kubeconfig(server: str, ca_pem: bytes, cert_pem: bytes, key_pem: bytes, *, c
     return {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": b64(ca_pem)}}],
-        "users": [{"name": user, "user": {"client-certificate-data": b64(cert_pem), "client-key-data": b64(key_pem)}}],
+        "clusters": [
+            {"name": cluster, "cluster": {"server": server, "certificate-authority-data": b64(ca_pem)}}
+        ],
+        "users": [
+            {
+                "name": user,
+                "user": {"client-certificate-data": b64(cert_pem), "client-key-data": b64(key_pem)},
+            }
+        ],
         "contexts": [{"name": context, "context": {"cluster": cluster, "user": user}}],
         "current-context": context,
         "preferences": {},
@@ -274,8 +303,6 @@ def kubeconfig(server: str, ca_pem: bytes, cert_pem: bytes, key_pem: bytes, *, c
 
 
 def write_admin_kubeconfig(paths: PKIPaths, target: Path, server: str, *, cluster: str) -> None:
-    import yaml
-
     config = kubeconfig(
         server,
         paths.ca_cert.read_bytes(),

@@ -9,7 +9,9 @@ and every change bumps `generation` so discovery and OpenAPI caches know to rebu
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,8 +126,6 @@ class ServedResource:
 
     def storage_version_hash(self) -> str:
         digest = hashlib.sha256(f"{self.type.group}/{self.type.version}/{self.type.kind}".encode()).digest()
-        import base64
-
         return base64.b64encode(digest[:8]).decode()
 
 
@@ -209,8 +209,6 @@ def _group_rank(group: str) -> tuple[int, str]:
 
 def version_priority(version: str) -> tuple[int, int, int]:
     """Kubernetes version ordering: GA > beta > alpha, higher numbers first (v2 > v1 > v1beta2)."""
-    import re
-
     match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
     if not match:
         return (-1, 0, 0)

@@ -15,7 +15,6 @@ from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.watchcache import CachedObject
 
 
-
 def json_response(body: Any, *, status: int = 200, content_type: str = JSON) -> web.Response:
     response = web.Response(body=orjson.dumps(body), status=status)
     response.headers["Content-Type"] = content_type

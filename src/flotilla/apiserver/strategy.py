@@ -14,13 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from flotilla.api.fielderrors import FieldError, invalid, required
+from flotilla.api.fielderrors import FieldError, required
 from flotilla.api.scheme import GroupResource
-from flotilla.apiserver.defaults import apply_defaults
+from flotilla.apiserver.defaults import apply_defaults, prepare_for_create
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.schema.structural import structural_errors
-from flotilla.apiserver.tables import printer_jsonpath_error
-from flotilla.apiserver.validation import validate_create, validate_object_meta, validate_update
+from flotilla.apiserver.tables import printer_column_errors
+from flotilla.apiserver.validation import validate_create, validate_update
+from flotilla.apiserver.validation.metadata import validate_object_meta, validate_object_meta_update
 
 
 class ObjectLister(Protocol):
@@ -48,35 +49,37 @@ class Strategy:
 
     def prepare_create(self, obj: dict[str, Any], env: StrategyEnv) -> None:
         """Fill what the server derives for a new object (after defaults, before validation)."""
+        if self.served.builtin:
+            prepare_for_create(self.served.type.gvk, obj)
 
-    def prepare_update(self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = "") -> None:
+    def prepare_update(
+        self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = ""
+    ) -> None:
         """Carry over what clients may not change on update (`subresource`: the endpoint written)."""
 
     def validate_create(self, obj: dict[str, Any]) -> list[FieldError]:
         if self.served.builtin:
             return validate_create(self.served.type.gvk, obj)
-        return validate_object_meta(obj, namespaced=self.served.namespaced, name_rule="subdomain")
+        return validate_object_meta(obj, namespaced=self.served.namespaced, kube_finalizers=False)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         if self.served.builtin:
             return validate_update(self.served.type.gvk, new, old)
-        return validate_object_meta(new, namespaced=self.served.namespaced, name_rule="subdomain", old=old)
-
-
-class PodStrategy(Strategy):
-    def prepare_create(self, obj: dict[str, Any], env: StrategyEnv) -> None:
-        status = obj.setdefault("status", {})
-        status.setdefault("phase", "Pending")
-        status.setdefault("qosClass", _qos_class(obj))
+        return validate_object_meta(
+            new, namespaced=self.served.namespaced, kube_finalizers=False
+        ) + validate_object_meta_update(new, old)
 
 
 class NamespaceStrategy(Strategy):
     def prepare_create(self, obj: dict[str, Any], env: StrategyEnv) -> None:
+        super().prepare_create(obj, env)
         obj["status"] = {"phase": "Active"}
         name = obj.get("metadata", {}).get("name", "")
         obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
 
-    def prepare_update(self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = "") -> None:
+    def prepare_update(
+        self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = ""
+    ) -> None:
         # spec.finalizers change only through /finalize; the name label always names the namespace.
         if subresource != "finalize":
             new.setdefault("spec", {})["finalizers"] = (old.get("spec") or {}).get("finalizers", [])
@@ -88,6 +91,7 @@ class ServiceStrategy(Strategy):
     """Allocates cluster IPs and node ports as kube-apiserver's service registry does."""
 
     def prepare_create(self, obj: dict[str, Any], env: StrategyEnv) -> None:
+        super().prepare_create(obj, env)
         spec = obj.setdefault("spec", {})
         kind = spec.get("type", "ClusterIP")
         if kind == "ExternalName":
@@ -123,13 +127,17 @@ class ServiceStrategy(Strategy):
         else:
             obj["status"] = {"loadBalancer": {}}
 
-    def prepare_update(self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = "") -> None:
+    def prepare_update(
+        self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = ""
+    ) -> None:
         old_spec = old.get("spec") or {}
         spec = new.setdefault("spec", {})
         for name in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
             if name in old_spec and spec.get(name) in (None, "", []):
                 spec[name] = old_spec[name]
-        old_ports = {(p.get("port"), p.get("protocol", "TCP")): p.get("nodePort") for p in old_spec.get("ports") or []}
+        old_ports = {
+            (p.get("port"), p.get("protocol", "TCP")): p.get("nodePort") for p in old_spec.get("ports") or []
+        }
         for port in spec.get("ports") or []:
             kept = old_ports.get((port.get("port"), port.get("protocol", "TCP")))
             if kept and not port.get("nodePort") and spec.get("type") in ("NodePort", "LoadBalancer"):
@@ -138,6 +146,7 @@ class ServiceStrategy(Strategy):
 
 class CustomResourceDefinitionStrategy(Strategy):
     def prepare_create(self, obj: dict[str, Any], env: StrategyEnv) -> None:
+        super().prepare_create(obj, env)
         obj["status"] = {"conditions": [], "acceptedNames": {"kind": "", "plural": ""}, "storedVersions": []}
         finalizers = obj["metadata"].setdefault("finalizers", [])
         if CRD_CLEANUP_FINALIZER not in finalizers:
@@ -166,11 +175,8 @@ def crd_schema_errors(crd: dict[str, Any]) -> list[FieldError]:
         else:
             found += structural_errors(schema, f"{path}.schema.openAPIV3Schema")
         for column_position, column in enumerate(version.get("additionalPrinterColumns") or []):
-            column_path = f"{path}.additionalPrinterColumns[{column_position}].jsonPath"
-            json_path = (column or {}).get("jsonPath", "")
-            problem = printer_jsonpath_error(json_path)
-            if problem:
-                found.append(invalid(column_path, json_path, problem))
+            column_path = f"{path}.additionalPrinterColumns[{column_position}]"
+            found += printer_column_errors(column, column_path, check_syntax=True)
     return found
 
 
@@ -186,27 +192,7 @@ def _allocate_ip(cidr: str, used: set[Any]) -> str:
     return ""
 
 
-def _qos_class(pod: dict[str, Any]) -> str:
-    containers = list((pod.get("spec") or {}).get("containers") or [])
-    containers += list((pod.get("spec") or {}).get("initContainers") or [])
-    requests_seen = limits_seen = False
-    guaranteed = True
-    for container in containers:
-        resources = container.get("resources") or {}
-        requests = resources.get("requests") or {}
-        limits = resources.get("limits") or {}
-        requests_seen = requests_seen or bool(requests)
-        limits_seen = limits_seen or bool(limits)
-        for resource in ("cpu", "memory"):
-            if resource not in limits or requests.get(resource, limits[resource]) != limits[resource]:
-                guaranteed = False
-    if not requests_seen and not limits_seen:
-        return "BestEffort"
-    return "Guaranteed" if guaranteed else "Burstable"
-
-
 _SPECIAL: dict[GroupResource, type[Strategy]] = {
-    GroupResource("", "pods"): PodStrategy,
     GroupResource("", "namespaces"): NamespaceStrategy,
     GroupResource("", "services"): ServiceStrategy,
     GroupResource("apiextensions.k8s.io", "customresourcedefinitions"): CustomResourceDefinitionStrategy,

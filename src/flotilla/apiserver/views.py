@@ -18,8 +18,13 @@ from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.watchcache import CachedObject
 
 
-def list_body(served: ServedResource, items: Sequence[CachedObject], revision: int, continue_token: str = "",
-              remaining: int | None = None) -> bytes:
+def list_body(
+    served: ServedResource,
+    items: Sequence[CachedObject],
+    revision: int,
+    continue_token: str = "",
+    remaining: int | None = None,
+) -> bytes:
     meta: dict[str, Any] = {"resourceVersion": str(revision)}
     if continue_token:
         meta["continue"] = continue_token
@@ -39,7 +44,9 @@ def partial_metadata(obj: dict[str, Any], meta_version: str) -> dict[str, Any]:
     }
 
 
-def partial_metadata_list(items: Sequence[CachedObject], revision: int, continue_token: str, meta_version: str) -> dict[str, Any]:
+def partial_metadata_list(
+    items: Sequence[CachedObject], revision: int, continue_token: str, meta_version: str
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"resourceVersion": str(revision)}
     if continue_token:
         meta["continue"] = continue_token
@@ -79,7 +86,9 @@ def table(
     return body
 
 
-def table_row(convertor: Any, item: CachedObject, now: datetime, include_object: str, meta_version: str) -> dict[str, Any]:
+def table_row(
+    convertor: Any, item: CachedObject, now: datetime, include_object: str, meta_version: str
+) -> dict[str, Any]:
     row: dict[str, Any] = {"cells": convertor.cells(item.obj, now)}
     if include_object == "Object":
         row["object"] = item.obj
@@ -88,11 +97,14 @@ def table_row(convertor: Any, item: CachedObject, now: datetime, include_object:
     return row
 
 
-def render_object(item: CachedObject, served: ServedResource, negotiated: Negotiated, now: datetime,
-                  include_object: str) -> Any:
+def render_object(
+    item: CachedObject, served: ServedResource, negotiated: Negotiated, now: datetime, include_object: str
+) -> Any:
     """A single object in the negotiated view (None view means: send `item.raw`)."""
     if negotiated.view is View.TABLE:
-        return table(served, [item], now=now, include_object=include_object, meta_version=negotiated.meta_version)
+        return table(
+            served, [item], now=now, include_object=include_object, meta_version=negotiated.meta_version
+        )
     if negotiated.view in (View.METADATA, View.METADATA_LIST):
         return partial_metadata(item.obj, negotiated.meta_version)
     return None

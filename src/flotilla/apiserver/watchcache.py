@@ -219,7 +219,9 @@ class Bucket:
 class WatchCache:
     """All stored objects in memory, with the recent history of changes, fed by one store watch."""
 
-    def __init__(self, backend: Backend, *, history_window: int = 10000, max_watcher_queue: int = 10000) -> None:
+    def __init__(
+        self, backend: Backend, *, history_window: int = 10000, max_watcher_queue: int = 10000
+    ) -> None:
         self._backend = backend
         self._window = history_window
         self._max_queue = max_watcher_queue
@@ -248,7 +250,11 @@ class WatchCache:
         ready = asyncio.get_running_loop().create_future()
         self._feeder = asyncio.create_task(self._feed(stream, revision, ready), name="watch-cache-feeder")
         await ready
-        log.info("watchcache.started", revision=revision, objects=sum(len(b.objects) for b in self._buckets.values()))
+        log.info(
+            "watchcache.started",
+            revision=revision,
+            objects=sum(len(b.objects) for b in self._buckets.values()),
+        )
 
     async def stop(self) -> None:
         if self._feeder is not None:
@@ -288,7 +294,7 @@ class WatchCache:
             raise
         except CompactedError as exc:
             self._failed = exc
-            log.error("watchcache.compacted", error=str(exc))
+            log.error("watchcache.compacted", error=str(exc))  # noqa: TRY400 - expected, no traceback
             if not ready.done():
                 ready.set_exception(exc)
         except Exception as exc:

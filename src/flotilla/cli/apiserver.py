@@ -10,19 +10,47 @@ import click
 
 
 @click.command()
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Where the store, certificates and admin.kubeconfig live.")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Where the store, certificates and admin.kubeconfig live.",
+)
 @click.option("--bind-address", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--secure-port", type=int, default=6443, show_default=True,
-              help="HTTPS port; 0 picks a free one (admin.kubeconfig names it).")
-@click.option("--cert-extra-sans", default="", help="Comma-separated extra names and IPs for the serving certificate.")
-@click.option("--storage-sync", type=click.Choice(["FULL", "NORMAL"], case_sensitive=False), default="FULL",
-              show_default=True, help="SQLite durability: FULL survives power loss, NORMAL only crashes.")
-@click.option("--history-window", type=int, default=10000, show_default=True,
-              help="Revisions of history kept for watches resuming from an older resourceVersion.")
+@click.option(
+    "--secure-port",
+    type=int,
+    default=6443,
+    show_default=True,
+    help="HTTPS port; 0 picks a free one (admin.kubeconfig names it).",
+)
+@click.option(
+    "--cert-extra-sans", default="", help="Comma-separated extra names and IPs for the serving certificate."
+)
+@click.option(
+    "--storage-sync",
+    type=click.Choice(["FULL", "NORMAL"], case_sensitive=False),
+    default="FULL",
+    show_default=True,
+    help="SQLite durability: FULL survives power loss, NORMAL only crashes.",
+)
+@click.option(
+    "--history-window",
+    type=int,
+    default=10000,
+    show_default=True,
+    help="Revisions of history kept for watches resuming from an older resourceVersion.",
+)
 @click.option("--log-level", default="info", show_default=True)
-def apiserver(data_dir: Path, bind_address: str, secure_port: int, cert_extra_sans: str, storage_sync: str,
-              history_window: int, log_level: str) -> None:
+def apiserver(
+    data_dir: Path,
+    bind_address: str,
+    secure_port: int,
+    cert_extra_sans: str,
+    storage_sync: str,
+    history_window: int,
+    log_level: str,
+) -> None:
     """Serve the Kubernetes API (HTTPS, client certificates) from a SQLite store in DATA_DIR.
 
     \b
@@ -47,7 +75,7 @@ def apiserver(data_dir: Path, bind_address: str, secure_port: int, cert_extra_sa
     run_until_signalled(APIServer(settings))
 
 
-def run_until_signalled(server: "APIServerLike") -> None:
+def run_until_signalled(server: APIServerLike) -> None:
     """Run a component until SIGTERM or SIGINT, then stop it cleanly."""
 
     async def main() -> None:
@@ -56,7 +84,9 @@ def run_until_signalled(server: "APIServerLike") -> None:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         await server.start()
-        click.echo(f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})", err=True)
+        click.echo(
+            f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})", err=True
+        )
         await stop.wait()
         await server.stop()
 

@@ -12,7 +12,9 @@ def configure_logging(level: str = "info", *, json: bool = False) -> None:
     numeric = getattr(logging, level.upper(), logging.INFO)
     logging.basicConfig(stream=sys.stderr, level=numeric, format="%(message)s")
     renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.processors.KeyValueRenderer(key_order=["event"])
+        structlog.processors.JSONRenderer()
+        if json
+        else structlog.processors.KeyValueRenderer(key_order=["event"])
     )
     structlog.configure(
         processors=[

@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 K = TypeVar("K", bound=Hashable)
 
 
-class ShutDown(Exception):  # noqa: N818 - a control-flow signal named like client-go's
+class ShutDown(Exception):
     """The queue was shut down; workers should return."""
 
 

@@ -76,8 +76,7 @@ _INSERT = (
     "VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 _AT = (
-    "SELECT id, create_revision, deleted, value FROM kine WHERE name = ? AND id <= ? "
-    "ORDER BY id DESC LIMIT 1"
+    "SELECT id, create_revision, deleted, value FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1"
 )
 _RANGE = """
 SELECT k.name, k.value, k.create_revision, k.id FROM kine AS k
@@ -189,7 +188,9 @@ class SQLiteBackend:
         row = conn.execute("SELECT value FROM meta WHERE name = 'compact_revision'").fetchone()
         self._compact_revision = int(row[0]) if row else 0
         self._readers = ThreadPoolExecutor(self._settings.reader_threads, thread_name_prefix="sqlite-read")
-        self._writer = threading.Thread(target=self._write_loop, args=(conn,), name="sqlite-write", daemon=True)
+        self._writer = threading.Thread(
+            target=self._write_loop, args=(conn,), name="sqlite-write", daemon=True
+        )
         self._writer.start()
         log.info("store.opened", path=str(self._path), revision=self._revision)
 
@@ -285,7 +286,9 @@ class SQLiteBackend:
     async def delete(self, key: str, *, mod_revision: int) -> int:
         return await self._submit("delete", key, b"", mod_revision)
 
-    async def _submit(self, op: Literal["create", "update", "delete"], key: str, value: bytes, expected: int) -> int:
+    async def _submit(
+        self, op: Literal["create", "update", "delete"], key: str, value: bytes, expected: int
+    ) -> int:
         loop = self._loop
         if loop is None:
             raise BackendClosedError("the store is not open")
@@ -323,7 +326,7 @@ class SQLiteBackend:
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            log.error("store.commit_failed", error=str(exc), writes=len(batch))
+            log.error("store.commit_failed", error=str(exc), writes=len(batch))  # noqa: TRY400 - the error is the message
             self._written = committed
             for write in batch:
                 write.error = StorageError(f"commit failed: {exc}")

@@ -8,11 +8,11 @@ reconcile re-reads the current object from the cache.
 
 from __future__ import annotations
 
+from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.controllers.base import InProcessController
 from flotilla.apiserver.controllers.bootstrap import ensure_default_namespaces
 from flotilla.apiserver.controllers.crds import CRDController
 from flotilla.apiserver.controllers.namespaces import NamespaceController
-from flotilla.apiserver.context import APIContext
 
 
 class InProcessControllers:

@@ -60,7 +60,9 @@ class InProcessController:
                 raise
             except errors.APIError as exc:
                 delay = self.queue.add_rate_limited(key)
-                log.info("controller.retry", controller=self.NAME, key=str(key), error=exc.message, delay=delay)
+                log.info(
+                    "controller.retry", controller=self.NAME, key=str(key), error=exc.message, delay=delay
+                )
             except Exception:
                 delay = self.queue.add_rate_limited(key)
                 log.exception("controller.failed", controller=self.NAME, key=str(key), delay=delay)

@@ -8,6 +8,7 @@ finalizer goes, the CRD goes, and so do its endpoints.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import structlog
@@ -82,7 +83,9 @@ class CRDController(InProcessController):
 
     def _name_conflict(self, name: str, served: list[ServedResource]) -> str:
         for candidate in served:
-            other = self.ctx.registry.lookup(candidate.type.group, candidate.type.version, candidate.type.plural)
+            other = self.ctx.registry.lookup(
+                candidate.type.group, candidate.type.version, candidate.type.plural
+            )
             if other is not None and (other.custom is None or other.custom.crd_name != name):
                 return f'"{candidate.type.plural}" is already in use'
         return ""
@@ -96,17 +99,29 @@ class CRDController(InProcessController):
             status = obj.setdefault("status", {})
             old = {c.get("type"): c for c in status.get("conditions") or []}
             wanted = [
-                _condition("NamesAccepted", "True" if accepted else "False",
-                           "NoConflicts" if accepted else "NameConflict",
-                           "no conflicts found" if accepted else message, now),
-                _condition("Established", "True" if accepted else "False",
-                           "InitialNamesAccepted" if accepted else "NotAccepted",
-                           "the initial names have been accepted" if accepted else "not all names are accepted", now),
+                _condition(
+                    "NamesAccepted",
+                    "True" if accepted else "False",
+                    "NoConflicts" if accepted else "NameConflict",
+                    "no conflicts found" if accepted else message,
+                    now,
+                ),
+                _condition(
+                    "Established",
+                    "True" if accepted else "False",
+                    "InitialNamesAccepted" if accepted else "NotAccepted",
+                    "the initial names have been accepted" if accepted else "not all names are accepted",
+                    now,
+                ),
             ]
             conditions = []
             for condition in wanted:
                 previous = old.get(condition["type"])
-                if previous and previous.get("status") == condition["status"] and previous.get("reason") == condition["reason"]:
+                if (
+                    previous
+                    and previous.get("status") == condition["status"]
+                    and previous.get("reason") == condition["reason"]
+                ):
                     conditions.append(previous)
                 else:
                     conditions.append(condition)
@@ -122,8 +137,14 @@ class CRDController(InProcessController):
             status["storedVersions"] = stored
             return obj
 
-        await update_flow(self.ctx, self._crd_resource, self._info(name, "status"), self._options(), compute,
-                          subresource="status")
+        await update_flow(
+            self.ctx,
+            self._crd_resource,
+            self._info(name, "status"),
+            self._options(),
+            compute,
+            subresource="status",
+        )
 
     async def _clean_up(self, name: str, crd: dict[str, Any]) -> float | None:
         served = self.ctx.registry.custom(name)
@@ -150,13 +171,17 @@ class CRDController(InProcessController):
                 return obj
 
             try:
-                await update_flow(self.ctx, self._crd_resource, self._info(name, ""), self._options(), compute)
+                await update_flow(
+                    self.ctx, self._crd_resource, self._info(name, ""), self._options(), compute
+                )
             except errors.NotFound:
                 pass
         return None
 
     def _info(self, name: str, subresource: str) -> RequestInfo:
-        return RequestInfo("apiextensions.k8s.io", "v1", "", "customresourcedefinitions", name, subresource, "update")
+        return RequestInfo(
+            "apiextensions.k8s.io", "v1", "", "customresourcedefinitions", name, subresource, "update"
+        )
 
     def _options(self) -> WriteOptions:
         return WriteOptions(False, FieldValidation.IGNORE, MANAGER)

@@ -8,6 +8,7 @@ progress in the namespace's conditions, and finally removes the `kubernetes` fin
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
@@ -64,7 +65,9 @@ class NamespaceController(InProcessController):
         finalizers: set[str] = set()
         for served in self._content():
             for item in self.ctx.cache.list(served.storage_prefix, name):
-                remaining[served.type.group_resource.__str__()] = remaining.get(str(served.type.group_resource), 0) + 1
+                remaining[served.type.group_resource.__str__()] = (
+                    remaining.get(str(served.type.group_resource), 0) + 1
+                )
                 if item.metadata.get("deletionTimestamp"):
                     finalizers.update(item.metadata.get("finalizers") or [])
                     continue
@@ -80,18 +83,44 @@ class NamespaceController(InProcessController):
 
     async def _report(self, name: str, remaining: dict[str, int], finalizers: set[str]) -> None:
         now = objectmeta.now_rfc3339(self.ctx.clock())
-        content = ", ".join(f"{resource} has {count} resource instances" for resource, count in sorted(remaining.items()))
+        content = ", ".join(
+            f"{resource} has {count} resource instances" for resource, count in sorted(remaining.items())
+        )
         wanted = [
-            ("NamespaceDeletionDiscoveryFailure", "False", "ResourcesDiscovered", "All resources successfully discovered"),
-            ("NamespaceDeletionGroupVersionParsingFailure", "False", "ParsedGroupVersions", "All legacy kube types successfully parsed"),
-            ("NamespaceDeletionContentFailure", "False", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"),
-            ("NamespaceContentRemaining", "True" if remaining else "False",
-             "SomeResourcesRemain" if remaining else "ContentRemoved",
-             f"Some resources are remaining: {content}" if remaining else "All content successfully removed"),
-            ("NamespaceFinalizersRemaining", "True" if finalizers else "False",
-             "SomeFinalizersRemain" if finalizers else "ContentHasNoFinalizers",
-             f"Some content in the namespace has finalizers remaining: {', '.join(sorted(finalizers))}"
-             if finalizers else "All content-preserving finalizers finished"),
+            (
+                "NamespaceDeletionDiscoveryFailure",
+                "False",
+                "ResourcesDiscovered",
+                "All resources successfully discovered",
+            ),
+            (
+                "NamespaceDeletionGroupVersionParsingFailure",
+                "False",
+                "ParsedGroupVersions",
+                "All legacy kube types successfully parsed",
+            ),
+            (
+                "NamespaceDeletionContentFailure",
+                "False",
+                "ContentDeleted",
+                "All content successfully deleted, may be waiting on finalization",
+            ),
+            (
+                "NamespaceContentRemaining",
+                "True" if remaining else "False",
+                "SomeResourcesRemain" if remaining else "ContentRemoved",
+                f"Some resources are remaining: {content}"
+                if remaining
+                else "All content successfully removed",
+            ),
+            (
+                "NamespaceFinalizersRemaining",
+                "True" if finalizers else "False",
+                "SomeFinalizersRemain" if finalizers else "ContentHasNoFinalizers",
+                f"Some content in the namespace has finalizers remaining: {', '.join(sorted(finalizers))}"
+                if finalizers
+                else "All content-preserving finalizers finished",
+            ),
         ]
 
         def compute(current: Any) -> dict[str, Any]:
@@ -101,17 +130,34 @@ class NamespaceController(InProcessController):
             conditions = []
             for kind, state, reason, message in wanted:
                 previous = old.get(kind)
-                if previous and (previous.get("status"), previous.get("reason"), previous.get("message")) == (state, reason, message):
+                if previous and (previous.get("status"), previous.get("reason"), previous.get("message")) == (
+                    state,
+                    reason,
+                    message,
+                ):
                     conditions.append(previous)
                 else:
-                    conditions.append({"type": kind, "status": state, "lastTransitionTime": now, "reason": reason,
-                                       "message": message})
+                    conditions.append(
+                        {
+                            "type": kind,
+                            "status": state,
+                            "lastTransitionTime": now,
+                            "reason": reason,
+                            "message": message,
+                        }
+                    )
             status["conditions"] = conditions
             status["phase"] = "Terminating"
             return obj
 
-        await update_flow(self.ctx, self._namespaces, self._info(name, "status"), self._options(), compute,
-                          subresource="status")
+        await update_flow(
+            self.ctx,
+            self._namespaces,
+            self._info(name, "status"),
+            self._options(),
+            compute,
+            subresource="status",
+        )
 
     async def _finalize(self, name: str) -> None:
         def compute(current: Any) -> dict[str, Any]:
@@ -121,8 +167,14 @@ class NamespaceController(InProcessController):
             return obj
 
         try:
-            await update_flow(self.ctx, self._namespaces, self._info(name, "finalize"), self._options(), compute,
-                              subresource="finalize")
+            await update_flow(
+                self.ctx,
+                self._namespaces,
+                self._info(name, "finalize"),
+                self._options(),
+                compute,
+                subresource="finalize",
+            )
         except errors.NotFound:
             pass
 

@@ -42,7 +42,7 @@ async def delete_options(request: web.Request) -> DeleteOptions:
     body: dict[str, Any] = {}
     raw = await request.read()
     if raw.strip():
-        decoded = decode_body(raw, request.content_type).obj
+        decoded = decode_body(raw, request.headers.get("Content-Type")).obj
         if not isinstance(decoded, dict):
             raise errors.BadRequest("the body of a DELETE must be a DeleteOptions object")
         body = decoded
@@ -55,13 +55,15 @@ async def delete_options(request: web.Request) -> DeleteOptions:
         raise errors.Invalid(
             f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "{policy}": '
             'supported values: "Foreground", "Background", "Orphan"',
-            causes=[not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan"]).cause()],
+            causes=[
+                not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan"]).cause()
+            ],
         )
     grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
     preconditions = body.get("preconditions") or {}
     body_dry_run = body.get("dryRun") or []
     if body_dry_run not in ([], ["All"]):
-        raise errors.BadRequest(f"Invalid dryRun value: {body_dry_run}; the only supported value is [\"All\"]")
+        raise errors.BadRequest(f'Invalid dryRun value: {body_dry_run}; the only supported value is ["All"]')
     try:
         grace_seconds = int(grace) if grace not in (None, "") else None
     except (TypeError, ValueError) as exc:
@@ -103,7 +105,9 @@ async def delete_object(
     """Delete one object; returns its last state and whether it is gone (False: finalizers pending)."""
     if is_namespace(served) and name in DEFAULT_NAMESPACES:
         raise errors.Forbidden(
-            f'namespaces "{name}" is forbidden: this namespace may not be deleted', name=name, kind="namespaces"
+            f'namespaces "{name}" is forbidden: this namespace may not be deleted',
+            name=name,
+            kind="namespaces",
         )
     for _ in range(ctx.settings.max_retries):
         current = ctx.store.get(served, namespace, name)
@@ -133,14 +137,18 @@ async def delete_object(
             return await ctx.store.update(served, new, current.revision), False
         except StaleRevision:
             continue
-    raise errors.conflict(served.type.group_resource, name, "too many concurrent writes to this object; try again")
+    raise errors.conflict(
+        served.type.group_resource, name, "too many concurrent writes to this object; try again"
+    )
 
 
 def _returns_object(served: ServedResource) -> bool:
     return not served.builtin or served.type.plural == "pods"
 
 
-async def delete(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def delete(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     options = await delete_options(request)
     await ctx.cache.wait_current()
     item, gone = await delete_object(ctx, served, info.namespace, info.name, options)

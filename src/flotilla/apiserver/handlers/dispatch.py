@@ -25,7 +25,11 @@ _MAIN: dict[str, Handler] = {
     "deletecollection": deletes.delete_collection,
 }
 _STATUS: dict[str, Handler] = {"get": reads.get, "update": writes.update, "patch": writes.patch}
-_SCALE: dict[str, Handler] = {"get": writes.get_scale, "update": writes.write_scale, "patch": writes.write_scale}
+_SCALE: dict[str, Handler] = {
+    "get": writes.get_scale,
+    "update": writes.write_scale,
+    "patch": writes.write_scale,
+}
 SUBRESOURCE_HANDLERS: dict[str, dict[str, Handler]] = {
     "status": _STATUS,
     "scale": _SCALE,

@@ -21,13 +21,20 @@ _BUILTIN_CHECK = WalkOptions(apply_defaults=False, check_values=True, drop_nulls
 _CUSTOM = WalkOptions(apply_defaults=True, check_values=True, drop_nulls=False)
 
 
-def check_kind(served: ServedResource, obj: Any, *, expected_kind: str | None = None,
-               expected_api_version: str | None = None) -> dict[str, Any]:
+def check_kind(
+    served: ServedResource,
+    obj: Any,
+    *,
+    expected_kind: str | None = None,
+    expected_api_version: str | None = None,
+) -> dict[str, Any]:
     """The body must be an object of the URL's kind; missing apiVersion/kind are filled in."""
     kind = expected_kind or served.type.kind
     api_version = expected_api_version or served.type.api_version
     if not isinstance(obj, dict):
-        raise errors.BadRequest(f"the request body must be a JSON object of kind {kind}, not {type(obj).__name__}")
+        raise errors.BadRequest(
+            f"the request body must be a JSON object of kind {kind}, not {type(obj).__name__}"
+        )
     given_version = obj.get("apiVersion")
     given_kind = obj.get("kind")
     if given_version not in (None, "") and given_version != api_version:
@@ -35,7 +42,9 @@ def check_kind(served: ServedResource, obj: Any, *, expected_kind: str | None = 
             f"the API version in the data ({given_version}) does not match the expected API version ({api_version})"
         )
     if given_kind not in (None, "") and given_kind != kind:
-        raise errors.BadRequest(f"the kind in the data ({given_kind}) does not match the expected kind ({kind})")
+        raise errors.BadRequest(
+            f"the kind in the data ({given_kind}) does not match the expected kind ({kind})"
+        )
     obj["apiVersion"] = api_version
     obj["kind"] = kind
     meta = obj.get("metadata")

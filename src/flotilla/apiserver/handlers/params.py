@@ -27,7 +27,9 @@ def _int(query: MultiMapping[str], name: str, default: int | None = None) -> int
     try:
         return int(raw)
     except ValueError as exc:
-        raise errors.BadRequest(f'invalid value for query parameter {name}: "{raw}" is not an integer') from exc
+        raise errors.BadRequest(
+            f'invalid value for query parameter {name}: "{raw}" is not an integer'
+        ) from exc
 
 
 def _bool(query: MultiMapping[str], name: str) -> bool:
@@ -57,9 +59,7 @@ def field_validation(query: MultiMapping[str]) -> FieldValidation:
     for option in FieldValidation:
         if option.value == raw:
             return option
-    raise errors.BadRequest(
-        f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{raw}"'
-    )
+    raise errors.BadRequest(f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{raw}"')
 
 
 def field_manager(query: MultiMapping[str], user_agent: str) -> str:
@@ -67,7 +67,13 @@ def field_manager(query: MultiMapping[str], user_agent: str) -> str:
     if len(manager) > 128:
         raise errors.Invalid(
             "fieldManager: Too long: must have at most 128 bytes",
-            causes=[{"reason": "FieldValueTooLong", "message": "must have at most 128 bytes", "field": "fieldManager"}],
+            causes=[
+                {
+                    "reason": "FieldValueTooLong",
+                    "message": "must have at most 128 bytes",
+                    "field": "fieldManager",
+                }
+            ],
         )
     if manager:
         return manager
@@ -90,8 +96,7 @@ class ListOptions:
 
 def list_options(query: MultiMapping[str]) -> ListOptions:
     limit = _int(query, "limit", 0) or 0
-    if limit < 0:
-        limit = 0
+    limit = max(limit, 0)
     send_initial = query.get("sendInitialEvents")
     options = ListOptions(
         label_selector=query.get("labelSelector", ""),
@@ -127,7 +132,11 @@ def _check_resource_version(options: ListOptions) -> None:
             )
         elif match == "Exact" and rv == "0":
             problems.append(
-                invalid("resourceVersionMatch", match, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
+                invalid(
+                    "resourceVersionMatch",
+                    match,
+                    'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+                )
             )
     if options.continue_token and rv and rv != "0":
         problems.append(
@@ -135,7 +144,7 @@ def _check_resource_version(options: ListOptions) -> None:
         )
     if problems:
         raise errors.Invalid(
-            "ListOptions.meta.k8s.io \"\" is invalid: " + ", ".join(str(p) for p in problems),
+            'ListOptions.meta.k8s.io "" is invalid: ' + ", ".join(str(p) for p in problems),
             kind="ListOptions",
             group="meta.k8s.io",
             causes=[p.cause() for p in problems],

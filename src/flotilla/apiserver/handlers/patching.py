@@ -34,7 +34,9 @@ def patch_type_of(content_type: str | None, served: ServedResource | None) -> st
     return media
 
 
-def apply_patch(kind: str, current: dict[str, Any], body: bytes, served: ServedResource | None) -> dict[str, Any]:
+def apply_patch(
+    kind: str, current: dict[str, Any], body: bytes, served: ServedResource | None
+) -> dict[str, Any]:
     """The patched object (a new dict); malformed patches are 400, inapplicable ones 422."""
     check_size(body)
     if kind == APPLY_PATCH:
@@ -51,12 +53,16 @@ def apply_patch(kind: str, current: dict[str, Any], body: bytes, served: ServedR
             raise errors.BadRequest(f"error decoding patch: {exc.message}") from exc
     if kind == JSON_PATCH:
         if not isinstance(patch, list):
-            raise errors.BadRequest("a JSON patch must be a list of operations, e.g. "
-                                    '[{"op": "replace", "path": "/spec/replicas", "value": 3}]')
+            raise errors.BadRequest(
+                "a JSON patch must be a list of operations, e.g. "
+                '[{"op": "replace", "path": "/spec/replicas", "value": 3}]'
+            )
         try:
             result = jsonpatch.JsonPatch(patch).apply(current)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-            raise errors.Invalid(f"the server rejected our request due to an error in our request: {exc}") from exc
+            raise errors.Invalid(
+                f"the server rejected our request due to an error in our request: {exc}"
+            ) from exc
         except (TypeError, KeyError, IndexError, AttributeError) as exc:
             raise errors.BadRequest(f"the JSON patch is malformed: {exc}") from exc
         if not isinstance(result, dict):

@@ -48,13 +48,17 @@ def get_current(ctx: APIContext, served: ServedResource, info: RequestInfo) -> C
     return item
 
 
-async def get(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def get(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     await wait_for_revision(ctx, request.query.get("resourceVersion", ""))
     item = get_current(ctx, served, info)
     return object_response(request, ctx, served, item)
 
 
-async def list_(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def list_(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     options = list_options(request.query)
     negotiated = negotiate(request.headers.get("Accept"))
     matches = predicate(served, options.label_selector, options.field_selector)
@@ -68,14 +72,17 @@ async def list_(request: web.Request, ctx: APIContext, info: RequestInfo, served
             candidates = _after(ctx.cache.list(prefix, namespace), start_after)
             page, more_token, remaining = _paginate(candidates, matches, options.limit, revision)
         else:
-            page, more_token = await _page_from_store(ctx, served, namespace, revision, start_after,
-                                                      options.limit, matches)
+            page, more_token = await _page_from_store(
+                ctx, served, namespace, revision, start_after, options.limit, matches
+            )
             remaining = None
     elif options.resource_version_match == "Exact" and not ctx.cache.unchanged_since(
         prefix, int(options.resource_version)
     ):
         revision = int(options.resource_version)
-        page, more_token = await _page_from_store(ctx, served, namespace, revision, "", options.limit, matches)
+        page, more_token = await _page_from_store(
+            ctx, served, namespace, revision, "", options.limit, matches
+        )
         remaining = None
     else:
         await wait_for_revision(ctx, options.resource_version)
@@ -99,7 +106,12 @@ async def list_(request: web.Request, ctx: APIContext, info: RequestInfo, served
         return json_response(body, content_type=negotiated.content_type)
     if negotiated.view in (View.METADATA, View.METADATA_LIST):
         body = views.partial_metadata_list(page, revision, more_token, negotiated.meta_version)
-        return json_response(body, content_type=negotiated.content_type.replace("=PartialObjectMetadata;", "=PartialObjectMetadataList;"))
+        return json_response(
+            body,
+            content_type=negotiated.content_type.replace(
+                "=PartialObjectMetadata;", "=PartialObjectMetadataList;"
+            ),
+        )
     raw = views.list_body(served, page, revision, more_token, remaining)
     return web.Response(body=raw, content_type="application/json")
 
@@ -108,7 +120,7 @@ def _after(items: list[CachedObject], start_after: str) -> list[CachedObject]:
     if not start_after:
         return items
     keys = [item.key for item in items]
-    return items[bisect.bisect_right(keys, start_after):]
+    return items[bisect.bisect_right(keys, start_after) :]
 
 
 def _paginate(

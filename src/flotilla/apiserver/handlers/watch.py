@@ -5,7 +5,7 @@ ADDED events; "N" replays the changes after N from the cache's history, or answe
 in-stream 410 Expired when N is older than the history kept (clients then relist). With
 `sendInitialEvents=true` the initial state is closed by a BOOKMARK annotated
 `k8s.io/initial-events-end`. Idle watches that allow bookmarks get one every bookmark interval; the
-stream ends at `timeoutSeconds` (or a random 30–60 minutes), when the client goes away, or when the
+stream ends at `timeoutSeconds` (or a random 30-60 minutes), when the client goes away, or when the
 server stops. Each event's JSON is encoded once and shared by every watcher that receives it; a
 watcher's queued events are written together.
 """
@@ -41,22 +41,34 @@ def _check_initial_events(options: ListOptions) -> bool:
         return False
     if options.resource_version_match != "NotOlderThan":
         raise errors.Invalid(
-            "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents "
+            'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents '
             "requires setting resourceVersionMatch to NotOlderThan",
-            causes=[{"reason": "FieldValueForbidden", "field": "resourceVersionMatch",
-                     "message": "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"}],
+            causes=[
+                {
+                    "reason": "FieldValueForbidden",
+                    "field": "resourceVersionMatch",
+                    "message": "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                }
+            ],
         )
     if options.send_initial_events and not options.allow_bookmarks:
         raise errors.Invalid(
-            "ListOptions.meta.k8s.io \"\" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents "
+            'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents '
             "requires allowWatchBookmarks",
-            causes=[{"reason": "FieldValueForbidden", "field": "allowWatchBookmarks",
-                     "message": "Forbidden: sendInitialEvents requires allowWatchBookmarks"}],
+            causes=[
+                {
+                    "reason": "FieldValueForbidden",
+                    "field": "allowWatchBookmarks",
+                    "message": "Forbidden: sendInitialEvents requires allowWatchBookmarks",
+                }
+            ],
         )
     return options.send_initial_events
 
 
-async def watch(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def watch(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     options = list_options(request.query)
     negotiated = negotiate(request.headers.get("Accept"))
     matches = predicate(served, options.label_selector, options.field_selector)
@@ -64,7 +76,7 @@ async def watch(request: web.Request, ctx: APIContext, info: RequestInfo, served
     initial_events = _check_initial_events(options)
     rv = options.resource_version
     after: int | None
-    if initial_events or rv in ("", "0") and options.send_initial_events is not False:
+    if initial_events or (rv in ("", "0") and options.send_initial_events is not False):
         await wait_for_revision(ctx, rv)
         after = None
     else:
@@ -102,8 +114,15 @@ async def watch(request: web.Request, ctx: APIContext, info: RequestInfo, served
 
 
 class _Stream:
-    def __init__(self, ctx: APIContext, served: ServedResource, negotiated: Negotiated, request: web.Request,
-                 response: web.StreamResponse, watcher: Watcher) -> None:
+    def __init__(
+        self,
+        ctx: APIContext,
+        served: ServedResource,
+        negotiated: Negotiated,
+        request: web.Request,
+        response: web.StreamResponse,
+        watcher: Watcher,
+    ) -> None:
         self.ctx = ctx
         self.served = served
         self.negotiated = negotiated

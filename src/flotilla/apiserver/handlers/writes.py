@@ -64,17 +64,20 @@ def _invalid(served: ServedResource, name: str, found: list[FieldError]) -> erro
 # -- create ---------------------------------------------------------------------------------------
 
 
-async def create(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def create(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     options = WriteOptions.of(request)
     decoded = decode_body(
         await request.read(),
-        request.content_type,
+        request.headers.get("Content-Type"),
         find_duplicates=options.validation is FieldValidation.STRICT,
     )
     obj = normalize.check_kind(served, decoded.obj)
     normalize.check_namespace(served, obj, info.namespace)
-    value_errors = normalize.decode_fields(ctx, served, obj, options.validation, decoded.duplicate_fields,
-                                           options.warnings)
+    value_errors = normalize.decode_fields(
+        ctx, served, obj, options.validation, decoded.duplicate_fields, options.warnings
+    )
     item = await create_object(ctx, served, obj, options, value_errors)
     options.flush(request)
     return object_response(request, ctx, served, item, status=201)
@@ -124,23 +127,29 @@ def check_namespace_open(ctx: APIContext, namespace: str) -> None:
     found = ctx.cache.get(f"/registry/core/namespaces/{namespace}")
     if found is None:
         raise errors.NotFound(f'namespaces "{namespace}" not found', name=namespace, kind="namespaces")
-    if found.metadata.get("deletionTimestamp") or (found.obj.get("status") or {}).get("phase") == "Terminating":
+    if (
+        found.metadata.get("deletionTimestamp")
+        or (found.obj.get("status") or {}).get("phase") == "Terminating"
+    ):
         raise errors.Forbidden(
             f"unable to create new content in namespace {namespace} because it is being terminated",
             name=namespace,
             kind="namespaces",
-            causes=[{
-                "reason": "NamespaceTerminating",
-                "message": f"namespace {namespace} is being terminated",
-                "field": "metadata.namespace",
-            }],
+            causes=[
+                {
+                    "reason": "NamespaceTerminating",
+                    "message": f"namespace {namespace} is being terminated",
+                    "field": "metadata.namespace",
+                }
+            ],
         )
 
 
 def _unsaved(served: ServedResource, obj: dict[str, Any]) -> CachedObject:
     meta = obj["metadata"]
-    return CachedObject(served.key(meta.get("namespace", ""), meta["name"]), meta.get("namespace", ""),
-                        meta["name"], 0, obj)
+    return CachedObject(
+        served.key(meta.get("namespace", ""), meta["name"]), meta.get("namespace", ""), meta["name"], 0, obj
+    )
 
 
 # -- update and patch -------------------------------------------------------------------------------
@@ -177,7 +186,9 @@ async def update_flow(
         _check_finalizers(new, old)
         strategy.default(new)
         strategy.prepare_update(new, old, ctx.strategy_env, subresource)
-        if served.tracks_generation and objectmeta.spec_changed(new, old, status_is_separate=served.has_status):
+        if served.tracks_generation and objectmeta.spec_changed(
+            new, old, status_is_separate=served.has_status
+        ):
             objectmeta.bump_generation(new)
         found = normalize.check_values(ctx, served, new) + strategy.validate_update(new, old)
         if found:
@@ -201,7 +212,9 @@ async def update_flow(
     )
 
 
-def _merge_subresource(served: ServedResource, subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+def _merge_subresource(
+    served: ServedResource, subresource: str, new: dict[str, Any], old: dict[str, Any]
+) -> dict[str, Any]:
     """Keep to each endpoint its part: status writes change only status, main writes never status."""
     if subresource == "finalize":
         merged = _copy(old)
@@ -235,40 +248,59 @@ def _check_finalizers(new: dict[str, Any], old: dict[str, Any]) -> None:
     if added:
         raise errors.Invalid(
             "no new finalizers can be added if the object is being deleted",
-            causes=[fielderrors.forbidden("metadata.finalizers", "no new finalizers can be added if the "
-                                          f"object is being deleted, found new finalizers {sorted(added)}").cause()],
+            causes=[
+                fielderrors.forbidden(
+                    "metadata.finalizers",
+                    "no new finalizers can be added if the "
+                    f"object is being deleted, found new finalizers {sorted(added)}",
+                ).cause()
+            ],
         )
 
 
-async def update(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def update(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     """PUT of an object, or of its status."""
     options = WriteOptions.of(request)
     decoded = decode_body(
-        await request.read(), request.content_type, find_duplicates=options.validation is FieldValidation.STRICT
+        await request.read(),
+        request.headers.get("Content-Type"),
+        find_duplicates=options.validation is FieldValidation.STRICT,
     )
     obj = normalize.check_kind(served, decoded.obj)
     normalize.check_namespace(served, obj, info.namespace)
     body_name = obj["metadata"].get("name")
     if body_name not in (None, "") and body_name != info.name:
-        raise errors.BadRequest(f"the name of the object ({body_name}) does not match the name on the URL ({info.name})")
+        raise errors.BadRequest(
+            f"the name of the object ({body_name}) does not match the name on the URL ({info.name})"
+        )
     obj["metadata"]["name"] = info.name
-    value_errors = normalize.decode_fields(ctx, served, obj, options.validation, decoded.duplicate_fields,
-                                           options.warnings)
+    value_errors = normalize.decode_fields(
+        ctx, served, obj, options.validation, decoded.duplicate_fields, options.warnings
+    )
     if value_errors:
         raise _invalid(served, info.name, value_errors)
     pinned = str(obj["metadata"].get("resourceVersion") or "")
     item = await update_flow(
-        ctx, served, info, options, lambda _: _copy(obj), pinned_revision=lambda _: pinned,
+        ctx,
+        served,
+        info,
+        options,
+        lambda _: _copy(obj),
+        pinned_revision=lambda _: pinned,
         subresource=info.subresource,
     )
     options.flush(request)
     return object_response(request, ctx, served, item)
 
 
-async def patch(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def patch(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     """PATCH of an object or its status, with any of the four patch types."""
     options = WriteOptions.of(request)
-    kind = patch_type_of(request.content_type, served)
+    kind = patch_type_of(request.headers.get("Content-Type"), served)
     body = await request.read()
 
     pinned = [""]
@@ -291,8 +323,9 @@ async def patch(request: web.Request, ctx: APIContext, info: RequestInfo, served
             raise _invalid(served, info.name, value_errors)
         return obj
 
-    item = await update_flow(ctx, served, info, options, compute, pinned_revision=lambda _: pinned[0],
-                             subresource=info.subresource)
+    item = await update_flow(
+        ctx, served, info, options, compute, pinned_revision=lambda _: pinned[0], subresource=info.subresource
+    )
     options.flush(request)
     return object_response(request, ctx, served, item)
 
@@ -300,21 +333,25 @@ async def patch(request: web.Request, ctx: APIContext, info: RequestInfo, served
 # -- scale -----------------------------------------------------------------------------------------
 
 
-async def get_scale(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def get_scale(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     from flotilla.apiserver.handlers.reads import get_current, wait_for_revision
 
     await wait_for_revision(ctx, request.query.get("resourceVersion", ""))
     return json_response(scale.scale_of(served, get_current(ctx, served, info).obj))
 
 
-async def write_scale(request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource) -> web.StreamResponse:
+async def write_scale(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
     """PUT or PATCH of `scale`: the new replica count lands in the workload's spec."""
     options = WriteOptions.of(request)
     body = await request.read()
     is_patch = request.method == "PATCH"
-    kind = patch_type_of(request.content_type, None) if is_patch else ""
+    kind = patch_type_of(request.headers.get("Content-Type"), None) if is_patch else ""
     if not is_patch:
-        decoded = decode_body(body, request.content_type)
+        decoded = decode_body(body, request.headers.get("Content-Type"))
     pinned: list[str] = [""]
 
     def compute(current: CachedObject) -> dict[str, Any]:
@@ -335,7 +372,11 @@ async def write_scale(request: web.Request, ctx: APIContext, info: RequestInfo, 
                 name=info.name,
                 group="autoscaling",
                 kind="Scale",
-                causes=[fielderrors.invalid("spec.replicas", replicas, "must be greater than or equal to 0").cause()],
+                causes=[
+                    fielderrors.invalid(
+                        "spec.replicas", replicas, "must be greater than or equal to 0"
+                    ).cause()
+                ],
             )
         return scale.with_replicas(served, current.copy(), replicas)
 

@@ -43,7 +43,9 @@ class OpenAPICache:
                 document = self._builder.group_version_document(gv, specs)
                 documents[group_version_key(gv)] = (serialize_document(document), document_hash(document))
         self._documents = documents
-        self._root = serialize_document(root_document({key: digest for key, (_, digest) in documents.items()}))
+        self._root = serialize_document(
+            root_document({key: digest for key, (_, digest) in documents.items()})
+        )
         self._generation = ctx.registry.generation
 
     def root(self, ctx: APIContext) -> bytes:

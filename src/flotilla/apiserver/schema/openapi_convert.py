@@ -170,14 +170,12 @@ _COMBINATORS = {"anyOf": "any_of", "oneOf": "one_of", "allOf": "all_of"}
 def _ref_name(ref: str) -> str:
     for prefix in REF_PREFIXES:
         if ref.startswith(prefix):
-            return ref[len(prefix):]
+            return ref[len(prefix) :]
     return ref.rsplit("/", 1)[-1]
 
 
 def _scalar_union(options: Any) -> bool:
-    return isinstance(options, list) and all(
-        isinstance(o, Mapping) and set(o) <= {"type"} for o in options
-    )
+    return isinstance(options, list) and all(isinstance(o, Mapping) and set(o) <= {"type"} for o in options)
 
 
 def _union_types(options: list[Mapping[str, Any]]) -> set[str]:

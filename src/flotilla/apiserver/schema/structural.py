@@ -15,9 +15,18 @@ from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
 
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
-_STRUCTURE_KEYS = ("type", "properties", "additionalProperties", "items", "nullable", "default",
-                   "x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string",
-                   "x-kubernetes-embedded-resource", "description")
+_STRUCTURE_KEYS = (
+    "type",
+    "properties",
+    "additionalProperties",
+    "items",
+    "nullable",
+    "default",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-embedded-resource",
+    "description",
+)
 
 
 def structural_errors(schema: Any, path: str) -> list[FieldError]:
@@ -26,22 +35,30 @@ def structural_errors(schema: Any, path: str) -> list[FieldError]:
     if not isinstance(schema, dict):
         return [fielderrors.required(path, "a structural schema object is required")]
     if schema.get("type") not in (None, "object"):
-        found.append(fielderrors.invalid(fielderrors.child(path, "type"), schema.get("type"),
-                                         "must be object at the root"))
+        found.append(
+            fielderrors.invalid(
+                fielderrors.child(path, "type"), schema.get("type"), "must be object at the root"
+            )
+        )
     _node(schema, path, found, root=True)
     metadata = (schema.get("properties") or {}).get("metadata")
     if isinstance(metadata, dict):
         meta_path = fielderrors.key(fielderrors.child(path, "properties"), "metadata")
         for name in metadata.get("properties") or {}:
             if name not in ("name", "generateName"):
-                found.append(fielderrors.forbidden(
-                    fielderrors.key(fielderrors.child(meta_path, "properties"), name),
-                    "must not be specified; metadata may only specify name and generateName",
-                ))
+                found.append(
+                    fielderrors.forbidden(
+                        fielderrors.key(fielderrors.child(meta_path, "properties"), name),
+                        "must not be specified; metadata may only specify name and generateName",
+                    )
+                )
         for keyword in ("additionalProperties", "required", "x-kubernetes-preserve-unknown-fields"):
             if keyword in metadata:
-                found.append(fielderrors.forbidden(fielderrors.child(meta_path, keyword),
-                                                   "must not be specified for metadata"))
+                found.append(
+                    fielderrors.forbidden(
+                        fielderrors.child(meta_path, keyword), "must not be specified for metadata"
+                    )
+                )
     return found
 
 
@@ -50,20 +67,34 @@ def _node(node: dict[str, Any], path: str, found: list[FieldError], *, root: boo
     keeps_unknown = bool(node.get("x-kubernetes-preserve-unknown-fields"))
     int_or_string = bool(node.get("x-kubernetes-int-or-string"))
     if kind is None and not keeps_unknown and not int_or_string and not root:
-        found.append(fielderrors.required(fielderrors.child(path, "type"), "must not be empty for specified object fields"))
+        found.append(
+            fielderrors.required(
+                fielderrors.child(path, "type"), "must not be empty for specified object fields"
+            )
+        )
     elif kind is not None and kind not in _TYPES:
         found.append(fielderrors.not_supported(fielderrors.child(path, "type"), kind, _TYPES))
     if int_or_string and kind is not None:
-        found.append(fielderrors.forbidden(fielderrors.child(path, "type"),
-                                           "must be empty when x-kubernetes-int-or-string is true"))
+        found.append(
+            fielderrors.forbidden(
+                fielderrors.child(path, "type"), "must be empty when x-kubernetes-int-or-string is true"
+            )
+        )
     properties = node.get("properties")
     additional = node.get("additionalProperties")
     if properties and isinstance(additional, dict):
-        found.append(fielderrors.forbidden(fielderrors.child(path, "additionalProperties"),
-                                           "additionalProperties and properties are mutual exclusive"))
+        found.append(
+            fielderrors.forbidden(
+                fielderrors.child(path, "additionalProperties"),
+                "additionalProperties and properties are mutual exclusive",
+            )
+        )
     if properties is not None and kind not in (None, "object"):
-        found.append(fielderrors.invalid(fielderrors.child(path, "type"), kind,
-                                         "must be object if properties are specified"))
+        found.append(
+            fielderrors.invalid(
+                fielderrors.child(path, "type"), kind, "must be object if properties are specified"
+            )
+        )
     if "$ref" in node:
         found.append(fielderrors.forbidden(fielderrors.child(path, "$ref"), "$ref is not supported"))
     if kind == "array" and not isinstance(node.get("items"), dict):
@@ -86,22 +117,36 @@ def _node(node: dict[str, Any], path: str, found: list[FieldError], *, root: boo
         _value_validation(node["not"], fielderrors.child(path, "not"), found)
     list_type = node.get("x-kubernetes-list-type")
     if list_type is not None and list_type not in ("atomic", "set", "map"):
-        found.append(fielderrors.not_supported(fielderrors.child(path, "x-kubernetes-list-type"), list_type,
-                                               ("atomic", "set", "map")))
+        found.append(
+            fielderrors.not_supported(
+                fielderrors.child(path, "x-kubernetes-list-type"), list_type, ("atomic", "set", "map")
+            )
+        )
     if list_type == "map" and not node.get("x-kubernetes-list-map-keys"):
-        found.append(fielderrors.required(fielderrors.child(path, "x-kubernetes-list-map-keys"),
-                                          "must not be empty if x-kubernetes-list-type is map"))
+        found.append(
+            fielderrors.required(
+                fielderrors.child(path, "x-kubernetes-list-map-keys"),
+                "must not be empty if x-kubernetes-list-type is map",
+            )
+        )
 
 
 def _value_validation(node: Any, path: str, found: list[FieldError]) -> None:
     """Inside allOf/anyOf/oneOf/not only value rules may appear, never new structure or types."""
     if not isinstance(node, dict):
         return
-    for keyword in ("type", "additionalProperties", "default", "nullable", "x-kubernetes-preserve-unknown-fields",
-                    "x-kubernetes-embedded-resource"):
+    for keyword in (
+        "type",
+        "additionalProperties",
+        "default",
+        "nullable",
+        "x-kubernetes-preserve-unknown-fields",
+        "x-kubernetes-embedded-resource",
+    ):
         if keyword in node:
-            found.append(fielderrors.forbidden(fielderrors.child(path, keyword),
-                                               "must be empty to be structural"))
+            found.append(
+                fielderrors.forbidden(fielderrors.child(path, keyword), "must be empty to be structural")
+            )
     for name, sub in (node.get("properties") or {}).items():
         _value_validation(sub, fielderrors.key(fielderrors.child(path, "properties"), name), found)
     if isinstance(node.get("items"), dict):

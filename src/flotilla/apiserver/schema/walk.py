@@ -55,7 +55,9 @@ class WalkOptions:
     """Treat every `null` field as absent, as Go decoding of built-in kinds does."""
 
 
-def walk_object(obj: dict[str, Any], schema: Schema, metadata_schema: Schema, options: WalkOptions) -> WalkResult:
+def walk_object(
+    obj: dict[str, Any], schema: Schema, metadata_schema: Schema, options: WalkOptions
+) -> WalkResult:
     """Normalise a whole API object in place against its kind's schema."""
     result = WalkResult()
     walker = _Walker(result, options)
@@ -188,7 +190,9 @@ class _Walker:
             self.result.errors.append(fielderrors.too_many(path, len(obj), schema.max_properties))
         if schema.min_properties is not None and len(obj) < schema.min_properties:
             self.result.errors.append(
-                fielderrors.invalid(path, len(obj), f"should have at least {schema.min_properties} properties")
+                fielderrors.invalid(
+                    path, len(obj), f"should have at least {schema.min_properties} properties"
+                )
             )
 
     def _check_scalar(self, value: Any, schema: Schema, path: str) -> None:

@@ -1,0 +1,232 @@
+"""Benchmark `flotilla apiserver` against floors measured in the same run on the same machine.
+
+Figures, each beside its floor and the ratio (targets from issue #2):
+  GET one object           vs a bare aiohttp JSON handler behind the same TLS setup   (target >= 0.40)
+  LIST 100 objects         vs a bare handler answering a 100-item list                (reported)
+  create throughput        vs a raw SQLite insert loop, same pragmas, commit per insert (target >= 0.25)
+  watch fan-out, 100 watchers vs a raw chunked stream of pre-encoded events          (target >= 0.50)
+
+Every load generator runs in its own process with the same client certificate; the machine's two
+cores are shared by server and client, as everywhere on this box. Run: `make bench` (or
+`.venv/bin/python bench/apiserver.py [--seconds 5]`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+PYTHON = sys.executable
+TARGETS = {"GET": 0.40, "LIST": None, "CREATE": 0.25, "FANOUT": 0.50}
+
+
+def loadgen(spec: dict[str, Any]) -> dict[str, Any]:
+    out = subprocess.run(
+        [PYTHON, str(HERE / "loadgen.py"), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return json.loads(out.stdout)
+
+
+def start_apiserver(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+    log = (data_dir / "apiserver.log").open("wb")
+    process = subprocess.Popen(
+        [
+            PYTHON,
+            "-m",
+            "flotilla",
+            "apiserver",
+            "--data-dir",
+            str(data_dir),
+            "--secure-port",
+            "0",
+            "--log-level",
+            "warning",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        text = (data_dir / "apiserver.log").read_text(errors="replace")
+        if "serving on " in text:
+            url = text.split("serving on ", 1)[1].split()[0]
+            return process, url
+        if process.poll() is not None:
+            raise RuntimeError(text)
+        time.sleep(0.05)
+    raise TimeoutError("apiserver did not start")
+
+
+def start_floor(pki_dir: Path, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port_file = workdir / "floor.port"
+    process = subprocess.Popen([PYTHON, str(HERE / "floors.py"), str(pki_dir), str(port_file)])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if port_file.exists() and port_file.read_text():
+            return process, f"https://127.0.0.1:{port_file.read_text()}"
+        time.sleep(0.05)
+    raise TimeoutError("floor server did not start")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def request(tls: dict[str, str], method: str, url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    import ssl
+    import urllib.request
+
+    context = ssl.create_default_context(cafile=tls["ca"])
+    context.load_cert_chain(tls["cert"], tls["key"])
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, context=context, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def configmap(name: str, size: int = 900) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name},
+        "data": {"payload": "x" * size},
+    }
+
+
+def report(name: str, value: float, floor: float, unit: str) -> dict[str, Any]:
+    ratio = value / floor if floor else float("nan")
+    target = TARGETS.get(name)
+    verdict = (
+        ""
+        if target is None
+        else ("  (target >= %.2f: %s)" % (target, "met" if ratio >= target else "MISSED"))
+    )
+    print(
+        f"{name:<8} flotilla {value:>12,.0f} {unit:<14} floor {floor:>12,.0f} {unit:<14} ratio {ratio:5.2f}{verdict}"
+    )
+    return {"name": name, "value": value, "floor": floor, "ratio": ratio, "unit": unit, "target": target}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=5.0, help="duration of each throughput run")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--events", type=int, default=2000, help="events per watcher in the fan-out run")
+    parser.add_argument("--watchers", type=int, default=100)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="flotilla-bench-") as tmp:
+        workdir = Path(tmp)
+        server, url = start_apiserver(workdir / "hub")
+        pki = workdir / "hub" / "pki"
+        tls = {"ca": str(pki / "ca.crt"), "cert": str(pki / "admin.crt"), "key": str(pki / "admin.key")}
+        floor, floor_url = start_floor(pki, workdir)
+        results = []
+        try:
+            base = f"{url}/api/v1/namespaces/bench/configmaps"
+            request(tls, "POST", f"{url}/api/v1/namespaces", {"metadata": {"name": "bench"}})
+            request(tls, "POST", base, configmap("target"))
+            for i in range(100):
+                request(
+                    tls, "POST", f"{url}/api/v1/namespaces/default/configmaps", configmap(f"list-{i:03d}")
+                )
+            common = {**tls, "concurrency": args.concurrency, "duration": args.seconds, "method": "GET"}
+
+            floor_get = loadgen({**common, "url": f"{floor_url}/obj"})
+            ours_get = loadgen({**common, "url": f"{base}/target"})
+            results.append(report("GET", ours_get["rate"], floor_get["rate"], "req/s"))
+
+            floor_list = loadgen({**common, "url": f"{floor_url}/list"})
+            ours_list = loadgen({**common, "url": f"{url}/api/v1/namespaces/default/configmaps"})
+            results.append(report("LIST", ours_list["rate"], floor_list["rate"], "lists/s"))
+
+            sys.path.insert(0, str(HERE))
+            from floors import sqlite_inserts
+
+            floor_create = sqlite_inserts(workdir / "floor.db", args.seconds)
+            batched = sqlite_inserts(workdir / "floor-batched.db", args.seconds, batch=100)
+            body = json.dumps(configmap("NAME"))
+            ours_create = loadgen(
+                {
+                    **common,
+                    "method": "POST",
+                    "url": base,
+                    "body": body,
+                    "prefix": "c",
+                    "headers": {"Content-Type": "application/json"},
+                }
+            )
+            results.append(report("CREATE", ours_create["rate"], floor_create, "creates/s"))
+            print(
+                f"         (SQLite committing 100 inserts per transaction: {batched:,.0f} inserts/s; "
+                f"create errors: {ours_create['errors']})"
+            )
+
+            request(tls, "POST", f"{url}/api/v1/namespaces", {"metadata": {"name": "fanout"}})
+            listing = request(tls, "GET", f"{url}/api/v1/namespaces/fanout/configmaps")
+            revision = listing["metadata"]["resourceVersion"]
+            loadgen(
+                {
+                    **common,
+                    "method": "POST",
+                    "url": f"{url}/api/v1/namespaces/fanout/configmaps",
+                    "body": body,
+                    "prefix": "f",
+                    "headers": {"Content-Type": "application/json"},
+                    "duration": 600,
+                    "total": args.events,
+                }
+            )
+            host, port = urllib.parse.urlsplit(url).hostname, urllib.parse.urlsplit(url).port
+            fhost, fport = urllib.parse.urlsplit(floor_url).hostname, urllib.parse.urlsplit(floor_url).port
+            floor_fan = loadgen(
+                {
+                    **tls,
+                    "kind": "fanout",
+                    "host": fhost,
+                    "port": fport,
+                    "path": f"/stream?n={args.events}",
+                    "watchers": args.watchers,
+                    "expected": args.events,
+                }
+            )
+            ours_fan = loadgen(
+                {
+                    **tls,
+                    "kind": "fanout",
+                    "host": host,
+                    "port": port,
+                    "path": f"/api/v1/namespaces/fanout/configmaps?watch=true&resourceVersion={revision}",
+                    "watchers": args.watchers,
+                    "expected": args.events,
+                }
+            )
+            results.append(report("FANOUT", ours_fan["rate"], floor_fan["rate"], "deliveries/s"))
+        finally:
+            stop(floor)
+            stop(server)
+        print(json.dumps({"results": results, "cpus": os.cpu_count()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Real `flotilla apiserver` processes on loopback, and the system kubectl pointed at them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SERVING = re.compile(r"serving on (https://\S+)")
+
+
+@dataclass
+class ServerProcess:
+    """One API server child process with its own data directory."""
+
+    data_dir: Path
+    extra_args: list[str] = field(default_factory=list)
+    process: subprocess.Popen[bytes] | None = None
+    url: str = ""
+    log_path: Path | None = None
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.data_dir / "admin.kubeconfig"
+
+    def start(self, timeout: float = 30.0) -> ServerProcess:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.data_dir / f"apiserver-{int(time.time() * 1000)}.log"
+        log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "flotilla",
+                "apiserver",
+                "--data-dir",
+                str(self.data_dir),
+                "--secure-port",
+                "0",
+                *self.extra_args,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"apiserver exited with {self.process.returncode}:\n{self.log()}")
+            match = SERVING.search(self.log())
+            if match:
+                self.url = match.group(1)
+                return self
+            time.sleep(0.05)
+        raise TimeoutError(f"apiserver did not start within {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> int:
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self.process = None
+        return code
+
+    def kill(self) -> None:
+        self.stop(signal.SIGKILL)
+
+
+@dataclass
+class Kubectl:
+    """The system kubectl (or another version's binary) against one server, with a fresh cache dir."""
+
+    kubeconfig: Path
+    cache_dir: Path
+    binary: str = "kubectl"
+
+    def run(
+        self,
+        *args: str,
+        input: str | None = None,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+        timeout: float = 60.0,
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = {**os.environ, "KUBECONFIG": str(self.kubeconfig), **(env or {})}
+        result = subprocess.run(
+            [self.binary, "--cache-dir", str(self.cache_dir), *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=timeout,
+            check=False,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(
+                f"kubectl {' '.join(args)} failed ({result.returncode}):\nstdout: {result.stdout}\nstderr: {result.stderr}"
+            )
+        return result
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        """A long-running kubectl (get -w…) whose output the test reads line by line."""
+        return subprocess.Popen(
+            [self.binary, "--cache-dir", str(self.cache_dir), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "KUBECONFIG": str(self.kubeconfig)},
+        )
+
+    def __call__(self, *args: str, **kwargs: Any) -> str:
+        return self.run(*args, **kwargs).stdout
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.run(*args, "-o", "json").stdout)
+
+    def apply_yaml(self, documents: Any, *extra: str) -> str:
+        text = yaml.safe_dump_all(documents if isinstance(documents, list) else [documents])
+        return self(*("apply", "-f", "-", *extra), input=text)
+
+
+def kubectl_version_binary(minor: int) -> str | None:
+    """The kubectl binary of version 1.<minor> shipped beside the system one, if present."""
+    from shutil import which
+
+    system = which("kubectl")
+    if system is None:
+        return None
+    folder = Path(os.path.realpath(system)).parent
+    candidate = folder / f"kubectl.1.{minor}"
+    return str(candidate) if candidate.exists() else None

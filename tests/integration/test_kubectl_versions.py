@@ -1,0 +1,48 @@
+"""kubectl 1.27 and 1.33 (shipped beside the system kubectl) against the server: a smoke subset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.integration.harness import Kubectl, ServerProcess, kubectl_version_binary
+
+pytestmark = pytest.mark.kubectl
+
+
+@pytest.mark.parametrize("minor", [27, 33])
+def test_other_kubectl_versions_work(server: ServerProcess, tmp_path: Path, minor: int) -> None:
+    """Discovery, create, apply twice, get, scale, explain and delete work with kubectl 1.<minor>."""
+    binary = kubectl_version_binary(minor)
+    if binary is None:
+        pytest.skip(f"kubectl 1.{minor} is not installed beside the system kubectl")
+    kubectl = Kubectl(server.kubeconfig, tmp_path / "cache", binary=binary)
+    namespace = f"v{minor}"
+    kubectl("create", "namespace", namespace)
+    assert "deployments" in kubectl("api-resources")
+    manifest = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "smoke"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "smoke"}},
+            "template": {
+                "metadata": {"labels": {"app": "smoke"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]},
+            },
+        },
+    }
+    kubectl("apply", "-n", namespace, "-f", "-", input=yaml.safe_dump(manifest))
+    manifest["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.26"  # type: ignore[index]
+    kubectl("apply", "-n", namespace, "-f", "-", input=yaml.safe_dump(manifest))
+    kubectl("create", "configmap", "smoke", "-n", namespace, "--from-literal=a=b")
+    kubectl("scale", "deploy", "smoke", "-n", namespace, "--replicas=3")
+    live = kubectl.json("get", "deploy", "smoke", "-n", namespace)
+    assert live["spec"]["replicas"] == 3
+    assert live["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.26"
+    assert kubectl("get", "deploy", "-n", namespace).split("\n")[0].split()[:2] == ["NAME", "READY"]
+    assert "replicas" in kubectl("explain", "deployment.spec.replicas")
+    kubectl("delete", "configmap", "smoke", "-n", namespace)
