@@ -114,14 +114,11 @@ def configmap(name: str, size: int = 900) -> dict[str, Any]:
 def report(name: str, value: float, floor: float, unit: str) -> dict[str, Any]:
     ratio = value / floor if floor else float("nan")
     target = TARGETS.get(name)
-    verdict = (
-        ""
-        if target is None
-        else ("  (target >= %.2f: %s)" % (target, "met" if ratio >= target else "MISSED"))
-    )
-    print(
-        f"{name:<8} flotilla {value:>12,.0f} {unit:<14} floor {floor:>12,.0f} {unit:<14} ratio {ratio:5.2f}{verdict}"
-    )
+    verdict = ""
+    if target is not None:
+        verdict = f"  (target >= {target:.2f}: {'met' if ratio >= target else 'MISSED'})"
+    figures = f"flotilla {value:>12,.0f} {unit:<14} floor {floor:>12,.0f} {unit:<14} ratio {ratio:5.2f}"
+    print(f"{name:<8} {figures}{verdict}")
     return {"name": name, "value": value, "floor": floor, "ratio": ratio, "unit": unit, "target": target}
 
 

@@ -83,7 +83,7 @@ def serve(pki_dir: str, port_file: str) -> None:
         site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=tls_context(PKIPaths(Path(pki_dir))))
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        Path(port_file).write_text(str(port))
+        await asyncio.to_thread(Path(port_file).write_text, str(port))
         await asyncio.Event().wait()
 
     uvloop.run(main())

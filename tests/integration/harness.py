@@ -27,6 +27,7 @@ class ServerProcess:
     process: subprocess.Popen[bytes] | None = None
     url: str = ""
     log_path: Path | None = None
+    _log_file: Any = None
 
     @property
     def kubeconfig(self) -> Path:
@@ -35,7 +36,7 @@ class ServerProcess:
     def start(self, timeout: float = 30.0) -> ServerProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = self.data_dir / f"apiserver-{int(time.time() * 1000)}.log"
-        log = self.log_path.open("wb")
+        log = self._log_file = self.log_path.open("wb")
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -54,7 +55,8 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"apiserver exited with {self.process.returncode}:\n{self.log()}")
+                code = self.stop()
+                raise RuntimeError(f"apiserver exited with {code}:\n{self.log()}")
             match = SERVING.search(self.log())
             if match:
                 self.url = match.group(1)
@@ -76,6 +78,9 @@ class ServerProcess:
             self.process.kill()
             code = self.process.wait()
         self.process = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
         return code
 
     def kill(self) -> None:
@@ -110,7 +115,8 @@ class Kubectl:
         )
         if check and result.returncode != 0:
             raise AssertionError(
-                f"kubectl {' '.join(args)} failed ({result.returncode}):\nstdout: {result.stdout}\nstderr: {result.stderr}"
+                f"kubectl {' '.join(args)} failed ({result.returncode}):\n"
+                f"stdout: {result.stdout}\nstderr: {result.stderr}"
             )
         return result
 

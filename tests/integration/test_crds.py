@@ -88,7 +88,8 @@ def test_new_crd_is_served_at_once_with_printer_columns(kubectl: Kubectl, group:
     assert wide.split("\n")[1].split() == ["w1", "red", "3"]
     assert "w1" in kubectl("get", "wdg", "-n", namespace)
     assert f"widget.{group}/w1" in kubectl("get", "all", "-n", namespace)
-    assert f"widgets.{group}" in kubectl("api-resources", "--api-group", group)
+    resources = kubectl("api-resources", "--api-group", group).splitlines()[1].split()
+    assert resources == ["widgets", "wdg", f"{group}/v1", "true", "Widget"]
 
 
 def test_defaults_pruning_and_validation(kubectl: Kubectl, group: str, namespace: str) -> None:
@@ -167,7 +168,7 @@ def test_status_and_scale_subresources(kubectl: Kubectl, group: str, namespace: 
 
 def test_explain_a_custom_resource(kubectl: Kubectl, group: str) -> None:
     """explain reads the CRD's schema from /openapi/v3."""
-    out = kubectl("explain", f"widgets.{group}.spec.size")
+    out = kubectl("explain", "widgets.spec.size", f"--api-version={group}/v1")
     assert "FIELD: size <integer>" in out
 
 

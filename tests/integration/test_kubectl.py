@@ -169,10 +169,16 @@ def test_describe_shows_the_deployment(kubectl: Kubectl, namespace: str) -> None
     """describe prints the kind-specific description of a deployment."""
     kubectl.apply_yaml(deployment("described"), "-n", namespace)
     out = kubectl("describe", "deploy", "described", "-n", namespace)
-    assert "Name:               described" in out
-    assert "Selector:           app=described" in out
-    assert "StrategyType:       RollingUpdate" in out
-    assert "Image:         nginx:1.25" in out
+    fields = {
+        line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip()
+        for line in out.splitlines()
+        if ":" in line
+    }
+    assert fields["Name"] == "described"
+    assert fields["Selector"] == "app=described"
+    assert fields["StrategyType"] == "RollingUpdate"
+    assert fields["RollingUpdateStrategy"] == "25% max unavailable, 25% max surge"
+    assert fields["Image"] == "nginx:1.25"
 
 
 @pytest.mark.parametrize(
@@ -195,7 +201,7 @@ def test_create_generators_send_protobuf_and_succeed(
     kubectl: Kubectl, namespace: str, args: list[str], kind: str, name: str
 ) -> None:
     """kubectl's typed generators (protobuf request bodies) create the objects they describe."""
-    out = kubectl("create", *args, "-n", namespace)
+    out = kubectl("create", "-n", namespace, *args)
     assert "created" in out
     obj = kubectl.json("get", kind, name, "-n", namespace)
     assert obj["metadata"]["name"] == name
@@ -345,7 +351,7 @@ def test_invalid_object_is_refused_with_field_causes(kubectl: Kubectl, namespace
     bad["spec"]["replicas"] = -1  # type: ignore[index]
     result = kubectl.run("apply", "-n", namespace, "-f", "-", input=yaml.safe_dump(bad), check=False)
     assert result.returncode != 0
-    assert 'Deployment.apps "bad" is invalid' in result.stderr
+    assert 'The Deployment "bad" is invalid' in result.stderr
     assert "spec.replicas: Invalid value: -1" in result.stderr
 
 

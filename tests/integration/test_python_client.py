@@ -226,6 +226,7 @@ def test_dynamic_client_discovers_builtin_and_custom_kinds(api_client: client.Ap
     assert [i.metadata.name for i in configmaps.get(namespace=ns).items] == ["dyn"]
     gadgets = dynamic.resources.get(api_version=f"{group}/v1", kind="Gadget")
     gadgets.create(
-        namespace=ns, body={"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "x"}}
+        namespace=ns,
+        body={"apiVersion": f"{group}/v1", "kind": "Gadget", "metadata": {"name": "x"}, "spec": {}},
     )
     assert gadgets.get(namespace=ns, name="x").spec.size == 1

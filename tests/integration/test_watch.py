@@ -127,6 +127,7 @@ def test_send_initial_events_requires_not_older_than(api: API) -> None:
     """sendInitialEvents without resourceVersionMatch=NotOlderThan is 422."""
     with pytest.raises(urllib.error.HTTPError) as refused:
         api.events("sendInitialEvents=true&allowWatchBookmarks=true", 1)
+    refused.value.close()
     assert refused.value.code == 422
 
 

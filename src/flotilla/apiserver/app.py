@@ -46,16 +46,20 @@ def _identity(request: web.Request) -> tuple[str, list[str]] | None:
     return name, groups
 
 
+def _authenticate(request: web.Request) -> tuple[str, list[str]]:
+    identity = _identity(request)
+    if identity is None:
+        raise errors.Unauthorized("Unauthorized")
+    return identity
+
+
 @web.middleware
 async def api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         if request.path not in PUBLIC_PATHS and not request.path.startswith(
             ("/healthz/", "/livez/", "/readyz/")
         ):
-            identity = _identity(request)
-            if identity is None:
-                raise errors.Unauthorized("Unauthorized")
-            request["user"] = identity
+            request["user"] = _authenticate(request)
         response = await handler(request)
     except errors.APIError as exc:
         response = status_response(exc)

@@ -113,7 +113,7 @@ def _aggregated_resource(served: ServedResource) -> dict[str, Any]:
 
 def _build_all(ctx: APIContext) -> dict[str, bytes]:
     docs: dict[str, bytes] = {}
-    groups = []
+    groups: list[dict[str, Any]] = []
     aggregated_core: list[dict[str, Any]] = []
     aggregated_groups: list[dict[str, Any]] = []
     for group, versions in ctx.registry.group_versions():
@@ -142,8 +142,8 @@ def _build_all(ctx: APIContext) -> dict[str, bytes]:
         else:
             aggregated_core.append({"metadata": {}, "versions": version_docs})
     docs["apis"] = orjson.dumps({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
-    for group in groups:
-        docs[f"group:{group['name']}"] = orjson.dumps({"kind": "APIGroup", "apiVersion": "v1", **group})
+    for entry in groups:
+        docs[f"group:{entry['name']}"] = orjson.dumps({"kind": "APIGroup", "apiVersion": "v1", **entry})
     for version, media in (("v2", AGGREGATED_V2), ("v2beta1", AGGREGATED_V2BETA1)):
         api_version = f"apidiscovery.k8s.io/{version}"
         docs[f"aggregated-api:{version}"] = orjson.dumps(

@@ -83,10 +83,8 @@ def same_object(new: dict[str, Any], old: dict[str, Any]) -> bool:
     """Whether an update would store exactly what is stored (then kube writes nothing)."""
     if new.keys() != old.keys():
         return False
-    for key in new:
-        if key == "metadata":
-            continue
-        if new[key] != old[key]:
+    for key, value in new.items():
+        if key != "metadata" and value != old[key]:
             return False
     new_meta = {
         k: v for k, v in (new.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import itertools
 import ipaddress
+import itertools
 import os
 import socket
 from dataclasses import dataclass

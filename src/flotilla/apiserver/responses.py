@@ -49,11 +49,11 @@ def success_status(details: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 def add_warning(request: web.Request, text: str) -> None:
-    request.setdefault("flotilla.warnings", []).append(text)  # type: ignore[call-overload]
+    request.setdefault("flotilla.warnings", []).append(text)
 
 
 def warning_headers(request: web.Request) -> list[str]:
-    found: list[str] = request.get("flotilla.warnings", [])  # type: ignore[call-overload]
+    found: list[str] = request.get("flotilla.warnings", [])
     return [f'299 - "{_escape(text)}"' for text in found]
 
 

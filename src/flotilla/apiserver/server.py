@@ -25,7 +25,7 @@ from flotilla.apiserver.controllers import InProcessControllers
 from flotilla.apiserver.resources import ResourceRegistry
 from flotilla.apiserver.watchcache import WatchCache
 from flotilla.storage import Backend
-from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings
+from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
 log = structlog.get_logger("flotilla.apiserver.server")
 
@@ -37,7 +37,8 @@ class ServerSettings:
     secure_port: int = 6443
     cert_extra_sans: tuple[str, ...] = ()
     cluster_name: str = "flotilla"
-    storage: SQLiteSettings = field(default_factory=SQLiteSettings)
+    storage_sync: Synchronous = "FULL"
+    """SQLite durability: FULL survives power loss, NORMAL survives a crash of the process."""
     api: APISettings = field(default_factory=APISettings)
     shutdown_timeout: float = 5.0
 
@@ -55,7 +56,9 @@ def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
 class APIServer:
     def __init__(self, settings: ServerSettings, backend: Backend | None = None) -> None:
         self.settings = settings
-        self.backend = backend or SQLiteBackend(settings.data_dir / "store.db", settings.storage)
+        self.backend = backend or SQLiteBackend(
+            settings.data_dir / "store.db", SQLiteSettings(synchronous=settings.storage_sync)
+        )
         self.cache = WatchCache(self.backend, history_window=settings.api.history_window)
         self.registry = ResourceRegistry()
         self.context = APIContext(self.backend, self.cache, self.registry, settings.api)

@@ -5,8 +5,23 @@ from __future__ import annotations
 import asyncio
 import signal
 from pathlib import Path
+from typing import Protocol
 
 import click
+
+
+class Component(Protocol):
+    """A long-running part of Flotilla that can be started and stopped."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def kubeconfig_path(self) -> Path: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 @click.command()
@@ -61,7 +76,6 @@ def apiserver(
     from flotilla.apiserver.context import APISettings
     from flotilla.apiserver.server import APIServer, ServerSettings
     from flotilla.cli.logging import configure_logging
-    from flotilla.storage.sqlite import SQLiteSettings
 
     configure_logging(log_level)
     settings = ServerSettings(
@@ -69,13 +83,13 @@ def apiserver(
         bind_address=bind_address,
         secure_port=secure_port,
         cert_extra_sans=tuple(s for s in cert_extra_sans.split(",") if s.strip()),
-        storage=SQLiteSettings(synchronous="FULL" if storage_sync.upper() == "FULL" else "NORMAL"),
+        storage_sync="FULL" if storage_sync.upper() == "FULL" else "NORMAL",
         api=APISettings(history_window=history_window),
     )
     run_until_signalled(APIServer(settings))
 
 
-def run_until_signalled(server: APIServerLike) -> None:
+def run_until_signalled(server: Component) -> None:
     """Run a component until SIGTERM or SIGINT, then stop it cleanly."""
 
     async def main() -> None:
@@ -96,12 +110,3 @@ def run_until_signalled(server: APIServerLike) -> None:
         uvloop.run(main())
     except ImportError:
         asyncio.run(main())
-
-
-class APIServerLike:
-    url: str
-    kubeconfig_path: Path
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...

@@ -68,7 +68,7 @@ class WorkQueue(Generic[K]):
     def add_rate_limited(self, key: K) -> float:
         failures = self._failures.get(key, 0)
         self._failures[key] = failures + 1
-        delay = min(self._base * (2**failures), self._max)
+        delay: float = min(self._base * (2**failures), self._max)
         self.add_after(key, delay)
         return delay
 

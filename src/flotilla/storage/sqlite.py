@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import sqlite3
 import threading
@@ -460,7 +461,7 @@ class SQLiteBackend:
             lo = start
             while lo < revision:
                 hi = min(lo + chunk, revision)
-                removed += await self._read(lambda _conn, lo=lo, hi=hi: run(lo, hi))
+                removed += await self._read(functools.partial(_compact_chunk, run, lo, hi))
                 lo = hi
             log.info("store.compacted", revision=revision, removed=removed)
             return removed
@@ -476,6 +477,10 @@ class SQLiteBackend:
             with contextlib.suppress(FileNotFoundError):
                 total += os.stat(f"{self._path}{suffix}").st_size
         return total
+
+
+def _compact_chunk(run: Callable[[int, int], int], lo: int, hi: int, _conn: sqlite3.Connection) -> int:
+    return run(lo, hi)
 
 
 def _history_event(row: tuple[Any, ...]) -> Event:

@@ -89,9 +89,7 @@ def test_one_compaction_keeps_every_read_at_or_above_its_point(
     run_in_new_loop(scenario)
 
 
-@pytest.mark.parametrize(
-    "kind", ["memory", "sqlite"]
-)
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rounds=st.lists(st.tuples(st.lists(landing_writes, max_size=8), st.integers(0, 3)), max_size=5))
 @example(

@@ -45,7 +45,7 @@ class Conflict:
         return self.manager.describe(self.api_version)
 
 
-class ApplyConflict(Exception):  # noqa: N818  # named after kube's ApplyConflict status
+class ApplyConflict(Exception):  # named after kube's ApplyConflict status
     """An apply that would take fields from other managers; the API server answers 409 Conflict."""
 
     def __init__(self, conflicts: Iterable[Conflict]) -> None:

@@ -170,12 +170,10 @@ class CRDController(InProcessController):
                 meta["finalizers"] = [f for f in meta.get("finalizers") or [] if f != CRD_CLEANUP_FINALIZER]
                 return obj
 
-            try:
+            with contextlib.suppress(errors.NotFound):
                 await update_flow(
                     self.ctx, self._crd_resource, self._info(name, ""), self._options(), compute
                 )
-            except errors.NotFound:
-                pass
         return None
 
     def _info(self, name: str, subresource: str) -> RequestInfo:

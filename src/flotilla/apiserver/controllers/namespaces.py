@@ -166,7 +166,7 @@ class NamespaceController(InProcessController):
             spec["finalizers"] = [f for f in spec.get("finalizers") or [] if f != KUBERNETES_FINALIZER]
             return obj
 
-        try:
+        with contextlib.suppress(errors.NotFound):
             await update_flow(
                 self.ctx,
                 self._namespaces,
@@ -175,8 +175,6 @@ class NamespaceController(InProcessController):
                 compute,
                 subresource="finalize",
             )
-        except errors.NotFound:
-            pass
 
     def _info(self, name: str, subresource: str) -> RequestInfo:
         return RequestInfo("", "v1", "", "namespaces", name, subresource, "update")

@@ -62,6 +62,8 @@ async def handle_resource(request: web.Request) -> web.StreamResponse:
         return await handler(request, ctx, info, served)
     if info.verb not in served.type.verbs:
         raise _not_allowed(request)
+    if (info.name and info.verb == "create") or (not info.name and info.verb in ("update", "patch")):
+        raise _not_allowed(request)
     handler = _MAIN.get(info.verb)
     if handler is None:
         raise _not_allowed(request)

@@ -39,7 +39,8 @@ def check_kind(
     given_kind = obj.get("kind")
     if given_version not in (None, "") and given_version != api_version:
         raise errors.BadRequest(
-            f"the API version in the data ({given_version}) does not match the expected API version ({api_version})"
+            f"the API version in the data ({given_version}) does not match the expected API version "
+            f"({api_version})"
         )
     if given_kind not in (None, "") and given_kind != kind:
         raise errors.BadRequest(

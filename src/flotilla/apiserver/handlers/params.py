@@ -121,7 +121,7 @@ def _check_resource_version(options: ListOptions) -> None:
     if match:
         if match not in ("NotOlderThan", "Exact"):
             problems.append(not_supported("resourceVersionMatch", match, ["Exact", "NotOlderThan"]))
-        elif not rv:
+        elif not rv and options.send_initial_events is None:
             problems.append(
                 FieldError(
                     invalid("resourceVersionMatch", match, "").type,

@@ -29,7 +29,8 @@ def patch_type_of(content_type: str | None, served: ServedResource | None) -> st
         accepted.insert(2, STRATEGIC_MERGE_PATCH)
     if media not in accepted:
         raise errors.UnsupportedMediaType(
-            f"the body of the request was in an unknown format - accepted media types include: {', '.join(accepted)}"
+            "the body of the request was in an unknown format - accepted media types include: "
+            + ", ".join(accepted)
         )
     return media
 

@@ -47,7 +47,8 @@ def _check_initial_events(options: ListOptions) -> bool:
                 {
                     "reason": "FieldValueForbidden",
                     "field": "resourceVersionMatch",
-                    "message": "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                    "message": "Forbidden: sendInitialEvents requires setting resourceVersionMatch to "
+                    "NotOlderThan",
                 }
             ],
         )
@@ -164,7 +165,7 @@ class _Stream:
 
     async def _flush(self) -> None:
         queue = self.watcher.queue
-        frames = []
+        frames: list[bytes] = []
         while queue and len(frames) < MAX_EVENTS_PER_WRITE:
             kind, obj, event = queue.popleft()
             frames.append(self._frame(kind, obj, event))

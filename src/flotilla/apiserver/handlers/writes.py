@@ -28,6 +28,7 @@ from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.params import FieldValidation, dry_run, field_manager, field_validation
 from flotilla.apiserver.handlers.patching import apply_patch, patch_type_of
+from flotilla.apiserver.handlers.reads import get_current, wait_for_revision
 from flotilla.apiserver.objectstore import StaleRevision
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
@@ -336,8 +337,6 @@ async def patch(
 async def get_scale(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
-    from flotilla.apiserver.handlers.reads import get_current, wait_for_revision
-
     await wait_for_revision(ctx, request.query.get("resourceVersion", ""))
     return json_response(scale.scale_of(served, get_current(ctx, served, info).obj))
 

@@ -92,9 +92,9 @@ class _Walker:
             if schema.types and not _type_ok(value, schema):
                 self.result.type_errors.append(_type_error(path, value, schema.types))
             return value
-        if not schema.types and not schema.properties and schema.items is None and not schema.int_or_string:
-            if schema.additional_properties is None:
-                return value  # untyped: anything goes (e.g. JSON, RawExtension)
+        untyped = not schema.types and not schema.properties and schema.items is None
+        if untyped and not schema.int_or_string and schema.additional_properties is None:
+            return value  # untyped: anything goes (e.g. JSON, RawExtension)
         if not _type_ok(value, schema):
             self.result.type_errors.append(_type_error(path, value, schema.types))
             return value
