@@ -95,7 +95,7 @@ async def fanout(
 def main() -> None:
     spec = json.loads(sys.argv[1])
     tls = client_ssl(spec["ca"], spec["cert"], spec["key"])
-    if spec["kind"] == "fanout":
+    if spec.get("kind") == "fanout":
         result = asyncio.run(
             fanout(
                 spec["host"],
