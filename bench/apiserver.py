@@ -47,7 +47,7 @@ def loadgen(spec: dict[str, Any]) -> dict[str, Any]:
 
 def start_apiserver(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
     data_dir.mkdir(parents=True, exist_ok=True)
-    log = (data_dir / "apiserver.log").open("wb")  # noqa: SIM115 - the child writes to it until stopped
+    log = (data_dir / "apiserver.log").open("wb")
     process = subprocess.Popen(
         [
             PYTHON,
