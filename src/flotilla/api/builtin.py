@@ -177,6 +177,23 @@ BUILTIN_RESOURCES: tuple[ResourceType, ...] = (
         categories=("api-extensions",),
         sub=(STATUS,),
     ),
+    # admissionregistration.k8s.io/v1
+    _r(
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        namespaced=False,
+        categories=("api-extensions",),
+    ),
+    _r(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        namespaced=False,
+        categories=("api-extensions",),
+    ),
     # certificates.k8s.io/v1
     _r(
         "certificates.k8s.io",

@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from flotilla.api.scheme import GroupResource
+from flotilla.apiserver.admission import Admission, NoAdmission
 from flotilla.apiserver.objectstore import ObjectStore
 from flotilla.apiserver.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.schema.builtin import builtin_schemas
@@ -58,6 +59,7 @@ class APIContext:
     strategy_env: StrategyEnv = field(init=False)
     _strategies: dict[int, Strategy] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
+    admission: Admission = field(default_factory=NoAdmission)
 
     def __post_init__(self) -> None:
         self.store = ObjectStore(self.backend, self.cache)

@@ -86,12 +86,8 @@ def same_object(new: dict[str, Any], old: dict[str, Any]) -> bool:
     for key, value in new.items():
         if key != "metadata" and value != old[key]:
             return False
-    new_meta = {
-        k: v for k, v in (new.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")
-    }
-    old_meta = {
-        k: v for k, v in (old.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")
-    }
+    new_meta = {k: v for k, v in (new.get("metadata") or {}).items() if k != "resourceVersion"}
+    old_meta = {k: v for k, v in (old.get("metadata") or {}).items() if k != "resourceVersion"}
     return new_meta == old_meta
 
 

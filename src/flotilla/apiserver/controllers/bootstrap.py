@@ -6,8 +6,7 @@ from flotilla.api.builtin import DEFAULT_NAMESPACES
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.handlers.params import FieldValidation
-from flotilla.apiserver.handlers.writes import WriteOptions, create_object
+from flotilla.apiserver.pipeline import create_object, system_options
 
 SYSTEM_MANAGER = "flotilla-apiserver"
 
@@ -20,6 +19,6 @@ async def ensure_default_namespaces(ctx: APIContext) -> None:
             continue
         obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
         try:
-            await create_object(ctx, served, obj, WriteOptions(False, FieldValidation.STRICT, SYSTEM_MANAGER))
+            await create_object(ctx, served, obj, system_options(SYSTEM_MANAGER))
         except errors.AlreadyExists:
             continue

@@ -18,8 +18,7 @@ from flotilla.apiserver import errors, objectmeta
 from flotilla.apiserver.controllers.base import InProcessController
 from flotilla.apiserver.customresources import served_for_crd, storage_version
 from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
-from flotilla.apiserver.handlers.params import FieldValidation
-from flotilla.apiserver.handlers.writes import WriteOptions, update_flow
+from flotilla.apiserver.pipeline import WriteOptions, system_options, update_flow
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.strategy import CRD_CLEANUP_FINALIZER
@@ -30,7 +29,7 @@ log = structlog.get_logger("flotilla.apiserver.crds")
 CRD_PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
 CRD_GVK = GroupVersionKind("apiextensions.k8s.io", "v1", "CustomResourceDefinition")
 MANAGER = "flotilla-apiextensions-controller"
-_BACKGROUND = DeleteOptions(False, "Background", None, "", "")
+_BACKGROUND = DeleteOptions(False, "Background")
 
 
 def _condition(kind: str, status: str, reason: str, message: str, now: str) -> dict[str, Any]:
@@ -182,4 +181,4 @@ class CRDController(InProcessController):
         )
 
     def _options(self) -> WriteOptions:
-        return WriteOptions(False, FieldValidation.IGNORE, MANAGER)
+        return system_options(MANAGER)

@@ -15,8 +15,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors, objectmeta
 from flotilla.apiserver.controllers.base import InProcessController
 from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
-from flotilla.apiserver.handlers.params import FieldValidation
-from flotilla.apiserver.handlers.writes import WriteOptions, update_flow
+from flotilla.apiserver.pipeline import WriteOptions, system_options, update_flow
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.watchcache import CacheEvent
@@ -25,7 +24,7 @@ NAMESPACE_PREFIX = "/registry/core/namespaces/"
 NAMESPACE_GVK = GroupVersionKind("", "v1", "Namespace")
 MANAGER = "flotilla-namespace-controller"
 KUBERNETES_FINALIZER = "kubernetes"
-_BACKGROUND = DeleteOptions(False, "Background", None, "", "")
+_BACKGROUND = DeleteOptions(False, "Background")
 
 
 class NamespaceController(InProcessController):
@@ -180,4 +179,4 @@ class NamespaceController(InProcessController):
         return RequestInfo("", "v1", "", "namespaces", name, subresource, "update")
 
     def _options(self) -> WriteOptions:
-        return WriteOptions(False, FieldValidation.IGNORE, MANAGER)
+        return system_options(MANAGER)

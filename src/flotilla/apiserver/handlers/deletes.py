@@ -16,11 +16,14 @@ from aiohttp import web
 from flotilla.api.builtin import DEFAULT_NAMESPACES
 from flotilla.api.fielderrors import not_supported
 from flotilla.apiserver import errors, objectmeta, views
+from flotilla.apiserver.admission.attributes import SYSTEM_USER, UserInfo
 from flotilla.apiserver.content import decode_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.filters import predicate
-from flotilla.apiserver.handlers.params import dry_run, list_options
+from flotilla.apiserver.handlers.params import FieldValidation, dry_run, list_options
+from flotilla.apiserver.handlers.writes import request_user
 from flotilla.apiserver.objectstore import StaleRevision
+from flotilla.apiserver.pipeline import WriteOptions, admit_delete, is_namespace
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.responses import json_response, object_response, success_status
@@ -33,9 +36,14 @@ PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
 class DeleteOptions:
     dry_run: bool
     propagation_policy: str
-    grace_period_seconds: int | None
-    precondition_uid: str
-    precondition_revision: str
+    grace_period_seconds: int | None = None
+    precondition_uid: str = ""
+    precondition_revision: str = ""
+    user: UserInfo = SYSTEM_USER
+    explicit_policy: bool = True
+
+    def write_options(self) -> WriteOptions:
+        return WriteOptions(self.dry_run, FieldValidation.IGNORE, "", self.user)
 
 
 async def delete_options(request: web.Request) -> DeleteOptions:
@@ -74,6 +82,8 @@ async def delete_options(request: web.Request) -> DeleteOptions:
         grace_period_seconds=grace_seconds,
         precondition_uid=str(preconditions.get("uid") or ""),
         precondition_revision=str(preconditions.get("resourceVersion") or ""),
+        user=request_user(request),
+        explicit_policy=bool(policy),
     )
 
 
@@ -95,42 +105,68 @@ def _check_preconditions(served: ServedResource, current: CachedObject, options:
         )
 
 
-def is_namespace(served: ServedResource) -> bool:
-    return served.builtin and served.type.group == "" and served.type.plural == "namespaces"
+ORPHAN_FINALIZER = "orphan"
+FOREGROUND_FINALIZER = "foregroundDeletion"
+
+
+def _gc_finalizers(finalizers: list[str], policy: str) -> list[str]:
+    """The object's finalizers after a delete with `policy` (the garbage collector acts on these two)."""
+    kept = [f for f in finalizers if f not in (ORPHAN_FINALIZER, FOREGROUND_FINALIZER)]
+    if policy == "Orphan":
+        kept.append(ORPHAN_FINALIZER)
+    elif policy == "Foreground":
+        kept.append(FOREGROUND_FINALIZER)
+    return kept
 
 
 async def delete_object(
     ctx: APIContext, served: ServedResource, namespace: str, name: str, options: DeleteOptions
 ) -> tuple[CachedObject, bool]:
-    """Delete one object; returns its last state and whether it is gone (False: finalizers pending)."""
+    """Delete one object; returns its last state and whether it is gone (False: finalizers pending).
+
+    Orphan and Foreground deletions add the garbage collector's `orphan` / `foregroundDeletion`
+    finalizer; any finalizer keeps the object, marked with a deletionTimestamp, until it is removed.
+    """
     if is_namespace(served) and name in DEFAULT_NAMESPACES:
         raise errors.Forbidden(
             f'namespaces "{name}" is forbidden: this namespace may not be deleted',
             name=name,
             kind="namespaces",
         )
+    await ctx.cache.wait_current()
     for _ in range(ctx.settings.max_retries):
         current = ctx.store.get(served, namespace, name)
         if current is None:
             raise errors.not_found(served.type.group_resource, name)
         _check_preconditions(served, current, options)
-        if not objectmeta.has_finalizers(current.obj, is_namespace=is_namespace(served)):
+        existing = list(current.metadata.get("finalizers") or [])
+        finalizers = _gc_finalizers(existing, options.propagation_policy)
+        if options.propagation_policy == "Background" and not options.explicit_policy:
+            finalizers = existing  # no policy given: leave pending orphan/foreground decisions alone
+        new = current.copy()
+        if finalizers:
+            new["metadata"]["finalizers"] = finalizers
+        else:
+            new["metadata"].pop("finalizers", None)
+        if not current.metadata.get("deletionTimestamp"):
+            await admit_delete(ctx, served, current, options.write_options())
+        if not objectmeta.has_finalizers(new, is_namespace=is_namespace(served)):
             if options.dry_run:
                 return current, True
             try:
                 return await ctx.store.delete(served, current), True
             except StaleRevision:
                 continue
-        if current.metadata.get("deletionTimestamp"):
-            return current, False
-        new = current.copy()
         meta = new["metadata"]
-        meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock())
-        meta["deletionGracePeriodSeconds"] = 0
-        if served.tracks_generation:
-            objectmeta.bump_generation(new)
-        if is_namespace(served):
-            new.setdefault("status", {})["phase"] = "Terminating"
+        if not meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock())
+            meta["deletionGracePeriodSeconds"] = 0
+            if served.tracks_generation:
+                objectmeta.bump_generation(new)
+            if is_namespace(served):
+                new.setdefault("status", {})["phase"] = "Terminating"
+        elif finalizers == existing:
+            return current, False
         if options.dry_run:
             return current, False
         try:
@@ -150,7 +186,6 @@ async def delete(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
     options = await delete_options(request)
-    await ctx.cache.wait_current()
     item, gone = await delete_object(ctx, served, info.namespace, info.name, options)
     if gone and not _returns_object(served):
         details = {"name": info.name, "kind": served.type.plural, "uid": item.metadata.get("uid", "")}

@@ -40,11 +40,6 @@ def apply_patch(
 ) -> dict[str, Any]:
     """The patched object (a new dict); malformed patches are 400, inapplicable ones 422."""
     check_size(body)
-    if kind == APPLY_PATCH:
-        raise errors.UnsupportedMediaType(
-            "server-side apply (application/apply-patch+yaml) is not supported by this server yet; "
-            "use kubectl apply without --server-side"
-        )
     try:
         patch = orjson.loads(body) if body.strip() else None
     except orjson.JSONDecodeError:
@@ -71,13 +66,27 @@ def apply_patch(
         return result
     if not isinstance(patch, dict):
         raise errors.BadRequest("a merge patch must be a JSON object")
-    if kind == MERGE_PATCH:
-        merged = apply_merge_patch(current, patch)
-    else:
-        try:
+    try:
+        if kind == MERGE_PATCH:
+            merged = apply_merge_patch(current, patch)
+        else:
             merged = apply_strategic_merge_patch(current, patch, served.schema if served else None)
-        except PatchError as exc:
-            raise errors.BadRequest(str(exc)) from exc
+    except PatchError as exc:
+        raise errors.BadRequest(str(exc)) from exc
     if not isinstance(merged, dict):
         raise errors.BadRequest("the patch must leave an object")
     return merged
+
+
+def decode_apply_body(body: bytes) -> Any:
+    """The object of a server-side apply: YAML (of which JSON is a subset)."""
+    check_size(body)
+    if not body.strip():
+        raise errors.BadRequest("the apply patch is empty; send the object to apply as YAML or JSON")
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        try:
+            return decode_yaml(body)
+        except errors.BadRequest as exc:
+            raise errors.BadRequest(f"error decoding YAML: {exc.message}") from exc

@@ -48,6 +48,9 @@ class SchemaConverter:
             node.description = str(raw.get("description", ""))
             return node
         self._fill(node, raw)
+        if node.is_object and not node.properties and node.additional_properties is None:
+            # A named object type without fields (FieldsV1, RawExtension) holds free-form JSON.
+            node.any_properties = True
         return node
 
     def convert(self, raw: Mapping[str, Any]) -> Schema:
