@@ -20,6 +20,7 @@ from aiohttp import web
 
 from flotilla.apiserver import pki
 from flotilla.apiserver.app import build_app
+from flotilla.apiserver.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.context import APIContext, APISettings
 from flotilla.apiserver.controllers import InProcessControllers
 from flotilla.apiserver.resources import ResourceRegistry
@@ -41,6 +42,8 @@ class ServerSettings:
     """SQLite durability: FULL survives power loss, NORMAL survives a crash of the process."""
     api: APISettings = field(default_factory=APISettings)
     shutdown_timeout: float = 5.0
+    compaction_interval: float = 300.0
+    """Seconds between compactions of the store to the last `api.history_window` revisions."""
 
 
 def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
@@ -63,6 +66,10 @@ class APIServer:
         self.registry = ResourceRegistry()
         self.context = APIContext(self.backend, self.cache, self.registry, settings.api)
         self.controllers = InProcessControllers(self.context)
+        self.compactor = Compactor(
+            self.backend,
+            CompactionSettings(window=settings.api.history_window, interval=settings.compaction_interval),
+        )
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.pki: pki.PKIPaths | None = None
@@ -90,6 +97,7 @@ class APIServer:
         await self.backend.start()
         await self.cache.start()
         await self.controllers.start()
+        self.compactor.start()
         app = build_app(self.context)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=self.settings.shutdown_timeout)
         await self._runner.setup()
@@ -113,6 +121,7 @@ class APIServer:
 
     async def stop(self) -> None:
         log.info("apiserver.stopping")
+        await self.compactor.stop()
         await self.controllers.stop()
         await self.cache.stop()
         if self._runner is not None:

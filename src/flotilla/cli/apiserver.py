@@ -56,6 +56,8 @@ class Component(Protocol):
     show_default=True,
     help="Revisions of history kept for watches resuming from an older resourceVersion.",
 )
+@click.option("--compaction-interval", type=float, default=300.0, show_default=True,
+              help="Seconds between compactions to the history window (sooner under heavy churn).")
 @click.option("--log-level", default="info", show_default=True)
 def apiserver(
     data_dir: Path,
@@ -64,6 +66,7 @@ def apiserver(
     cert_extra_sans: str,
     storage_sync: str,
     history_window: int,
+    compaction_interval: float,
     log_level: str,
 ) -> None:
     """Serve the Kubernetes API (HTTPS, client certificates) from a SQLite store in DATA_DIR.
@@ -85,6 +88,7 @@ def apiserver(
         cert_extra_sans=tuple(s for s in cert_extra_sans.split(",") if s.strip()),
         storage_sync="FULL" if storage_sync.upper() == "FULL" else "NORMAL",
         api=APISettings(history_window=history_window),
+        compaction_interval=compaction_interval,
     )
     run_until_signalled(APIServer(settings))
 

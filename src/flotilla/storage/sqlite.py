@@ -151,7 +151,7 @@ def _connect(path: Path, synchronous: Synchronous) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     conn.execute("PRAGMA busy_timeout=30000")
-    conn.execute("PRAGMA journal_size_limit=67108864")
+    conn.execute("PRAGMA journal_size_limit=8388608")  # the WAL shrinks back to 8 MiB after checkpoints
     return conn
 
 
