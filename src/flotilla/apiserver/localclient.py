@@ -1,0 +1,187 @@
+"""An in-process client of one API server: the same write pipeline as HTTP, without the network.
+
+Components that are part of a cluster — the simulator's kubelet, scheduler and workload controllers,
+the API server's own controllers — act on its objects through this client. Every write goes through
+the full pipeline (defaults, validation, admission, field ownership, generation, revisions), so what
+they do is exactly what a client over HTTP could do; only encoding and TLS are skipped. Reads come
+from the watch cache and return private copies.
+
+Objects are addressed by kind (`GroupVersionKind`); events of a kind arrive through `on_change`,
+synchronously while the cache applies them — handlers should only enqueue keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.apiserver import errors
+from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.handlers import normalize
+from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
+from flotilla.apiserver.handlers.patching import apply_patch
+from flotilla.apiserver.pipeline import WriteOptions, copy_json, create_object, system_options, update_flow
+from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.watchcache import CachedObject, CacheEvent
+
+MERGE_PATCH = "application/merge-patch+json"
+
+
+class LocalClient:
+    def __init__(self, ctx: APIContext, manager: str) -> None:
+        self.ctx = ctx
+        self.manager = manager
+
+    def resource(self, gvk: GroupVersionKind) -> ServedResource:
+        served = self.ctx.registry.by_kind(gvk)
+        if served is None:
+            raise errors.NotFound(f"no resource serves {gvk}")
+        return served
+
+    def _options(self) -> WriteOptions:
+        return system_options(self.manager)
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def get(self, gvk: GroupVersionKind, namespace: str, name: str) -> dict[str, Any] | None:
+        item = self.ctx.store.get(self.resource(gvk), namespace, name)
+        return item.copy() if item is not None else None
+
+    def peek(self, gvk: GroupVersionKind, namespace: str, name: str) -> dict[str, Any] | None:
+        """The cached object itself, for reading only (never change what this returns)."""
+        item = self.ctx.store.get(self.resource(gvk), namespace, name)
+        return item.obj if item is not None else None
+
+    def list(self, gvk: GroupVersionKind, namespace: str = "") -> list[dict[str, Any]]:
+        """Cached objects of a kind (read-only dicts: copy before changing)."""
+        served = self.resource(gvk)
+        return [item.obj for item in self.ctx.cache.list(served.storage_prefix, namespace)]
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    async def create(self, gvk: GroupVersionKind, obj: dict[str, Any]) -> dict[str, Any]:
+        served = self.resource(gvk)
+        body = normalize.check_kind(served, copy_json(obj))
+        namespace = body["metadata"].get("namespace", "") if served.namespaced else ""
+        normalize.check_namespace(served, body, namespace)
+        options = self._options()
+        found = normalize.decode_fields(self.ctx, served, body, options.validation, [], options.warnings)
+        item = await create_object(self.ctx, served, body, options, found)
+        return item.obj
+
+    async def update(
+        self, gvk: GroupVersionKind, obj: dict[str, Any], *, subresource: str = ""
+    ) -> dict[str, Any]:
+        """Replace an object (or its status); a stale resourceVersion raises Conflict."""
+        served = self.resource(gvk)
+        body = normalize.check_kind(served, copy_json(obj))
+        meta = body["metadata"]
+        info = self._info(served, meta.get("namespace", ""), meta["name"], subresource)
+        pinned = str(meta.get("resourceVersion") or "")
+        item = await update_flow(
+            self.ctx,
+            served,
+            info,
+            self._options(),
+            lambda _: copy_json(body),
+            pinned_revision=lambda _: pinned,
+            subresource=subresource,
+        )
+        return item.obj
+
+    async def mutate(
+        self,
+        gvk: GroupVersionKind,
+        namespace: str,
+        name: str,
+        change: Callable[[dict[str, Any]], None],
+        *,
+        subresource: str = "",
+    ) -> dict[str, Any]:
+        """Read-modify-write: `change` edits a fresh copy, re-run if another writer got in first."""
+        served = self.resource(gvk)
+
+        def compute(current: CachedObject) -> dict[str, Any]:
+            obj = current.copy()
+            obj["metadata"].pop("resourceVersion", None)
+            change(obj)
+            return obj
+
+        item = await update_flow(
+            self.ctx,
+            served,
+            self._info(served, namespace, name, subresource),
+            self._options(),
+            compute,
+            subresource=subresource,
+        )
+        return item.obj
+
+    async def patch(
+        self,
+        gvk: GroupVersionKind,
+        namespace: str,
+        name: str,
+        patch: dict[str, Any],
+        *,
+        subresource: str = "",
+    ) -> dict[str, Any]:
+        """A JSON merge patch (null deletes), retried on concurrent writes."""
+        served = self.resource(gvk)
+        raw = orjson.dumps(patch)
+
+        def compute(current: CachedObject) -> dict[str, Any]:
+            start = current.copy()
+            start["metadata"].pop("resourceVersion", None)
+            return apply_patch(MERGE_PATCH, start, raw, served)
+
+        item = await update_flow(
+            self.ctx,
+            served,
+            self._info(served, namespace, name, subresource),
+            self._options(),
+            compute,
+            subresource=subresource,
+        )
+        return item.obj
+
+    async def delete(
+        self,
+        gvk: GroupVersionKind,
+        namespace: str,
+        name: str,
+        *,
+        propagation: str = "Background",
+        uid: str = "",
+    ) -> bool:
+        """Delete an object; False when it was already gone."""
+        served = self.resource(gvk)
+        try:
+            await delete_object(
+                self.ctx, served, namespace, name, DeleteOptions(False, propagation, None, uid)
+            )
+        except errors.NotFound:
+            return False
+        return True
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def on_change(self, gvk: GroupVersionKind, handler: Callable[[CacheEvent], None]) -> None:
+        """Call `handler` for every change to objects of `gvk` (while the cache applies it)."""
+        prefix = self.resource(gvk).storage_prefix
+
+        def filtered(event: CacheEvent) -> None:
+            if event.object.key.startswith(prefix):
+                handler(event)
+
+        self.ctx.cache.add_listener(filtered)
+
+    def _info(self, served: ServedResource, namespace: str, name: str, subresource: str) -> RequestInfo:
+        t = served.type
+        return RequestInfo(
+            t.group, t.version, namespace if t.namespaced else "", t.plural, name, subresource, "update"
+        )
