@@ -9,6 +9,7 @@ that is already being deleted change nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from aiohttp import web
@@ -150,7 +151,8 @@ async def delete_object(
             new["metadata"].pop("finalizers", None)
         if not current.metadata.get("deletionTimestamp"):
             await admit_delete(ctx, served, current, options.write_options())
-        if not objectmeta.has_finalizers(new, is_namespace=is_namespace(served)):
+        grace = _grace_period(served, current.obj, options)
+        if grace == 0 and not objectmeta.has_finalizers(new, is_namespace=is_namespace(served)):
             if options.dry_run:
                 return current, True
             try:
@@ -159,12 +161,15 @@ async def delete_object(
                 continue
         meta = new["metadata"]
         if not meta.get("deletionTimestamp"):
-            meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock())
-            meta["deletionGracePeriodSeconds"] = 0
+            meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock() + timedelta(seconds=grace))
+            meta["deletionGracePeriodSeconds"] = grace
             if served.tracks_generation:
                 objectmeta.bump_generation(new)
             if is_namespace(served):
                 new.setdefault("status", {})["phase"] = "Terminating"
+        elif grace < int(meta.get("deletionGracePeriodSeconds") or 0):
+            meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock() + timedelta(seconds=grace))
+            meta["deletionGracePeriodSeconds"] = grace
         elif finalizers == existing:
             return current, False
         if options.dry_run:
@@ -176,6 +181,21 @@ async def delete_object(
     raise errors.conflict(
         served.type.group_resource, name, "too many concurrent writes to this object; try again"
     )
+
+
+def _grace_period(served: ServedResource, obj: dict[str, Any], options: DeleteOptions) -> int:
+    """Seconds a pod gets to stop (its kubelet finishes the delete); 0 for everything else.
+
+    A pod that is not scheduled, or has already finished, goes at once, as in kube-apiserver.
+    """
+    if not (served.builtin and served.type.group == "" and served.type.plural == "pods"):
+        return 0
+    spec = obj.get("spec") or {}
+    if not spec.get("nodeName") or (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+        return 0
+    if options.grace_period_seconds is not None:
+        return max(0, options.grace_period_seconds)
+    return max(0, int(spec.get("terminationGracePeriodSeconds", 30)))
 
 
 def _returns_object(served: ServedResource) -> bool:
