@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -60,6 +61,9 @@ async def api_middleware(request: web.Request, handler: Handler) -> web.StreamRe
             ("/healthz/", "/livez/", "/readyz/")
         ):
             request["user"] = _authenticate(request)
+        latency = request.app[CONTEXT].extras.get("latency_seconds")
+        if latency:
+            await asyncio.sleep(latency)  # injected by the simulator's fault endpoint
         response = await handler(request)
     except errors.APIError as exc:
         response = status_response(exc)

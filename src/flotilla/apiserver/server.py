@@ -21,10 +21,8 @@ from aiohttp import web
 from flotilla.apiserver import pki
 from flotilla.apiserver.app import build_app
 from flotilla.apiserver.compactor import CompactionSettings, Compactor
-from flotilla.apiserver.context import APIContext, APISettings
-from flotilla.apiserver.controllers import InProcessControllers
-from flotilla.apiserver.resources import ResourceRegistry
-from flotilla.apiserver.watchcache import WatchCache
+from flotilla.apiserver.context import APISettings
+from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.storage import Backend
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
@@ -42,6 +40,8 @@ class ServerSettings:
     """SQLite durability: FULL survives power loss, NORMAL survives a crash of the process."""
     api: APISettings = field(default_factory=APISettings)
     shutdown_timeout: float = 5.0
+    any_port_if_taken: bool = False
+    """When the port is taken, listen on any free one instead of failing (simulated clusters)."""
     compaction_interval: float = 300.0
     """Seconds between compactions of the store to the last `api.history_window` revisions."""
 
@@ -57,20 +57,27 @@ def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
 
 
 class APIServer:
+    """An `EmbeddedAPI` behind an HTTPS listener, with its PKI and admin kubeconfig."""
+
     def __init__(self, settings: ServerSettings, backend: Backend | None = None) -> None:
         self.settings = settings
-        self.backend = backend or SQLiteBackend(
-            settings.data_dir / "store.db", SQLiteSettings(synchronous=settings.storage_sync)
+        self.embedded = EmbeddedAPI(
+            backend
+            or SQLiteBackend(
+                settings.data_dir / "store.db", SQLiteSettings(synchronous=settings.storage_sync)
+            ),
+            settings.api,
         )
-        self.cache = WatchCache(self.backend, history_window=settings.api.history_window)
-        self.registry = ResourceRegistry()
-        self.context = APIContext(self.backend, self.cache, self.registry, settings.api)
-        self.controllers = InProcessControllers(self.context)
+        self.backend = self.embedded.backend
+        self.cache = self.embedded.cache
+        self.registry = self.embedded.registry
+        self.context = self.embedded.context
         self.compactor = Compactor(
             self.backend,
             CompactionSettings(window=settings.api.history_window, interval=settings.compaction_interval),
         )
         self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
         self.port = 0
         self.pki: pki.PKIPaths | None = None
 
@@ -94,35 +101,58 @@ class APIServer:
         if self.settings.bind_address not in ("0.0.0.0", "::", ""):  # noqa: S104 - recognising
             extra.append(self.settings.bind_address)
         self.pki = await asyncio.to_thread(pki.ensure_pki, data_dir / "pki", extra)
-        await self.backend.start()
-        await self.cache.start()
-        await self.controllers.start()
+        await self.embedded.start()
         self.compactor.start()
         app = build_app(self.context)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=self.settings.shutdown_timeout)
         await self._runner.setup()
+        try:
+            await self.listen(self.settings.secure_port)
+        except OSError:
+            if not self.settings.any_port_if_taken or not self.settings.secure_port:
+                raise
+            log.warning("apiserver.port_taken", port=self.settings.secure_port)
+            await self.listen(0)
+        pki.write_admin_kubeconfig(
+            self.pki, self.kubeconfig_path, self.url, cluster=self.settings.cluster_name
+        )
+        log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
+
+    async def listen(self, port: int) -> None:
+        """Open the HTTPS listener (port 0: any free port; the chosen one is kept in `self.port`)."""
+        if self._runner is None or self.pki is None:
+            raise RuntimeError("start() the server before listening")
         site = web.TCPSite(
             self._runner,
             self.settings.bind_address,
-            self.settings.secure_port,
+            port,
             ssl_context=tls_context(self.pki),
             backlog=1024,
             reuse_address=True,
         )
         await site.start()
         server = site._server
-        assert server is not None
         sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else self.settings.secure_port
-        pki.write_admin_kubeconfig(
-            self.pki, self.kubeconfig_path, self.url, cluster=self.settings.cluster_name
-        )
-        log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
+        self.port = sockets[0].getsockname()[1] if sockets else port
+        self._site = site
+
+    async def stop_listening(self) -> None:
+        """Close the listener and every open connection: clients get connection refused (fault injection)."""
+        if self._site is not None:
+            await self._site.stop()
+            self._site = None
+        if self._runner is not None and self._runner.server is not None:
+            for connection in list(self._runner.server.connections):
+                connection.force_close()
+
+    @property
+    def listening(self) -> bool:
+        return self._site is not None
 
     async def stop(self) -> None:
         log.info("apiserver.stopping")
         await self.compactor.stop()
-        await self.controllers.stop()
+        await self.embedded.controllers.stop()
         await self.cache.stop()
         if self._runner is not None:
             with contextlib.suppress(Exception):

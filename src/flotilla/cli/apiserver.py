@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -12,12 +13,6 @@ import click
 
 class Component(Protocol):
     """A long-running part of Flotilla that can be started and stopped."""
-
-    @property
-    def url(self) -> str: ...
-
-    @property
-    def kubeconfig_path(self) -> Path: ...
 
     async def start(self) -> None: ...
 
@@ -56,8 +51,13 @@ class Component(Protocol):
     show_default=True,
     help="Revisions of history kept for watches resuming from an older resourceVersion.",
 )
-@click.option("--compaction-interval", type=float, default=300.0, show_default=True,
-              help="Seconds between compactions to the history window (sooner under heavy churn).")
+@click.option(
+    "--compaction-interval",
+    type=float,
+    default=300.0,
+    show_default=True,
+    help="Seconds between compactions to the history window (sooner under heavy churn).",
+)
 @click.option("--log-level", default="info", show_default=True)
 def apiserver(
     data_dir: Path,
@@ -90,10 +90,13 @@ def apiserver(
         api=APISettings(history_window=history_window),
         compaction_interval=compaction_interval,
     )
-    run_until_signalled(APIServer(settings))
+    server = APIServer(settings)
+    run_until_signalled(
+        server, lambda: f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})"
+    )
 
 
-def run_until_signalled(server: Component) -> None:
+def run_until_signalled(server: Component, ready: Callable[[], str]) -> None:
     """Run a component until SIGTERM or SIGINT, then stop it cleanly."""
 
     async def main() -> None:
@@ -101,10 +104,12 @@ def run_until_signalled(server: Component) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await server.start()
-        click.echo(
-            f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})", err=True
-        )
+        try:
+            await server.start()
+        except OSError as exc:
+            await server.stop()
+            raise click.ClickException(f"cannot start: {exc}") from exc
+        click.echo(ready(), err=True)
         await stop.wait()
         await server.stop()
 

@@ -6,6 +6,7 @@ import click
 
 from flotilla import __version__
 from flotilla.cli.apiserver import apiserver
+from flotilla.cli.sim import sim
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -21,6 +22,7 @@ def cli() -> None:
 
 
 cli.add_command(apiserver)
+cli.add_command(sim)
 
 
 def main() -> None:
