@@ -151,3 +151,87 @@ def kubectl_version_binary(minor: int) -> str | None:
     folder = Path(os.path.realpath(system)).parent
     candidate = folder / f"kubectl.1.{minor}"
     return str(candidate) if candidate.exists() else None
+
+
+@dataclass
+class SimProcess:
+    """A `flotilla sim` child process serving simulated clusters."""
+
+    data_dir: Path
+    args: list[str] = field(default_factory=list)
+    process: subprocess.Popen[bytes] | None = None
+    _log_file: Any = None
+
+    def start(self, timeout: float = 60.0) -> SimProcess:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        log_path = self.data_dir / f"sim-{int(time.time() * 1000)}.log"
+        self.log_path = log_path
+        self._log_file = log_path.open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "flotilla", "sim", "--data-dir", str(self.data_dir), *self.args],
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                code = self.stop()
+                raise RuntimeError(f"sim exited with {code}:\n{self.log()}")
+            if "flotilla sim: serving" in self.log():
+                return self
+            time.sleep(0.05)
+        raise TimeoutError(f"sim did not start within {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def kubeconfig(self, cluster: str) -> Path:
+        return self.data_dir / f"{cluster}.kubeconfig"
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self.process = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        return code
+
+    def fault(self, cluster: str, *flags: str) -> str:
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "flotilla",
+                "sim",
+                "fault",
+                cluster,
+                "--data-dir",
+                str(self.data_dir),
+                *flags,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        )
+        return result.stdout
+
+
+def wait_until(predicate: Any, timeout: float = 30.0, interval: float = 0.2, message: str = "") -> Any:
+    """Poll `predicate` until it returns something truthy; fail with `message` after `timeout`."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(message or f"condition not met within {timeout}s (last: {last!r})")
