@@ -12,6 +12,7 @@ from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.controllers.base import InProcessController
 from flotilla.apiserver.controllers.bootstrap import ensure_default_namespaces
 from flotilla.apiserver.controllers.crds import CRDController
+from flotilla.apiserver.controllers.garbagecollector import GarbageCollector
 from flotilla.apiserver.controllers.namespaces import NamespaceController
 
 
@@ -20,7 +21,8 @@ class InProcessControllers:
         self.ctx = ctx
         self.crds = CRDController(ctx)
         self.namespaces = NamespaceController(ctx)
-        self._all: list[InProcessController] = [self.crds, self.namespaces]
+        self.garbage_collector = GarbageCollector(ctx)
+        self._all: list[InProcessController] = [self.crds, self.namespaces, self.garbage_collector]
 
     async def start(self) -> None:
         # Custom resources already defined are served before the first request arrives.

@@ -196,9 +196,7 @@ class OwnerGraph:
                 wanted.append(owner)
         return wanted
 
-    def _link(
-        self, key: str, before: tuple[OwnerReference, ...], now: tuple[OwnerReference, ...]
-    ) -> None:
+    def _link(self, key: str, before: tuple[OwnerReference, ...], now: tuple[OwnerReference, ...]) -> None:
         """Move `key`'s edges from the owners `before` names to those `now` names."""
         old_uids = {reference.uid for reference in before}
         new_uids = {reference.uid for reference in now}
