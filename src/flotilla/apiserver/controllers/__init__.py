@@ -1,8 +1,8 @@
 """Controllers that run inside the API server, because the API itself depends on them.
 
-kube-apiserver establishes CRDs itself and every cluster runs a namespace controller; a Flotilla
-API server — hub or simulated member — works alone, so it runs both, plus the bootstrap of the
-default namespaces. They use the same write pipeline as HTTP requests and are level-based: each
+kube-apiserver establishes CRDs itself, and every cluster runs a namespace controller and a
+garbage collector; a Flotilla API server — hub or simulated member — works alone, so it runs all
+three, plus the bootstrap of the default namespaces. They use the same write pipeline as HTTP requests and are level-based: each
 reconcile re-reads the current object from the cache.
 """
 
