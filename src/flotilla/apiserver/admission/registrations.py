@@ -1,7 +1,7 @@
 """Webhook registrations: the webhooks of the stored configuration objects, compiled for matching.
 
 A `MutatingWebhookConfiguration` or `ValidatingWebhookConfiguration` is a list of webhooks, each with
-rules (operations × API groups × versions × resources), selectors, a failure policy and where to
+rules (operations, API groups, versions and resources), selectors, a failure policy and where to
 call it. `compile_configurations` turns the stored objects into `Webhook` records once per change of
 the configurations, so each admission request only evaluates prepared rules and selectors.
 
@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from flotilla.api.selectors import EVERYTHING, LabelSelector, SelectorError, label_selector_from_object
+from flotilla.apiserver.defaults.admissionregistration import DEFAULT_SERVICE_PORT, DEFAULT_TIMEOUT_SECONDS
 from flotilla.apiserver.validation import fields
-
-DEFAULT_TIMEOUT_SECONDS = 10
-DEFAULT_SERVICE_PORT = 443
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import apps, batch, core, other, pods
+from flotilla.apiserver.defaults import admissionregistration, apps, batch, core, other, pods
 from flotilla.apiserver.validation import fields
 
 Defaulter = Callable[[dict[str, Any]], None]
@@ -50,6 +50,12 @@ _DEFAULTERS: dict[GroupVersionKind, Defaulter] = {
     GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"): other.default_role_binding,
     GroupVersionKind("apiextensions.k8s.io", "v1", "CustomResourceDefinition"): (
         other.default_custom_resource_definition
+    ),
+    GroupVersionKind("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"): (
+        admissionregistration.default_mutating_webhook_configuration
+    ),
+    GroupVersionKind("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"): (
+        admissionregistration.default_validating_webhook_configuration
     ),
     GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass"): other.default_priority_class,
     GroupVersionKind("storage.k8s.io", "v1", "StorageClass"): other.default_storage_class,

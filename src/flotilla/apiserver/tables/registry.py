@@ -14,6 +14,7 @@ from typing import Any
 
 from flotilla.api.builtin import BUILTIN_RESOURCES
 from flotilla.apiserver.tables import (
+    admissionregistration,
     apps,
     autoscaling,
     batch,
@@ -77,6 +78,12 @@ PRINTERS: dict[tuple[str, str], Printer] = {
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.ROLE_BINDING,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.CLUSTER_ROLE_BINDING,
     ("certificates.k8s.io", "CertificateSigningRequest"): certificates.CERTIFICATE_SIGNING_REQUEST,
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): (
+        admissionregistration.WEBHOOK_CONFIGURATION
+    ),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): (
+        admissionregistration.WEBHOOK_CONFIGURATION
+    ),
 }
 """The built-in kinds kube-apiserver 1.32 prints with a dedicated printer."""
 

@@ -18,6 +18,7 @@ from typing import Any
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.validation import (
+    admissionregistration,
     apiextensions,
     apps,
     autoscaling,
@@ -135,6 +136,14 @@ _RULES: dict[GroupVersionKind, tuple[CreateRule, UpdateRule]] = {
     GroupVersionKind("apiextensions.k8s.io", "v1", "CustomResourceDefinition"): (
         apiextensions.validate_custom_resource_definition,
         apiextensions.validate_custom_resource_definition_update,
+    ),
+    GroupVersionKind("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"): (
+        admissionregistration.validate_mutating_webhook_configuration,
+        admissionregistration.validate_mutating_webhook_configuration_update,
+    ),
+    GroupVersionKind("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"): (
+        admissionregistration.validate_validating_webhook_configuration,
+        admissionregistration.validate_validating_webhook_configuration_update,
     ),
     GroupVersionKind("certificates.k8s.io", "v1", "CertificateSigningRequest"): (
         certificates.validate_certificate_signing_request,
