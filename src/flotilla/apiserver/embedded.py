@@ -6,6 +6,7 @@ use it directly (with the in-memory store), through `LocalClient`.
 
 from __future__ import annotations
 
+from flotilla.apiserver.admission.webhooks import WebhookAdmission
 from flotilla.apiserver.context import APIContext, APISettings
 from flotilla.apiserver.controllers import InProcessControllers
 from flotilla.apiserver.localclient import LocalClient
@@ -21,6 +22,8 @@ class EmbeddedAPI:
         self.cache = WatchCache(backend, history_window=self.settings.history_window)
         self.registry = ResourceRegistry()
         self.context = APIContext(backend, self.cache, self.registry, self.settings)
+        self.admission = WebhookAdmission(self.context)
+        self.context.admission = self.admission
         self.controllers = InProcessControllers(self.context)
 
     def client(self, manager: str) -> LocalClient:
@@ -34,4 +37,5 @@ class EmbeddedAPI:
     async def stop(self) -> None:
         await self.controllers.stop()
         await self.cache.stop()
+        await self.admission.close()
         await self.backend.close()

@@ -163,9 +163,10 @@ async def create_object(
     await _mutate(ctx, served, attributes, obj, None, options)
     obj = _track_fields(ctx, served, None, obj, options, "")
     meta = obj["metadata"]
-    found = list(value_errors or [])
+    # Kind validation first: for the same field its wording is kube's, the schema's is generic.
+    found = strategy.validate_create(obj)
+    found += list(value_errors or [])
     found += normalize.check_values(ctx, served, obj)
-    found += strategy.validate_create(obj)
     if found:
         raise invalid(served, meta.get("name", ""), found)
     options.warnings.extend(await ctx.admission.validate(attributes, obj, None))
@@ -257,7 +258,7 @@ async def update_flow(
         ):
             objectmeta.bump_generation(new)
         new = _track_fields(ctx, served, old, new, options, subresource)
-        found = normalize.check_values(ctx, served, new) + strategy.validate_update(new, old)
+        found = strategy.validate_update(new, old) + normalize.check_values(ctx, served, new)
         if found:
             raise invalid(served, info.name, found)
         if objectmeta.same_object(new, old):

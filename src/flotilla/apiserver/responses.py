@@ -48,8 +48,14 @@ def success_status(details: dict[str, Any] | None = None) -> dict[str, Any]:
     return body
 
 
+def request_warnings(request: web.Request) -> list[str]:
+    """The warnings of this request (sent as `Warning: 299` headers with whatever response it gets)."""
+    found: list[str] = request.setdefault("flotilla.warnings", [])
+    return found
+
+
 def add_warning(request: web.Request, text: str) -> None:
-    request.setdefault("flotilla.warnings", []).append(text)
+    request_warnings(request).append(text)
 
 
 def warning_headers(request: web.Request) -> list[str]:

@@ -158,5 +158,6 @@ class APIServer:
             with contextlib.suppress(Exception):
                 await self._runner.cleanup()
             self._runner = None
+        await self.embedded.admission.close()
         await self.backend.close()
         log.info("apiserver.stopped")

@@ -2,8 +2,8 @@
 
 kube-apiserver establishes CRDs itself, and every cluster runs a namespace controller and a
 garbage collector; a Flotilla API server — hub or simulated member — works alone, so it runs all
-three, plus the bootstrap of the default namespaces. They use the same write pipeline as HTTP requests and are level-based: each
-reconcile re-reads the current object from the cache.
+three, plus the bootstrap of the default namespaces. They use the same write pipeline as HTTP
+requests and are level-based: each reconcile re-reads the current object from the cache.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from flotilla.apiserver.handlers.reads import get_current, wait_for_revision
 from flotilla.apiserver.pipeline import WriteOptions, copy_json, create_object, invalid, update_flow
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
-from flotilla.apiserver.responses import add_warning, json_response, object_response
+from flotilla.apiserver.responses import json_response, object_response, request_warnings
 from flotilla.apiserver.watchcache import CachedObject
 
 
@@ -36,17 +36,14 @@ def request_user(request: web.Request) -> UserInfo:
 
 
 def write_options(request: web.Request) -> WriteOptions:
+    """The write's options; its warnings list is the request's, so they reach the client even on failure."""
     return WriteOptions(
         dry_run=dry_run(request.query),
         validation=field_validation(request.query),
         manager=field_manager(request.query, request.headers.get("User-Agent", "")),
         user=request_user(request),
+        warnings=request_warnings(request),
     )
-
-
-def flush_warnings(request: web.Request, options: WriteOptions) -> None:
-    for text in options.warnings:
-        add_warning(request, text)
 
 
 # -- create ---------------------------------------------------------------------------------------
@@ -67,7 +64,6 @@ async def create(
         ctx, served, obj, options.validation, decoded.duplicate_fields, options.warnings
     )
     item = await create_object(ctx, served, obj, options, value_errors)
-    flush_warnings(request, options)
     return object_response(request, ctx, served, item, status=201)
 
 
@@ -107,7 +103,6 @@ async def update(
         pinned_revision=lambda _: pinned,
         subresource=info.subresource,
     )
-    flush_warnings(request, options)
     return object_response(request, ctx, served, item)
 
 
@@ -143,7 +138,6 @@ async def patch(
     item = await update_flow(
         ctx, served, info, options, compute, pinned_revision=lambda _: pinned[0], subresource=info.subresource
     )
-    flush_warnings(request, options)
     return object_response(request, ctx, served, item)
 
 
@@ -207,7 +201,6 @@ async def server_side_apply(
         if pinned:
             raise errors.not_found(served.type.group_resource, info.name)
         item = await create_object(ctx, served, merged(None), options)
-        flush_warnings(request, options)
         return object_response(request, ctx, served, item, status=201)
     item = await update_flow(
         ctx,
@@ -218,7 +211,6 @@ async def server_side_apply(
         pinned_revision=lambda _: pinned,
         subresource=info.subresource,
     )
-    flush_warnings(request, options)
     return object_response(request, ctx, served, item)
 
 
@@ -272,5 +264,4 @@ async def write_scale(
     item = await update_flow(
         ctx, served, info, options, compute, pinned_revision=lambda _: pinned[0], subresource="scale"
     )
-    flush_warnings(request, options)
     return json_response(scale.scale_of(served, item.obj))
