@@ -8,6 +8,7 @@ STATUS = Subresource("status", ("get", "patch", "update"))
 SCALE = Subresource("scale", ("get", "patch", "update"), GroupVersionKind("autoscaling", "v1", "Scale"))
 NAMESPACE_FINALIZE = Subresource("finalize", ("update",))
 CSR_APPROVAL = Subresource("approval", ("get", "patch", "update"))
+BINDING = Subresource("binding", ("create",), GroupVersionKind("", "v1", "Binding"))
 NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
 
 POD_FIELDS = (
@@ -95,7 +96,7 @@ BUILTIN_RESOURCES: tuple[ResourceType, ...] = (
         verbs=NO_DELETECOLLECTION,
     ),
     _r("", "v1", "ServiceAccount", "serviceaccounts", short=("sa",)),
-    _r("", "v1", "Pod", "pods", short=("po",), categories=ALL, sub=(STATUS,), fields=POD_FIELDS),
+    _r("", "v1", "Pod", "pods", short=("po",), categories=ALL, sub=(BINDING, STATUS), fields=POD_FIELDS),
     _r(
         "",
         "v1",

@@ -21,6 +21,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
+from flotilla.apiserver.handlers.binding import bind_pod
 from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
 from flotilla.apiserver.handlers.patching import apply_patch
 from flotilla.apiserver.pipeline import WriteOptions, copy_json, create_object, system_options, update_flow
@@ -157,16 +158,21 @@ class LocalClient:
         *,
         propagation: str = "Background",
         uid: str = "",
+        grace_period_seconds: int | None = None,
     ) -> bool:
-        """Delete an object; False when it was already gone."""
+        """Delete an object; False when it was already gone (a pod's kubelet deletes with grace 0)."""
         served = self.resource(gvk)
+        options = DeleteOptions(False, propagation, grace_period_seconds, uid)
         try:
-            await delete_object(
-                self.ctx, served, namespace, name, DeleteOptions(False, propagation, None, uid)
-            )
+            await delete_object(self.ctx, served, namespace, name, options)
         except errors.NotFound:
             return False
         return True
+
+    async def bind(self, namespace: str, name: str, node_name: str) -> dict[str, Any]:
+        """Assign a pod to a node, as a scheduler's `pods/<name>/binding` does (409 if already assigned)."""
+        item = await bind_pod(self.ctx, namespace, name, node_name, self._options())
+        return item.obj
 
     # -- events -----------------------------------------------------------------------------------
 

@@ -258,7 +258,9 @@ async def update_flow(
         ):
             objectmeta.bump_generation(new)
         new = _track_fields(ctx, served, old, new, options, subresource)
-        found = strategy.validate_update(new, old) + normalize.check_values(ctx, served, new)
+        # A binding changes only the node assignment, which pod validation otherwise forbids.
+        kind_errors = [] if subresource == "binding" else strategy.validate_update(new, old)
+        found = kind_errors + normalize.check_values(ctx, served, new)
         if found:
             raise invalid(served, info.name, found)
         if objectmeta.same_object(new, old):

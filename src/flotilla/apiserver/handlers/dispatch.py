@@ -8,7 +8,7 @@ from aiohttp import web
 
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import CONTEXT, APIContext
-from flotilla.apiserver.handlers import deletes, reads, watch, writes
+from flotilla.apiserver.handlers import binding, deletes, reads, watch, writes
 from flotilla.apiserver.requestinfo import RequestInfo, parse_request_info
 from flotilla.apiserver.resources import ServedResource
 
@@ -34,6 +34,7 @@ SUBRESOURCE_HANDLERS: dict[str, dict[str, Handler]] = {
     "status": _STATUS,
     "scale": _SCALE,
     "finalize": {"update": writes.update},
+    "binding": {"create": binding.create_binding},
 }
 """Handlers of subresources by name and verb; other components register theirs here at start."""
 

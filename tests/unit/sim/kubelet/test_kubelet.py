@@ -8,8 +8,6 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-import pytest
-
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
@@ -30,12 +28,6 @@ from tests.unit.sim.nodes.harness import (
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 
-# Binding and grace-0 deletes go through LocalClient.bind and delete(grace_period_seconds=), which the
-# API server side provides; until it does these tests cannot run (mypy on src fails loudly meanwhile).
-pytestmark = pytest.mark.skipif(
-    not hasattr(LocalClient, "bind"),
-    reason="needs LocalClient.bind and LocalClient.delete(grace_period_seconds=)",
-)
 JOB = GroupVersionKind("batch", "v1", "Job")
 
 
