@@ -1,0 +1,60 @@
+"""The simulated kube-controller-manager: the workload controllers of one simulated cluster.
+
+Each controller reconciles one kind through the cluster's in-process client, the way its
+namesake in kube-controller-manager 1.32 does: Deployments → ReplicaSets → Pods, StatefulSets,
+DaemonSets, Jobs and CronJobs, the endpoints of Services, and the `default` ServiceAccount and root CA
+ConfigMap of every namespace. They only read what the simulated kubelet reports about pods;
+they never fake a pod's state. `WorkloadControllers` starts and stops them together.
+"""
+
+from __future__ import annotations
+
+from flotilla.apiserver.localclient import LocalClient
+from flotilla.runtime.clock import Clock
+from flotilla.sim.controllers.base import SimController
+from flotilla.sim.controllers.cronjob import CronJobController
+from flotilla.sim.controllers.daemonset import DaemonSetController
+from flotilla.sim.controllers.deployment import DeploymentController
+from flotilla.sim.controllers.endpoints import EndpointsController
+from flotilla.sim.controllers.job import JobController
+from flotilla.sim.controllers.replicaset import ReplicaSetController
+from flotilla.sim.controllers.serviceaccounts import ServiceAccountsController
+from flotilla.sim.controllers.statefulset import StatefulSetController
+from flotilla.sim.spec import ClusterSpec
+
+
+class WorkloadControllers:
+    def __init__(
+        self, client: LocalClient, spec: ClusterSpec, clock: Clock, *, root_ca_pem: str = ""
+    ) -> None:
+        self.controllers: list[SimController] = [
+            ServiceAccountsController(client, spec, clock, root_ca_pem=root_ca_pem),
+            DeploymentController(client, spec, clock),
+            ReplicaSetController(client, spec, clock),
+            StatefulSetController(client, spec, clock),
+            DaemonSetController(client, spec, clock),
+            JobController(client, spec, clock),
+            CronJobController(client, spec, clock),
+            EndpointsController(client, spec, clock),
+        ]
+
+    async def start(self) -> None:
+        for controller in self.controllers:
+            await controller.start()
+
+    async def stop(self) -> None:
+        for controller in reversed(self.controllers):
+            await controller.stop()
+
+
+__all__ = [
+    "CronJobController",
+    "DaemonSetController",
+    "DeploymentController",
+    "EndpointsController",
+    "JobController",
+    "ReplicaSetController",
+    "ServiceAccountsController",
+    "StatefulSetController",
+    "WorkloadControllers",
+]
