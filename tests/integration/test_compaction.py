@@ -73,7 +73,7 @@ def test_store_stops_growing_and_old_watches_expire(tmp_path: Path) -> None:
             watch_url = (
                 f"{server.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={first}"
             )
-            with urllib.request.urlopen(watch_url, context=tls, timeout=10) as response:  # noqa: S310
+            with urllib.request.urlopen(watch_url, context=tls, timeout=10) as response:
                 event = json.loads(response.readline())
             assert event["type"] == "ERROR" and event["object"]["code"] == 410
             assert len(api.list_namespaced_config_map("default").items) == 50

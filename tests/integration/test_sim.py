@@ -122,7 +122,7 @@ def test_cordoned_node_gets_no_new_pods(east: Kubectl) -> None:
 
 
 def test_job_runs_to_completion(east: Kubectl) -> None:
-    """A Job with 2 completions finishes and kubectl wait sees it Complete."""
+    """A Job finishes and kubectl wait sees it Complete."""
     east("create", "job", "once", "--image=busybox", "--", "true")
     east("wait", "--for=condition=complete", "job/once", "--timeout=30s")
     job = east.json("get", "job", "once")

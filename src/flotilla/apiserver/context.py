@@ -43,6 +43,8 @@ class APISettings:
     history_window: int = 10000
     """Revisions of change history kept for watches resuming from an older resourceVersion."""
     service_cidr: str = "10.96.0.0/12"
+    event_ttl_seconds: int = 3600
+    """Events older than this are deleted (kube-apiserver's --event-ttl)."""
     max_retries: int = 10
     """Attempts of an update or patch that loses races with concurrent writers before answering 409."""
 

@@ -8,10 +8,13 @@ requests and are level-based: each reconcile re-reads the current object from th
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.controllers.base import InProcessController
 from flotilla.apiserver.controllers.bootstrap import ensure_default_namespaces
 from flotilla.apiserver.controllers.crds import CRDController
+from flotilla.apiserver.controllers.eventttl import EventExpiry
 from flotilla.apiserver.controllers.garbagecollector import GarbageCollector
 from flotilla.apiserver.controllers.namespaces import NamespaceController
 
@@ -23,6 +26,7 @@ class InProcessControllers:
         self.namespaces = NamespaceController(ctx)
         self.garbage_collector = GarbageCollector(ctx)
         self._all: list[InProcessController] = [self.crds, self.namespaces, self.garbage_collector]
+        self.event_expiry = EventExpiry(ctx, timedelta(seconds=ctx.settings.event_ttl_seconds))
 
     async def start(self) -> None:
         # Custom resources already defined are served before the first request arrives.
@@ -30,8 +34,10 @@ class InProcessControllers:
         await ensure_default_namespaces(self.ctx)
         for controller in self._all:
             controller.start()
+        self.event_expiry.start()
 
     async def stop(self) -> None:
+        await self.event_expiry.stop()
         for controller in self._all:
             await controller.stop()
 
