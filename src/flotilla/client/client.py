@@ -1,0 +1,427 @@
+"""`Client`: requests to one Kubernetes API server, objects as plain dicts.
+
+Every method takes a GroupVersionKind and maps it to a path through discovery. Failure Statuses
+become `APIStatusError` subclasses, network failures `Unavailable`. Writes name a field manager.
+`watch` yields events until the server ends the stream; `Informer` builds resumable watches on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import aiohttp
+import orjson
+
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client.discovery import AGGREGATED_ACCEPT, ResourceInfo, RESTMapper
+from flotilla.client.errors import NotFound, Unavailable, status_error
+from flotilla.client.kubeconfig import ClusterConfig
+
+JSON = "application/json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    type: str  # ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
+    object: dict[str, Any]
+
+
+class Client:
+    """One API server, as one user. Create in a running event loop; `close()` when done."""
+
+    def __init__(
+        self,
+        config: ClusterConfig,
+        *,
+        field_manager: str = "flotilla",
+        timeout: float = 30.0,
+        user_agent: str = "flotilla",
+        connection_limit: int = 64,
+    ) -> None:
+        self.config = config
+        self.field_manager = field_manager
+        self._timeout = timeout
+        self._headers = {"User-Agent": user_agent, **config.headers()}
+        self._session: aiohttp.ClientSession | None = None
+        self._ssl = config.ssl_context()
+        self._limit = connection_limit
+        self.mapper = RESTMapper()
+        self._discovered = False
+        self._discovery_lock = asyncio.Lock()
+
+    @property
+    def server(self) -> str:
+        return self.config.server
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(ssl=self._ssl, limit=self._limit)
+            self._session = aiohttp.ClientSession(
+                connector=connector, headers=self._headers, json_serialize=lambda o: orjson.dumps(o).decode()
+            )
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- raw requests -------------------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, Any] | None = None,
+        body: Any = None,
+        content_type: str = JSON,
+        accept: str = JSON,
+        timeout: float | None = None,
+    ) -> Any:
+        """Send one request; the decoded JSON answer, or an APIStatusError / Unavailable."""
+        url = self.config.server + path
+        if query:
+            url += "?" + urlencode({k: v for k, v in query.items() if v is not None and v != ""}, doseq=True)
+        data = None
+        headers = {"Accept": accept}
+        if body is not None:
+            data = body if isinstance(body, bytes) else orjson.dumps(body)
+            headers["Content-Type"] = content_type
+        try:
+            async with self._get_session().request(
+                method,
+                url,
+                data=data,
+                headers=headers,
+                timeout=aiohttp.ClientTimeout(total=timeout or self._timeout),
+                server_hostname=self.config.tls_server_name,
+            ) as response:
+                raw = await response.read()
+                if response.status >= 400:
+                    raise status_error(response.status, _status_body(response.status, raw))
+                if not raw:
+                    return None
+                if response.content_type not in ("application/json", ""):
+                    return raw.decode(errors="replace")
+                return orjson.loads(raw)
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
+            raise Unavailable(f"{method} {self.config.server}{path}: {exc or type(exc).__name__}") from exc
+
+    async def text(self, path: str, timeout: float | None = None) -> tuple[int, str]:
+        """GET a plain-text endpoint (/readyz, /healthz): status code and body."""
+        try:
+            async with self._get_session().get(
+                self.config.server + path, timeout=aiohttp.ClientTimeout(total=timeout or self._timeout)
+            ) as response:
+                return response.status, await response.text()
+        except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+            raise Unavailable(f"GET {self.config.server}{path}: {exc or type(exc).__name__}") from exc
+
+    # -- discovery ----------------------------------------------------------------------------------
+
+    async def discover(self, force: bool = False) -> RESTMapper:
+        async with self._discovery_lock:
+            if self._discovered and not force:
+                return self.mapper
+            documents = []
+            for root in ("/api", "/apis"):
+                answer = await self.request("GET", root, accept=AGGREGATED_ACCEPT)
+                if isinstance(answer, dict) and answer.get("kind") == "APIGroupDiscoveryList":
+                    documents.append(answer)
+                else:
+                    documents.append(await self._legacy_discovery(root, answer))
+            self.mapper.load(documents)
+            self._discovered = True
+            return self.mapper
+
+    async def _legacy_discovery(self, root: str, answer: Any) -> dict[str, Any]:
+        """Servers without aggregated discovery: read each group version, shape it like the v2 list."""
+        items = []
+        if root == "/api":
+            versions = [(("", v)) for v in (answer or {}).get("versions", [])]
+        else:
+            versions = []
+            for group in (answer or {}).get("groups", []):
+                for version in group.get("versions", []):
+                    versions.append((group["name"], version["version"]))
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for group, version in versions:
+            path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+            listing = await self.request("GET", path)
+            resources = []
+            subresources: dict[str, list[dict[str, Any]]] = {}
+            for entry in (listing or {}).get("resources", []):
+                name = entry.get("name", "")
+                if "/" in name:
+                    parent, sub = name.split("/", 1)
+                    subresources.setdefault(parent, []).append({"subresource": sub})
+                    continue
+                resources.append(
+                    {
+                        "resource": name,
+                        "responseKind": {"group": group, "version": version, "kind": entry.get("kind", "")},
+                        "scope": "Namespaced" if entry.get("namespaced") else "Cluster",
+                        "verbs": entry.get("verbs", []),
+                    }
+                )
+            for resource in resources:
+                resource["subresources"] = subresources.get(resource["resource"], [])
+            grouped.setdefault(group, []).append({"version": version, "resources": resources})
+        for group, group_versions in grouped.items():
+            items.append({"metadata": {"name": group}, "versions": group_versions})
+        return {"items": items}
+
+    async def resource(self, gvk: GroupVersionKind) -> ResourceInfo:
+        """The resource serving `gvk` (re-discovering once if unknown); NotFound if none does."""
+        await self.discover()
+        info = self.mapper.lookup(gvk)
+        if info is None:
+            await self.discover(force=True)
+            info = self.mapper.lookup(gvk)
+        if info is None:
+            raise NotFound(404, {"reason": "NotFound", "message": f"the server does not serve {gvk}"})
+        return info
+
+    # -- verbs --------------------------------------------------------------------------------------
+
+    async def get(self, gvk: GroupVersionKind, name: str, namespace: str = "") -> dict[str, Any]:
+        info = await self.resource(gvk)
+        found: dict[str, Any] = await self.request("GET", info.path(namespace, _quote(name)))
+        return found
+
+    async def get_or_none(
+        self, gvk: GroupVersionKind, name: str, namespace: str = ""
+    ) -> dict[str, Any] | None:
+        try:
+            return await self.get(gvk, name, namespace)
+        except NotFound:
+            return None
+
+    async def list(
+        self,
+        gvk: GroupVersionKind,
+        namespace: str = "",
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+        resource_version: str = "",
+        limit: int = 0,
+    ) -> tuple[list[dict[str, Any]], str]:
+        """Every matching object (following continue tokens) and the list's resourceVersion."""
+        info = await self.resource(gvk)
+        items: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            query = {
+                "labelSelector": label_selector,
+                "fieldSelector": field_selector,
+                "limit": limit or None,
+                "continue": token,
+                "resourceVersion": resource_version if not token else "",
+            }
+            page = await self.request("GET", info.path(namespace), query=query)
+            kind = gvk.kind
+            for item in page.get("items") or []:
+                item.setdefault("apiVersion", gvk.api_version)
+                item.setdefault("kind", kind)
+                items.append(item)
+            token = (page.get("metadata") or {}).get("continue") or ""
+            if not token:
+                return items, str((page.get("metadata") or {}).get("resourceVersion", ""))
+
+    async def create(
+        self,
+        obj: dict[str, Any],
+        *,
+        namespace: str = "",
+        field_manager: str | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        gvk = _gvk_of(obj)
+        info = await self.resource(gvk)
+        namespace = namespace or (obj.get("metadata") or {}).get("namespace", "")
+        created: dict[str, Any] = await self.request(
+            "POST", info.path(namespace), query=self._write_query(field_manager, dry_run), body=obj
+        )
+        return created
+
+    async def update(
+        self, obj: dict[str, Any], *, subresource: str = "", field_manager: str | None = None
+    ) -> dict[str, Any]:
+        gvk = _gvk_of(obj)
+        info = await self.resource(gvk)
+        meta = obj.get("metadata") or {}
+        updated: dict[str, Any] = await self.request(
+            "PUT",
+            info.path(meta.get("namespace", ""), _quote(meta["name"]), subresource),
+            query=self._write_query(field_manager, False),
+            body=obj,
+        )
+        return updated
+
+    async def patch(
+        self,
+        gvk: GroupVersionKind,
+        name: str,
+        patch: Any,
+        *,
+        namespace: str = "",
+        patch_type: str = MERGE_PATCH,
+        subresource: str = "",
+        field_manager: str | None = None,
+        force: bool | None = None,
+    ) -> dict[str, Any]:
+        info = await self.resource(gvk)
+        query = self._write_query(field_manager, False)
+        if force is not None:
+            query["force"] = "true" if force else "false"
+        patched: dict[str, Any] = await self.request(
+            "PATCH",
+            info.path(namespace, _quote(name), subresource),
+            query=query,
+            body=patch,
+            content_type=patch_type,
+        )
+        return patched
+
+    async def apply(
+        self,
+        obj: dict[str, Any],
+        *,
+        field_manager: str | None = None,
+        force: bool = True,
+        subresource: str = "",
+    ) -> dict[str, Any]:
+        """Server-side apply of `obj` (creates it when absent)."""
+        meta = obj.get("metadata") or {}
+        return await self.patch(
+            _gvk_of(obj),
+            meta["name"],
+            obj,
+            namespace=meta.get("namespace", ""),
+            patch_type=APPLY_PATCH,
+            subresource=subresource,
+            field_manager=field_manager,
+            force=force,
+        )
+
+    async def delete(
+        self,
+        gvk: GroupVersionKind,
+        name: str,
+        namespace: str = "",
+        *,
+        propagation: str | None = "Background",
+        uid: str = "",
+        resource_version: str = "",
+        grace_period_seconds: int | None = None,
+    ) -> dict[str, Any] | None:
+        """Delete; returns the server's answer (None when already gone)."""
+        info = await self.resource(gvk)
+        body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if propagation:
+            body["propagationPolicy"] = propagation
+        if uid or resource_version:
+            body["preconditions"] = {
+                k: v for k, v in (("uid", uid), ("resourceVersion", resource_version)) if v
+            }
+        if grace_period_seconds is not None:
+            body["gracePeriodSeconds"] = grace_period_seconds
+        try:
+            answer: dict[str, Any] = await self.request(
+                "DELETE", info.path(namespace, _quote(name)), body=body
+            )
+        except NotFound:
+            return None
+        return answer
+
+    async def watch(
+        self,
+        gvk: GroupVersionKind,
+        namespace: str = "",
+        *,
+        resource_version: str = "",
+        label_selector: str = "",
+        field_selector: str = "",
+        timeout_seconds: int = 300,
+        bookmarks: bool = True,
+    ) -> AsyncIterator[WatchEvent]:
+        """Events of one watch request, until the server ends it (ERROR events are yielded too)."""
+        info = await self.resource(gvk)
+        query = {
+            "watch": "true",
+            "resourceVersion": resource_version,
+            "labelSelector": label_selector,
+            "fieldSelector": field_selector,
+            "timeoutSeconds": timeout_seconds,
+            "allowWatchBookmarks": "true" if bookmarks else None,
+        }
+        url = (
+            self.config.server
+            + info.path(namespace)
+            + "?"
+            + urlencode({k: v for k, v in query.items() if v not in (None, "")})
+        )
+        try:
+            async with self._get_session().get(
+                url,
+                timeout=aiohttp.ClientTimeout(
+                    total=None, sock_connect=self._timeout, sock_read=timeout_seconds + 30
+                ),
+                headers={"Accept": JSON},
+            ) as response:
+                if response.status >= 400:
+                    raise status_error(response.status, _status_body(response.status, await response.read()))
+                async for line in response.content:
+                    if not line.strip():
+                        continue
+                    event = orjson.loads(line)
+                    yield WatchEvent(str(event.get("type", "")), event.get("object") or {})
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
+            raise Unavailable(f"watch {url}: {exc or type(exc).__name__}") from exc
+
+    def _write_query(self, field_manager: str | None, dry_run: bool) -> dict[str, Any]:
+        query: dict[str, Any] = {"fieldManager": field_manager or self.field_manager}
+        if dry_run:
+            query["dryRun"] = "All"
+        return query
+
+
+def _gvk_of(obj: dict[str, Any]) -> GroupVersionKind:
+    api_version = obj.get("apiVersion")
+    kind = obj.get("kind")
+    if not api_version or not kind:
+        raise ValueError("the object needs apiVersion and kind")
+    group, _, version = str(api_version).rpartition("/")
+    return GroupVersionKind(group, version, str(kind))
+
+
+def _quote(name: str) -> str:
+    return quote(name, safe="")
+
+
+def _status_body(code: int, raw: bytes) -> dict[str, Any]:
+    try:
+        body = json.loads(raw) if raw else {}
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict) or body.get("kind") != "Status":
+        text = raw.decode(errors="replace").strip()[:500]
+        return {"kind": "Status", "status": "Failure", "code": code, "message": text or f"HTTP {code}"}
+    return body

@@ -1,0 +1,78 @@
+"""The client's errors: a Kubernetes Status answered by the server, or the server not answering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ClientError(Exception):
+    """Base of every client failure."""
+
+
+class Unavailable(ClientError):
+    """The server could not be reached or did not answer in time (connection refused, timeout, TLS)."""
+
+
+class APIStatusError(ClientError):
+    """The server answered with a failure Status."""
+
+    code = 0
+
+    def __init__(self, code: int, status: dict[str, Any]) -> None:
+        self.code = code
+        self.status = status
+        self.reason = str(status.get("reason") or "")
+        self.message = str(status.get("message") or f"HTTP {code}")
+        super().__init__(f"{code} {self.reason}: {self.message}")
+
+    @property
+    def causes(self) -> list[dict[str, Any]]:
+        details = self.status.get("details") or {}
+        causes: list[dict[str, Any]] = details.get("causes") or []
+        return causes
+
+
+class NotFound(APIStatusError):
+    pass
+
+
+class AlreadyExists(APIStatusError):
+    pass
+
+
+class Conflict(APIStatusError):
+    pass
+
+
+class Gone(APIStatusError):
+    """410: the resourceVersion asked for is older than the server's history; relist."""
+
+
+class Invalid(APIStatusError):
+    pass
+
+
+class Forbidden(APIStatusError):
+    pass
+
+
+class Unauthorized(APIStatusError):
+    pass
+
+
+def status_error(code: int, status: dict[str, Any]) -> APIStatusError:
+    """The error class for a failure Status."""
+    reason = status.get("reason")
+    if code == 404:
+        return NotFound(code, status)
+    if code == 409:
+        return AlreadyExists(code, status) if reason == "AlreadyExists" else Conflict(code, status)
+    if code == 410:
+        return Gone(code, status)
+    if code == 422:
+        return Invalid(code, status)
+    if code == 403:
+        return Forbidden(code, status)
+    if code == 401:
+        return Unauthorized(code, status)
+    return APIStatusError(code, status)

@@ -1,0 +1,174 @@
+"""Informer: a local, always-current copy of one kind's objects, with change notifications.
+
+List, then watch from the list's resourceVersion (with bookmarks, so a resume point stays fresh);
+a watch that ends is resumed from the last resourceVersion seen; 410 Expired or an ERROR event
+means the history is gone, so it relists and reports the differences as synthetic events. Network
+failures back off exponentially (capped) and never end the informer. Handlers are called
+synchronously with (event type, new object, old object) and should only enqueue keys — controllers
+re-read the store when they reconcile (level-based).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client.client import Client
+from flotilla.client.errors import APIStatusError, ClientError, Gone
+
+log = structlog.get_logger("flotilla.client.informer")
+
+Key = tuple[str, str]  # (namespace, name)
+Handler = Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None]
+
+
+def key_of(obj: dict[str, Any]) -> Key:
+    meta = obj.get("metadata") or {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+class Informer:
+    def __init__(
+        self,
+        client: Client,
+        gvk: GroupVersionKind,
+        *,
+        namespace: str = "",
+        label_selector: str = "",
+        field_selector: str = "",
+        watch_timeout: int = 300,
+        max_backoff: float = 30.0,
+    ) -> None:
+        self.client = client
+        self.gvk = gvk
+        self.namespace = namespace
+        self.label_selector = label_selector
+        self.field_selector = field_selector
+        self.store: dict[Key, dict[str, Any]] = {}
+        self.resource_version = ""
+        self._handlers: list[Handler] = []
+        self._synced = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._watch_timeout = watch_timeout
+        self._max_backoff = max_backoff
+
+    # -- use --------------------------------------------------------------------------------------
+
+    def add_handler(self, handler: Handler) -> None:
+        self._handlers.append(handler)
+
+    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
+        return self.store.get((namespace, name))
+
+    def list(self, namespace: str | None = None) -> list[dict[str, Any]]:
+        if namespace is None:
+            return list(self.store.values())
+        return [obj for (ns, _), obj in self.store.items() if ns == namespace]
+
+    @property
+    def synced(self) -> bool:
+        return self._synced.is_set()
+
+    async def wait_synced(self, timeout: float | None = None) -> None:
+        await asyncio.wait_for(self._synced.wait(), timeout)
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"informer-{self.gvk.kind}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        backoff = 0.2
+        need_list = True
+        while True:
+            try:
+                if need_list:
+                    await self._relist()
+                    need_list = False
+                await self._watch_once()
+                backoff = 0.2
+            except asyncio.CancelledError:
+                raise
+            except Gone:
+                need_list = True
+            except APIStatusError as exc:
+                log.warning("informer.error", kind=self.gvk.kind, error=exc.message, retry_in=backoff)
+                need_list = exc.code in (404, 410) or need_list
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, self._max_backoff)
+            except ClientError as exc:
+                log.info(
+                    "informer.unavailable", kind=self.gvk.kind, error=str(exc), retry_in=round(backoff, 2)
+                )
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, self._max_backoff)
+
+    async def _relist(self) -> None:
+        items, revision = await self.client.list(
+            self.gvk, self.namespace, label_selector=self.label_selector, field_selector=self.field_selector
+        )
+        fresh = {key_of(item): item for item in items}
+        old = self.store
+        self.store = fresh
+        self.resource_version = revision
+        for key, obj in fresh.items():
+            previous = old.get(key)
+            if previous is None:
+                self._emit("ADDED", obj, None)
+            elif (previous.get("metadata") or {}).get("resourceVersion") != (obj.get("metadata") or {}).get(
+                "resourceVersion"
+            ):
+                self._emit("MODIFIED", obj, previous)
+        for key, previous in old.items():
+            if key not in fresh:
+                self._emit("DELETED", None, previous)
+        self._synced.set()
+
+    async def _watch_once(self) -> None:
+        async for event in self.client.watch(
+            self.gvk,
+            self.namespace,
+            resource_version=self.resource_version,
+            label_selector=self.label_selector,
+            field_selector=self.field_selector,
+            timeout_seconds=self._watch_timeout,
+        ):
+            obj = event.object
+            revision = str((obj.get("metadata") or {}).get("resourceVersion") or "")
+            if event.type == "ERROR":
+                if obj.get("code") == 410:
+                    raise Gone(410, obj)
+                raise APIStatusError(int(obj.get("code") or 500), obj)
+            if revision:
+                self.resource_version = revision
+            if event.type == "BOOKMARK":
+                continue
+            obj.setdefault("apiVersion", self.gvk.api_version)
+            obj.setdefault("kind", self.gvk.kind)
+            key = key_of(obj)
+            previous = self.store.get(key)
+            if event.type == "DELETED":
+                self.store.pop(key, None)
+                self._emit("DELETED", None, previous or obj)
+            else:
+                self.store[key] = obj
+                self._emit("ADDED" if previous is None else "MODIFIED", obj, previous)
+
+    def _emit(self, kind: str, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        for handler in self._handlers:
+            try:
+                handler(kind, obj, old)
+            except Exception:
+                log.exception("informer.handler_failed", kind=self.gvk.kind)

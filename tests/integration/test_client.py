@@ -1,0 +1,87 @@
+"""Flotilla's own async client and informer against a real API server process."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import Client, Conflict, NotFound, Unavailable, load_kubeconfig
+from flotilla.client.informer import Informer
+from tests.integration.harness import ServerProcess
+
+CM = GroupVersionKind("", "v1", "ConfigMap")
+
+
+def configmap(name: str, **data: str) -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "default"},
+        "data": data,
+    }
+
+
+async def test_crud_apply_and_errors(server: ServerProcess) -> None:
+    """CRUD, apply, a stale update (409) and delete work; failures raise typed errors."""
+    async with Client(load_kubeconfig(server.kubeconfig), field_manager="client-test") as client:
+        created = await client.create(configmap("c1", a="1"))
+        assert (await client.get(CM, "c1", "default"))["data"] == {"a": "1"}
+        await client.patch(CM, "c1", {"data": {"b": "2"}}, namespace="default")
+        applied = await client.apply(configmap("c2", z="9"))
+        assert applied["metadata"]["managedFields"][0]["manager"] == "client-test"
+        items, revision = await client.list(CM, "default", limit=1)
+        assert {"c1", "c2"} <= {i["metadata"]["name"] for i in items} and revision
+        with pytest.raises(Conflict):
+            await client.update(created)
+        await client.delete(CM, "c1", "default")
+        with pytest.raises(NotFound):
+            await client.get(CM, "c1", "default")
+        assert await client.delete(CM, "c1", "default") is None
+
+
+async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_path: Path) -> None:
+    """An informer sees changes; after its resume point is compacted it relists and reports the difference."""
+    small = ServerProcess(tmp_path / "hub", ["--history-window", "5"]).start()
+    try:
+        async with Client(load_kubeconfig(small.kubeconfig)) as client:
+            informer = Informer(client, CM, namespace="default", watch_timeout=1)
+            seen: list[tuple[str, str]] = []
+            informer.add_handler(
+                lambda kind, obj, old: seen.append((kind, (obj or old or {})["metadata"]["name"]))
+            )
+            informer.start()
+            await informer.wait_synced(10)
+            await client.create(configmap("live"))
+            await _eventually(lambda: ("ADDED", "live") in seen)
+            await informer.stop()
+            stale = informer.resource_version
+            for i in range(10):
+                await client.create(configmap(f"burst-{i}"))
+            await client.delete(CM, "live", "default")
+            informer.resource_version = stale
+            informer.start()
+            await _eventually(lambda: ("DELETED", "live") in seen and ("ADDED", "burst-9") in seen)
+            assert "live" not in {name for _, name in informer.store}
+            await informer.stop()
+    finally:
+        small.stop()
+
+
+async def test_unreachable_server_raises_unavailable(tmp_path: Path) -> None:
+    """A server that is gone makes requests fail with Unavailable, not a raw aiohttp error."""
+    stopped = ServerProcess(tmp_path / "gone").start()
+    config = load_kubeconfig(stopped.kubeconfig)
+    stopped.stop()
+    async with Client(config, timeout=3) as client:
+        with pytest.raises(Unavailable):
+            await client.get(CM, "x", "default")
+
+
+async def _eventually(predicate: object, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
+        await asyncio.sleep(0.05)
