@@ -106,7 +106,7 @@ def run_until_signalled(server: Component, ready: Callable[[], str]) -> None:
             loop.add_signal_handler(sig, stop.set)
         try:
             await server.start()
-        except OSError as exc:
+        except Exception as exc:
             await server.stop()
             raise click.ClickException(f"cannot start: {exc}") from exc
         click.echo(ready(), err=True)

@@ -6,6 +6,7 @@ import click
 
 from flotilla import __version__
 from flotilla.cli.apiserver import apiserver
+from flotilla.cli.controllermanager import controller_manager
 from flotilla.cli.sim import sim
 
 
@@ -22,6 +23,7 @@ def cli() -> None:
 
 
 cli.add_command(apiserver)
+cli.add_command(controller_manager)
 cli.add_command(sim)
 
 

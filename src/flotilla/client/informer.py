@@ -71,6 +71,10 @@ class Informer:
         return [obj for (ns, _), obj in self.store.items() if ns == namespace]
 
     @property
+    def running(self) -> bool:
+        return self._task is not None
+
+    @property
     def synced(self) -> bool:
         return self._synced.is_set()
 
