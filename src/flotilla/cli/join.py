@@ -10,8 +10,8 @@ With `--force` an unreachable member does not block: its finalizers are removed 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import base64
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -159,12 +159,10 @@ async def _join(
                 f"cluster {name} is already joined (its API endpoint: "
                 f"{(existing.get('spec') or {}).get('apiEndpoint')}); unjoin it first"
             )
-        try:
+        with contextlib.suppress(AlreadyExists):
             await hub.create(
                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CLUSTER_NAMESPACE}}
             )
-        except AlreadyExists:
-            pass
         await hub.apply(secret)
         created: dict[str, Any] = await hub.create(cluster)
         return created
