@@ -223,8 +223,8 @@ async def _unjoin(
             await asyncio.sleep(0.5)
         if not force:
             raise RuntimeError(
-                f"cluster {name} is still being cleaned up after {wait_seconds:.0f}s (is the member reachable?); "
-                "re-run with --force to remove it anyway"
+                f"cluster {name} is still being cleaned up after {wait_seconds:.0f}s "
+                "(is the member reachable?); re-run with --force to remove it anyway"
             )
         await hub.patch(cluster_kind, name, {"metadata": {"finalizers": None}})
         await hub.delete(GroupVersionKind("", "v1", "Secret"), name, CLUSTER_NAMESPACE)
