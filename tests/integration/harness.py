@@ -235,3 +235,76 @@ def wait_until(predicate: Any, timeout: float = 30.0, interval: float = 0.2, mes
             return last
         time.sleep(interval)
     raise AssertionError(message or f"condition not met within {timeout}s (last: {last!r})")
+
+
+@dataclass
+class ControllerManagerProcess:
+    """A `flotilla controller-manager` child process against a hub kubeconfig."""
+
+    kubeconfig: Path
+    log_dir: Path
+    args: list[str] = field(default_factory=list)
+    process: subprocess.Popen[bytes] | None = None
+    _log_file: Any = None
+
+    def start(self, timeout: float = 60.0) -> ControllerManagerProcess:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.log_dir / f"controller-manager-{int(time.time() * 1000)}.log"
+        self._log_file = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "flotilla",
+                "controller-manager",
+                "--kubeconfig",
+                str(self.kubeconfig),
+                "--health-address",
+                "127.0.0.1:0",
+                *self.args,
+            ],
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                code = self.stop()
+                raise RuntimeError(f"controller-manager exited with {code}:\n{self.log()}")
+            if "flotilla controller-manager: running" in self.log():
+                return self
+            time.sleep(0.05)
+        raise TimeoutError(f"controller-manager did not start within {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self.process = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        return code
+
+
+def flotilla(*args: str, check: bool = True, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    """Run the `flotilla` command (this checkout's) and return its result."""
+    result = subprocess.run(
+        [sys.executable, "-m", "flotilla", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"flotilla {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
+    return result
