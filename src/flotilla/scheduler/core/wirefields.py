@@ -1,0 +1,49 @@
+"""Tolerant readers for the fields of wire objects (JSON decoded to dicts and lists).
+
+The scheduler reads objects the API server has already validated, so a field of an unexpected
+shape is read as absent (an empty mapping, list or string, 0, no time) instead of raising: one odd
+field must not stop a whole scheduling round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+
+def mapping_of(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def mappings_of(value: object) -> list[Mapping[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, Mapping)]
+
+
+def strings_of(value: object) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, str)]
+
+
+def text_of(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def integer_of(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return value
+
+
+def time_of(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    # Kubernetes writes RFC 3339 in UTC; a zone-less stamp is read as UTC so comparisons never mix kinds.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
