@@ -58,6 +58,12 @@ class Component(Protocol):
     show_default=True,
     help="Seconds between compactions to the history window (sooner under heavy churn).",
 )
+@click.option(
+    "--karmada/--no-karmada",
+    default=True,
+    show_default=True,
+    help="Serve Karmada's API groups (policy, work and cluster.karmada.io), as a hub does.",
+)
 @click.option("--log-level", default="info", show_default=True)
 def apiserver(
     data_dir: Path,
@@ -67,6 +73,7 @@ def apiserver(
     storage_sync: str,
     history_window: int,
     compaction_interval: float,
+    karmada: bool,
     log_level: str,
 ) -> None:
     """Serve the Kubernetes API (HTTPS, client certificates) from a SQLite store in DATA_DIR.
@@ -89,6 +96,7 @@ def apiserver(
         storage_sync="FULL" if storage_sync.upper() == "FULL" else "NORMAL",
         api=APISettings(history_window=history_window),
         compaction_interval=compaction_interval,
+        karmada=karmada,
     )
     server = APIServer(settings)
     run_until_signalled(

@@ -55,9 +55,9 @@ def controller_manager(
     """
     from flotilla.cli.apiserver import run_until_signalled
     from flotilla.cli.logging import configure_logging
-    from flotilla.controllers.base import ManagerSettings
-    from flotilla.controllers.manager import ControllerManager
     from flotilla.controllers.registry import DEFAULT_OFF, FACTORIES
+    from flotilla.runtime.hubcontroller import ManagerSettings
+    from flotilla.runtime.manager import ControllerManager
 
     configure_logging(log_level)
     host, _, port = health_address.rpartition(":")

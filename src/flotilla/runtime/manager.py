@@ -15,10 +15,10 @@ import structlog
 from aiohttp import web
 
 from flotilla.client import Client, load_kubeconfig
-from flotilla.controllers.base import ControllerContext, HubController, ManagerSettings
-from flotilla.controllers.informers import SharedInformers
-from flotilla.controllers.members import MemberClients
 from flotilla.runtime.clock import SystemClock
+from flotilla.runtime.hubcontroller import ControllerContext, HubController, ManagerSettings
+from flotilla.runtime.informers import SharedInformers
+from flotilla.runtime.members import MemberClients
 
 log = structlog.get_logger("flotilla.controllers")
 

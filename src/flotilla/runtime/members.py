@@ -17,7 +17,7 @@ import orjson
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client
 from flotilla.client.kubeconfig import ClusterConfig
-from flotilla.controllers.informers import SharedInformers
+from flotilla.runtime.informers import SharedInformers
 
 SECRET = GroupVersionKind("", "v1", "Secret")
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from flotilla.client import Client
-from flotilla.controllers.informers import SharedInformers
-from flotilla.controllers.members import MemberClients
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.controller import ControllerLoop
+from flotilla.runtime.informers import SharedInformers
+from flotilla.runtime.members import MemberClients
 
 
 @dataclass(frozen=True, slots=True)
