@@ -1,0 +1,16 @@
+"""Every controller `flotilla controller-manager` can run, by the name `--controllers` uses.
+
+Order matters only for readability of logs; each controller is independent and level-based.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flotilla.runtime.hubcontroller import ControllerContext, HubController
+
+FACTORIES: dict[str, Callable[[ControllerContext], HubController]] = {}
+"""Controller name → constructor. Each controller module's entry is added below."""
+
+DEFAULT_OFF: frozenset[str] = frozenset()
+"""Controllers that `*` does not enable (they must be named explicitly)."""
