@@ -4,63 +4,83 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import orjson
 import structlog
 from aiohttp import web
 
 from flotilla.apiserver import discovery, errors
+from flotilla.apiserver.admission.attributes import UserInfo
+from flotilla.apiserver.authn import ANONYMOUS
+from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers.dispatch import handle_resource
 from flotilla.apiserver.openapi.endpoints import OPENAPI, OpenAPICache, openapi_document, openapi_root
+from flotilla.apiserver.requestinfo import parse_request_info
 from flotilla.apiserver.responses import status_response, warning_headers
 
 log = structlog.get_logger("flotilla.apiserver")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version"})
-"""Paths anyone may read without credentials (kube's system:public-info-viewer)."""
 
-USER: web.RequestKey[Any] = web.RequestKey("flotilla.user", object)
-
-
-def _identity(request: web.Request) -> tuple[str, list[str]] | None:
-    """The user of a request from its verified TLS client certificate: CN is the name, O the groups."""
-    transport = request.transport
-    if transport is None:
-        return None
-    cert = transport.get_extra_info("peercert")
-    if not cert:
-        return None
-    name = ""
-    groups: list[str] = []
-    for rdn in cert.get("subject", ()):
-        for key, value in rdn:
-            if key == "commonName":
-                name = value
-            elif key == "organizationName":
-                groups.append(value)
-    if not name:
-        return None
-    return name, groups
+def _attributes(request: web.Request, user: UserInfo) -> AuthorizationAttributes:
+    info = parse_request_info(request.path, request.method, request.query)
+    if info is None:
+        return AuthorizationAttributes(user, request.method.lower(), False, path=request.path)
+    return AuthorizationAttributes(
+        user,
+        info.verb,
+        True,
+        info.group,
+        info.version,
+        info.resource,
+        info.subresource,
+        info.namespace,
+        info.name,
+        request.path,
+    )
 
 
-def _authenticate(request: web.Request) -> tuple[str, list[str]]:
-    identity = _identity(request)
-    if identity is None:
-        raise errors.Unauthorized("Unauthorized")
-    return identity
+def forbidden(attributes: AuthorizationAttributes, reason: str) -> errors.APIError:
+    """403 (401 for anonymous) worded as kube-apiserver words it."""
+    user = attributes.user
+    if user.username == ANONYMOUS.username:
+        return errors.Unauthorized("Unauthorized")
+    if not attributes.resource_request:
+        message = f'forbidden: User "{user.username}" cannot {attributes.verb} path "{attributes.path}"'
+        return errors.Forbidden(message + (f": {reason}" if reason else ""))
+    resource = attributes.resource + (f"/{attributes.subresource}" if attributes.subresource else "")
+    qualified = f"{attributes.resource}.{attributes.group}" if attributes.group else attributes.resource
+    subject = f'{qualified} "{attributes.name}"' if attributes.name else qualified
+    where = f' in the namespace "{attributes.namespace}"' if attributes.namespace else " at the cluster scope"
+    message = (
+        f'{subject} is forbidden: User "{user.username}" cannot {attributes.verb} resource "{resource}" '
+        f'in API group "{attributes.group}"{where}'
+    )
+    return errors.Forbidden(
+        message + (f": {reason}" if reason else ""),
+        name=attributes.name,
+        group=attributes.group,
+        kind=attributes.resource,
+    )
+
+
+async def _admit_request(request: web.Request) -> None:
+    """Authenticate and authorize; the user is kept on the request for admission and field managers."""
+    ctx = request.app[CONTEXT]
+    user = await ctx.authenticator.authenticate(request) or ANONYMOUS
+    request["user"] = user
+    attributes = _attributes(request, user)
+    decision = ctx.authorizer.authorize(attributes)
+    if not decision.allowed:
+        raise forbidden(attributes, decision.reason)
 
 
 @web.middleware
 async def api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
-        if request.path not in PUBLIC_PATHS and not request.path.startswith(
-            ("/healthz/", "/livez/", "/readyz/")
-        ):
-            request["user"] = _authenticate(request)
+        await _admit_request(request)
         latency = request.app[CONTEXT].extras.get("latency_seconds")
         if latency:
             await asyncio.sleep(latency)  # injected by the simulator's fault endpoint

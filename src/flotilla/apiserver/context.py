@@ -15,6 +15,8 @@ from aiohttp import web
 
 from flotilla.api.scheme import GroupResource
 from flotilla.apiserver.admission import Admission, NoAdmission
+from flotilla.apiserver.authn import Authenticator, CertificateAuthenticator
+from flotilla.apiserver.authz import AuthenticatedAuthorizer, Authorizer
 from flotilla.apiserver.objectstore import ObjectStore
 from flotilla.apiserver.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.schema.builtin import builtin_schemas
@@ -62,6 +64,8 @@ class APIContext:
     _strategies: dict[int, Strategy] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
     admission: Admission = field(default_factory=NoAdmission)
+    authenticator: Authenticator = field(default_factory=CertificateAuthenticator)
+    authorizer: Authorizer = field(default_factory=AuthenticatedAuthorizer)
 
     def __post_init__(self) -> None:
         self.store = ObjectStore(self.backend, self.cache)

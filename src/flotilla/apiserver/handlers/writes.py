@@ -14,6 +14,7 @@ from flotilla.api import fielderrors
 from flotilla.apiserver import apply as ssa
 from flotilla.apiserver import errors, scale
 from flotilla.apiserver.admission import UserInfo
+from flotilla.apiserver.authn import ANONYMOUS
 from flotilla.apiserver.content import APPLY_PATCH, decode_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
@@ -28,11 +29,9 @@ from flotilla.apiserver.watchcache import CachedObject
 
 
 def request_user(request: web.Request) -> UserInfo:
+    """The authenticated user of a request (set by the API middleware)."""
     found = request.get("user")
-    if not found:
-        return UserInfo("system:anonymous", ("system:unauthenticated",))
-    name, groups = found
-    return UserInfo(name, (*groups, "system:authenticated"))
+    return found if isinstance(found, UserInfo) else ANONYMOUS
 
 
 def write_options(request: web.Request) -> WriteOptions:
