@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flotilla.controllers.cluster import ClusterController
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 FACTORIES: dict[str, Callable[[ControllerContext], HubController]] = {}
 """Controller name → constructor. Each controller module's entry is added below."""
+
+FACTORIES[ClusterController.NAME] = ClusterController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""

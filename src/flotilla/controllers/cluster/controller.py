@@ -1,0 +1,293 @@
+"""The cluster controller: each Cluster's finalizer, execution namespace, status, taints and removal.
+
+One reconcile of a Cluster, level-based from the informers' copies:
+
+1. A Cluster being deleted is taken apart in the contract's order: it gets the terminating taint,
+   the Works in `karmada-es-<name>` are deleted (the execution controller removes what they put on
+   the member, or drops its finalizer when the member cannot be reached and the Cluster is gone),
+   then the namespace is deleted, and when it is gone the finalizer `karmada.io/cluster-controller`
+   is removed so the Cluster can go. Work and namespace deletions bring the Cluster back here.
+2. Otherwise the finalizer is added, the execution namespace is created when missing, and — for a
+   Push cluster whose status interval has passed — the member is probed and read, and the status
+   is applied (`probe.py`, `health.py`, `status.py`). Pull clusters report their own status.
+3. The `not-ready` / `unreachable` NoSchedule taints are set to follow the Ready condition
+   (`taints.py`), written against the resourceVersion they were computed from.
+
+The reconcile returns the seconds until the next probe is due, so each cluster is looked at once
+per `cluster_status_interval` however many events arrive in between. Per-cluster memory (the
+Ready history and the last probe time) lives on the controller and is only a damping aid: after
+a restart it starts again from the Cluster's status.
+
+A Cluster that no longer exists leaves nothing behind: a leftover execution namespace (after
+`flotilla unjoin --force` removed the finalizer) is deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from flotilla.api.karmada import constants
+from flotilla.api.karmada.cluster import Cluster
+from flotilla.api.karmada.constants import CLUSTER_CONTROLLER_FINALIZER, ClusterSyncMode
+from flotilla.api.karmada.model import Condition, Taint
+from flotilla.api.karmada.names import cluster_of_execution_namespace, execution_namespace
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import AlreadyExists, Conflict
+from flotilla.controllers.cluster.health import (
+    ReadyHistory,
+    observed_ready_condition,
+    ready_condition,
+    status_collection_failed,
+    threshold_adjusted,
+)
+from flotilla.controllers.cluster.probe import probe_health, read_member
+from flotilla.controllers.cluster.status import MemberStatus, desired_status, owned_fields, status_changed
+from flotilla.controllers.cluster.taints import health_taints, terminating_taints
+from flotilla.runtime.hubcontroller import ControllerContext, HubController
+from flotilla.runtime.members import SECRET, MemberCredentialsError
+
+log = structlog.get_logger("flotilla.controllers.cluster")
+
+FIELD_MANAGER = "flotilla-cluster-controller"
+NAMESPACE = GroupVersionKind("", "v1", "Namespace")
+
+Object = dict[str, Any]
+
+
+class CredentialsNotSynced(Exception):
+    """The Secret informer of a cluster's credentials has not listed yet; retried shortly."""
+
+
+class ClusterController(HubController):
+    NAME = "cluster"
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._clusters = ctx.informers.get(constants.CLUSTER)
+        self._namespaces = ctx.informers.get(NAMESPACE)
+        self._works = ctx.informers.get(constants.WORK)
+        # Join stores credentials here; listing it up front means the first probe finds them.
+        ctx.informers.get(SECRET, constants.KARMADA_CLUSTER_NAMESPACE)
+        self._histories: dict[str, ReadyHistory] = {}
+        self._probed_at: dict[str, datetime] = {}
+
+    # -- events: enqueue the Cluster's name ----------------------------------------------------------
+
+    def setup(self) -> None:
+        self._clusters.add_handler(self._on_cluster)
+        self._namespaces.add_handler(self._on_namespace)
+        self._works.add_handler(self._on_work)
+
+    def _on_cluster(self, event: str, new: Object | None, old: Object | None) -> None:
+        self.enqueue(_name(new or old or {}))
+
+    def _on_namespace(self, event: str, new: Object | None, old: Object | None) -> None:
+        cluster = cluster_of_execution_namespace(_name(new or old or {}))
+        if cluster:
+            self.enqueue(cluster)
+
+    def _on_work(self, event: str, new: Object | None, old: Object | None) -> None:
+        if event != "DELETED":
+            return
+        work = old or new or {}
+        cluster = cluster_of_execution_namespace(str((work.get("metadata") or {}).get("namespace") or ""))
+        found = self._clusters.get(cluster) if cluster else None
+        if cluster and found is not None and _deleting(found):
+            self.enqueue(cluster)
+
+    # -- reconcile -----------------------------------------------------------------------------------
+
+    async def reconcile(self, key: str) -> float | None:
+        cluster = self._clusters.get(key)
+        if cluster is None:
+            await self._forget(key)
+            return None
+        try:
+            return await self._sync(cluster)
+        except Conflict:
+            # The informer's copy is usually just behind this controller's own last write: start
+            # once more from the live object rather than waiting out a backoff.
+            live = await self.ctx.hub.get_or_none(constants.CLUSTER, key)
+            return await self._sync(live) if live is not None else None
+
+    async def _sync(self, cluster: Object) -> float | None:
+        if _deleting(cluster):
+            return await self._remove(cluster)
+        cluster = await self._ensure_finalizer(cluster)
+        await self._ensure_execution_namespace(_name(cluster))
+        cluster, next_probe = await self._sync_status(cluster)
+        await self._sync_health_taints(cluster)
+        return next_probe
+
+    async def _ensure_finalizer(self, cluster: Object) -> Object:
+        meta = cluster["metadata"]
+        finalizers = list(meta.get("finalizers") or [])
+        if CLUSTER_CONTROLLER_FINALIZER in finalizers:
+            return cluster
+        patch = {"metadata": {"finalizers": [*finalizers, CLUSTER_CONTROLLER_FINALIZER]}}
+        updated = await self._patch(cluster, patch)
+        log.info("cluster.finalizer_added", controller=self.NAME, cluster=meta["name"])
+        return updated
+
+    async def _ensure_execution_namespace(self, name: str) -> None:
+        namespace = execution_namespace(name)
+        existing = self._namespaces.get(namespace)
+        if existing is not None:
+            if _deleting(existing):
+                # Its DELETED event brings the Cluster back here to create it again.
+                log.info("cluster.execution_namespace_terminating", cluster=name, namespace=namespace)
+            return
+        with contextlib.suppress(AlreadyExists):
+            await self.ctx.hub.create(
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+                field_manager=FIELD_MANAGER,
+            )
+            log.info("cluster.execution_namespace_created", cluster=name, namespace=namespace)
+
+    # -- status --------------------------------------------------------------------------------------
+
+    async def _sync_status(self, cluster: Object) -> tuple[Object, float | None]:
+        """Probe and write the status when due; the Cluster as it now is and the seconds to the next probe."""
+        name = _name(cluster)
+        model = Cluster.from_object(cluster)
+        if model.spec.sync_mode != ClusterSyncMode.PUSH:
+            return cluster, None
+        interval = self.ctx.settings.cluster_status_interval
+        now = self.ctx.clock.now()
+        last = self._probed_at.get(name)
+        if last is not None and (elapsed := (now - last).total_seconds()) < interval:
+            return cluster, interval - elapsed
+        ready, member = await self._observe(model, now)
+        desired = desired_status(model.status, ready, member, now)
+        if status_changed(model.status, desired):
+            cluster = await self.ctx.hub.apply(
+                {
+                    "apiVersion": constants.CLUSTER.api_version,
+                    "kind": constants.CLUSTER.kind,
+                    "metadata": {"name": name},
+                    # The status subresource ignores spec and gives no ownership of it; the hub
+                    # checks an apply body's required fields as if it were a whole object, and
+                    # the Cluster schema requires spec.syncMode. Drop once the hub no longer does.
+                    "spec": {"syncMode": model.spec.sync_mode},
+                    "status": owned_fields(desired),
+                },
+                field_manager=FIELD_MANAGER,
+                subresource="status",
+            )
+            log.info(
+                "cluster.status_updated",
+                controller=self.NAME,
+                cluster=name,
+                ready=ready.status,
+                reason=ready.reason,
+            )
+        self._probed_at[name] = now
+        return cluster, interval
+
+    async def _observe(self, cluster: Cluster, now: datetime) -> tuple[Condition, MemberStatus | None]:
+        """The Ready condition to report, and the member's status when it is Ready and was read."""
+        name = cluster.metadata.name
+        ref = cluster.spec.secret_ref
+        if ref is not None and ref.name and not self.ctx.informers.get(SECRET, ref.namespace).synced:
+            raise CredentialsNotSynced(f"secret {ref.namespace}/{ref.name} not listed yet")
+        try:
+            member = await self.ctx.members.client_for(cluster.to_object())
+        except MemberCredentialsError as exc:
+            return status_collection_failed(f"failed to create a client: {exc}"), None
+        probe = await probe_health(member)
+        ready, self._histories[name] = threshold_adjusted(
+            observed_ready_condition(probe),
+            ready_condition(cluster.status.conditions),
+            self._histories.get(name),
+            now,
+            success_threshold=self.ctx.settings.cluster_success_threshold,
+            failure_threshold=self.ctx.settings.cluster_failure_threshold,
+        )
+        if probe == "healthy" and ready.status == "True":
+            return ready, await read_member(name, member)
+        return ready, None
+
+    # -- taints --------------------------------------------------------------------------------------
+
+    async def _sync_health_taints(self, cluster: Object) -> None:
+        model = Cluster.from_object(cluster)
+        ready = ready_condition(model.status.conditions)
+        await self._write_taints(cluster, health_taints(model.spec.taints, ready, self.ctx.clock.now()))
+
+    async def _write_taints(self, cluster: Object, taints: list[Taint] | None) -> Object:
+        """Write the Cluster's new taints (None: nothing to change); the Cluster as it now is."""
+        if taints is None:
+            return cluster
+        wire = [taint.to_object() for taint in taints]
+        updated = await self._patch(cluster, {"spec": {"taints": wire or None}})
+        log.info(
+            "cluster.taints_updated",
+            controller=self.NAME,
+            cluster=_name(cluster),
+            taints=[f"{t.key}:{t.effect}" for t in taints],
+        )
+        return updated
+
+    # -- removal -------------------------------------------------------------------------------------
+
+    async def _remove(self, cluster: Object) -> float | None:
+        name = _name(cluster)
+        current = Cluster.from_object(cluster).spec.taints
+        cluster = await self._write_taints(cluster, terminating_taints(current, self.ctx.clock.now()))
+        namespace = execution_namespace(name)
+        works = self._works.list(namespace)
+        if works:
+            remaining = [work for work in works if not _deleting(work)]
+            for work in remaining:
+                await self.ctx.hub.delete(constants.WORK, _name(work), namespace)
+            if remaining:
+                log.info("cluster.works_deleted", controller=self.NAME, cluster=name, works=len(remaining))
+            return self.ctx.settings.cluster_status_interval
+        found = self._namespaces.get(namespace) or await self.ctx.hub.get_or_none(NAMESPACE, namespace)
+        if found is not None:
+            if not _deleting(found):
+                await self.ctx.hub.delete(NAMESPACE, namespace)
+                log.info("cluster.execution_namespace_deleting", controller=self.NAME, cluster=name)
+            return self.ctx.settings.cluster_status_interval
+        finalizers = [
+            f for f in cluster["metadata"].get("finalizers") or [] if f != CLUSTER_CONTROLLER_FINALIZER
+        ]
+        if len(finalizers) != len(cluster["metadata"].get("finalizers") or []):
+            await self._patch(cluster, {"metadata": {"finalizers": finalizers or None}})
+            log.info("cluster.finalizer_removed", controller=self.NAME, cluster=name)
+        await self._drop_memory(name)
+        return None
+
+    async def _forget(self, name: str) -> None:
+        """A Cluster that is gone: drop what is remembered of it, and delete a leftover namespace."""
+        await self._drop_memory(name)
+        namespace = self._namespaces.get(execution_namespace(name))
+        if namespace is None or _deleting(namespace):
+            return
+        if await self.ctx.hub.get_or_none(constants.CLUSTER, name) is not None:
+            return  # the informer is behind; the Cluster's ADDED event brings it back here
+        await self.ctx.hub.delete(NAMESPACE, execution_namespace(name))
+        log.info("cluster.orphaned_execution_namespace_deleted", controller=self.NAME, cluster=name)
+
+    async def _drop_memory(self, name: str) -> None:
+        self._histories.pop(name, None)
+        self._probed_at.pop(name, None)
+        await self.ctx.members.forget(name)
+
+    async def _patch(self, cluster: Object, patch: Object) -> Object:
+        """A merge patch that fails with Conflict if the Cluster changed since it was read."""
+        meta = cluster["metadata"]
+        patch.setdefault("metadata", {})["resourceVersion"] = meta["resourceVersion"]
+        return await self.ctx.hub.patch(constants.CLUSTER, meta["name"], patch, field_manager=FIELD_MANAGER)
+
+
+def _name(obj: Object) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def _deleting(obj: Object) -> bool:
+    return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
