@@ -8,12 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flotilla.controllers.cluster import ClusterController
+from flotilla.controllers.dependencies import DependenciesController
+from flotilla.controllers.detector import DetectorController
+from flotilla.controllers.namespaces import NamespaceSyncController
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 FACTORIES: dict[str, Callable[[ControllerContext], HubController]] = {}
 """Controller name → constructor. Each controller module's entry is added below."""
 
 FACTORIES[ClusterController.NAME] = ClusterController
+
+FACTORIES[DetectorController.NAME] = DetectorController
+FACTORIES[NamespaceSyncController.NAME] = NamespaceSyncController
+FACTORIES[DependenciesController.NAME] = DependenciesController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""

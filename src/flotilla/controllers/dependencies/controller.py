@@ -1,0 +1,294 @@
+"""The dependencies distributor: ConfigMaps, Secrets and others follow the workloads that use them.
+
+Two kinds of queue keys, both level-based:
+
+* a *referrer* (an independent ResourceBinding with `propagateDeps`): its template is read, the
+  interpreter lists what it depends on, and the list is recorded on the binding as the
+  `resourcebinding.karmada.io/dependencies` annotation (a merge patch, field manager
+  `flotilla-dependencies`). Changing the annotation is itself a binding event, which enqueues the
+  dependencies it lists, before and after.
+* a *dependency* (one object a referrer lists): every live referrer in its namespace that lists it
+  is found in the binding cache, and its attached binding is made to say so (`attached`): created
+  or updated with server-side apply, trimmed on a binding a policy placed, deleted when nothing
+  needs it any more (unless a policy placed it). A dependency that is gone needs nothing: its
+  attached binding goes with it through the ownerReference.
+
+Binding events enqueue the referrer and every dependency it lists (old and new); events of the
+dependency kinds (ConfigMap, Secret, ServiceAccount, PersistentVolumeClaim, Service,
+EndpointSlice) enqueue the object, so a dependency created after its workload, or edited, is
+picked up and its attached binding carries its current resourceVersion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from flotilla.api.karmada import constants, names
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import NotFound
+from flotilla.client.client import MERGE_PATCH
+from flotilla.client.informer import Informer
+from flotilla.controllers.dependencies.attached import (
+    DEPENDENCIES_ANNOTATION,
+    attached_binding,
+    attached_up_to_date,
+    dependencies_annotation,
+    is_placed,
+    needs_attachment_cleanup,
+    propagates_dependencies,
+    recorded_dependencies,
+    refers_to,
+    requires,
+)
+from flotilla.interpreter import InterpreterError, get_dependencies
+from flotilla.runtime.controller import TerminalError
+from flotilla.runtime.hubcontroller import ControllerContext, HubController
+
+log = structlog.get_logger("flotilla.controllers.dependencies")
+
+FIELD_MANAGER = "flotilla-dependencies"
+DEPENDENCY_KINDS = (
+    GroupVersionKind("", "v1", "ConfigMap"),
+    GroupVersionKind("", "v1", "Secret"),
+    GroupVersionKind("", "v1", "ServiceAccount"),
+    GroupVersionKind("", "v1", "PersistentVolumeClaim"),
+    GroupVersionKind("", "v1", "Service"),
+    GroupVersionKind("discovery.k8s.io", "v1", "EndpointSlice"),
+)
+"""The kinds the built-in interpreter names as dependencies; each gets an informer."""
+
+Handler = Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ReferrerKey:
+    """An independent ResourceBinding whose dependencies are to be recorded."""
+
+    namespace: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class DependencyKey:
+    """One dependency object whose attached binding is to be kept."""
+
+    gvk: GroupVersionKind
+    namespace: str
+    name: str
+
+
+class WaitingForGarbageCollection(Exception):
+    """The attached binding's name is held by a binding of an older object of the same name."""
+
+
+def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def _gvk_of(api_version: str, kind: str) -> GroupVersionKind:
+    group, _, version = api_version.rpartition("/")
+    return GroupVersionKind(group, version, kind)
+
+
+def _binding_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
+    """A binding update that can change dependencies: spec, labels, annotations or deletion."""
+    new_meta, old_meta = _metadata(new), _metadata(old)
+    return any(
+        new_meta.get(field) != old_meta.get(field)
+        for field in ("generation", "labels", "annotations", "deletionTimestamp")
+    )
+
+
+def _controller_uid(obj: Mapping[str, Any]) -> str | None:
+    for reference in _metadata(obj).get("ownerReferences") or ():
+        if isinstance(reference, Mapping) and reference.get("controller"):
+            return str(reference.get("uid") or "")
+    return None
+
+
+class DependenciesController(HubController):
+    NAME = "dependencies"
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._bindings = ctx.informers.get(constants.RESOURCE_BINDING)
+        self._dependencies: dict[GroupVersionKind, Informer] = {
+            gvk: ctx.informers.get(gvk) for gvk in DEPENDENCY_KINDS
+        }
+
+    # -- wiring -------------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        self._bindings.add_handler(self._on_binding)
+        for gvk, informer in self._dependencies.items():
+            informer.add_handler(self._on_dependency(gvk))
+
+    def _on_binding(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        if event == "MODIFIED" and new is not None and old is not None and not _binding_changed(new, old):
+            return
+        for binding in (new, old):
+            if binding is None:
+                continue
+            metadata = _metadata(binding)
+            namespace, name = str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
+            if _spec(binding).get("propagateDeps"):
+                self.enqueue(ReferrerKey(namespace, name))
+            for dependency in recorded_dependencies(binding):
+                for key in self._dependency_keys(dependency):
+                    self.enqueue(key)
+            if needs_attachment_cleanup(binding):
+                resource = _spec(binding).get("resource")
+                if isinstance(resource, Mapping):
+                    gvk = _gvk_of(str(resource.get("apiVersion") or ""), str(resource.get("kind") or ""))
+                    self.enqueue(DependencyKey(gvk, namespace, str(resource.get("name") or "")))
+
+    def _dependency_keys(self, dependency: Mapping[str, Any]) -> Iterator[DependencyKey]:
+        gvk = _gvk_of(str(dependency.get("apiVersion") or ""), str(dependency.get("kind") or ""))
+        namespace = str(dependency.get("namespace") or "")
+        if dependency.get("name"):
+            yield DependencyKey(gvk, namespace, str(dependency["name"]))
+            return
+        informer = self._dependencies.get(gvk)
+        for obj in informer.list(namespace) if informer is not None else ():
+            if refers_to(dependency, obj):
+                yield DependencyKey(gvk, namespace, str(_metadata(obj).get("name") or ""))
+
+    def _on_dependency(self, gvk: GroupVersionKind) -> Handler:
+        def handle(event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+            obj = new if new is not None else old
+            if obj is None:
+                return
+            metadata = _metadata(obj)
+            namespace = str(metadata.get("namespace") or "")
+            if not namespace or names.is_reserved_namespace(namespace):
+                return
+            self.enqueue(DependencyKey(gvk, namespace, str(metadata.get("name") or "")))
+
+        return handle
+
+    # -- reconcile ----------------------------------------------------------------------------------
+
+    async def reconcile(self, key: Any) -> float | None:
+        if isinstance(key, ReferrerKey):
+            await self._record_dependencies(key)
+        else:
+            assert isinstance(key, DependencyKey)
+            await self._sync_attached_binding(key)
+        return None
+
+    async def _record_dependencies(self, key: ReferrerKey) -> None:
+        """Write the referrer's current dependencies into its annotation."""
+        binding = self._bindings.get(key.name, key.namespace)
+        if binding is None or not propagates_dependencies(binding):
+            return
+        resource = _spec(binding).get("resource")
+        if not isinstance(resource, Mapping):
+            return
+        gvk = _gvk_of(str(resource.get("apiVersion") or ""), str(resource.get("kind") or ""))
+        template = await self.ctx.hub.get_or_none(gvk, str(resource.get("name") or ""), key.namespace)
+        if template is None:
+            return
+        try:
+            found = get_dependencies(template)
+        except InterpreterError as exc:
+            raise TerminalError(f"dependencies of {gvk.kind} {resource.get('name')}: {exc}") from exc
+        dependencies = [d for d in found if (d.get("namespace") or "") == key.namespace]
+        wanted = dependencies_annotation(dependencies) if dependencies else None
+        annotations = _metadata(binding).get("annotations") or {}
+        if annotations.get(DEPENDENCIES_ANNOTATION) == wanted:
+            return
+        patch = {"metadata": {"annotations": {DEPENDENCIES_ANNOTATION: wanted}}}
+        try:
+            await self.ctx.hub.patch(
+                constants.RESOURCE_BINDING,
+                key.name,
+                patch,
+                namespace=key.namespace,
+                patch_type=MERGE_PATCH,
+                field_manager=FIELD_MANAGER,
+            )
+        except NotFound:
+            return
+        log.info(
+            "dependencies.recorded",
+            controller=self.NAME,
+            namespace=key.namespace,
+            binding=key.name,
+            dependencies=len(dependencies),
+        )
+
+    async def _dependency(self, key: DependencyKey) -> dict[str, Any] | None:
+        informer = self._dependencies.get(key.gvk)
+        if informer is not None:
+            return informer.get(key.name, key.namespace)
+        return await self.ctx.hub.get_or_none(key.gvk, key.name, key.namespace)
+
+    async def _sync_attached_binding(self, key: DependencyKey) -> None:
+        obj = await self._dependency(key)
+        if obj is None or _metadata(obj).get("deletionTimestamp"):
+            return
+        binding_name = names.binding_name(key.gvk.kind, key.name)
+        existing = self._bindings.get(binding_name, key.namespace)
+        referrers = [binding for binding in self._bindings.list(key.namespace) if requires(binding, obj)]
+        uid = str(_metadata(obj).get("uid") or "")
+        if existing is not None and not is_placed(existing) and _controller_uid(existing) not in (None, uid):
+            raise WaitingForGarbageCollection(
+                f"ResourceBinding {key.namespace}/{binding_name} belongs to another object; "
+                "waiting for its garbage collection"
+            )
+        if not referrers:
+            await self._detach(key, binding_name, obj, existing)
+            return
+        desired = attached_binding(obj, referrers, existing)
+        if existing is not None and attached_up_to_date(existing, desired):
+            return
+        await self.ctx.hub.apply(desired, field_manager=FIELD_MANAGER, force=True)
+        log.info(
+            "dependencies.attached",
+            controller=self.NAME,
+            kind=key.gvk.kind,
+            namespace=key.namespace,
+            name=key.name,
+            binding=binding_name,
+            required_by=len(referrers),
+        )
+
+    async def _detach(
+        self,
+        key: DependencyKey,
+        binding_name: str,
+        obj: Mapping[str, Any],
+        existing: Mapping[str, Any] | None,
+    ) -> None:
+        """Nothing needs the object: delete its attached binding, or trim one a policy placed."""
+        if existing is None or not needs_attachment_cleanup(existing):
+            return
+        if is_placed(existing):
+            await self.ctx.hub.apply(
+                attached_binding(obj, [], existing), field_manager=FIELD_MANAGER, force=True
+            )
+        else:
+            await self.ctx.hub.delete(
+                constants.RESOURCE_BINDING,
+                binding_name,
+                key.namespace,
+                uid=str(_metadata(existing).get("uid") or ""),
+            )
+        log.info(
+            "dependencies.detached",
+            controller=self.NAME,
+            kind=key.gvk.kind,
+            namespace=key.namespace,
+            name=key.name,
+            binding=binding_name,
+        )

@@ -1,0 +1,425 @@
+"""The detector, namespace and dependencies controllers against a real hub, driven with kubectl.
+
+One hub and one controller manager running only `detector,namespace,dependencies`: no scheduler
+and no members, so the bindings and Works these controllers write stay as they wrote them. A
+Cluster object (never reachable) and its execution namespace stand in for a joined member.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.harness import ControllerManagerProcess, Kubectl, ServerProcess, wait_until
+
+pytestmark = pytest.mark.kubectl
+
+PP_ID = "propagationpolicy.karmada.io/permanent-id"
+PP_NAME = "propagationpolicy.karmada.io/name"
+CPP_ID = "clusterpropagationpolicy.karmada.io/permanent-id"
+CPP_NAME = "clusterpropagationpolicy.karmada.io/name"
+RB_ID = "resourcebinding.karmada.io/permanent-id"
+MEMBER = "member-a"
+
+
+@pytest.fixture(scope="module")
+def manager(
+    server: ServerProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ControllerManagerProcess]:
+    process = ControllerManagerProcess(
+        server.kubeconfig,
+        tmp_path_factory.mktemp("controller-manager"),
+        ["--controllers", "detector,namespace,dependencies"],
+    ).start()
+    yield process
+    assert process.stop() == 0, process.log()
+
+
+@pytest.fixture
+def hub(manager: ControllerManagerProcess, kubectl: Kubectl) -> Kubectl:
+    return kubectl
+
+
+@pytest.fixture
+def ns(hub: Kubectl) -> Iterator[str]:
+    name = f"d-{uuid.uuid4().hex[:6]}"
+    hub("create", "namespace", name)
+    yield name
+    hub.run("delete", "namespace", name, "--wait=false", check=False)
+
+
+def deployment(name: str, replicas: int = 2, **pod: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "web",
+                            "image": "nginx",
+                            "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
+                        }
+                    ],
+                    **pod,
+                },
+            },
+        },
+    }
+
+
+def policy(
+    name: str, selectors: list[dict[str, Any]], kind: str = "PropagationPolicy", **spec: Any
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": kind,
+        "metadata": {"name": name},
+        "spec": {
+            "resourceSelectors": selectors,
+            "placement": {"clusterAffinity": {"clusterNames": [MEMBER]}},
+            **spec,
+        },
+    }
+
+
+def by_name(name: str) -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
+
+
+def get(hub: Kubectl, *args: str) -> dict[str, Any] | None:
+    result = hub.run("get", *args, "-o", "json", check=False)
+    if result.returncode != 0:
+        return None
+    found: dict[str, Any] = json.loads(result.stdout)
+    return found
+
+
+def labels(obj: dict[str, Any] | None) -> dict[str, str]:
+    return dict((obj or {}).get("metadata", {}).get("labels") or {})
+
+
+def annotations(obj: dict[str, Any] | None) -> dict[str, str]:
+    return dict((obj or {}).get("metadata", {}).get("annotations") or {})
+
+
+def claimed_by(hub: Kubectl, ns: str, deploy: str, policy_name: str) -> bool:
+    template = get(hub, "deploy", deploy, "-n", ns)
+    binding = get(hub, "rb", f"{deploy}-deployment", "-n", ns)
+    return (
+        annotations(template).get(PP_NAME) == policy_name and annotations(binding).get(PP_NAME) == policy_name
+    )
+
+
+def test_a_deployment_and_its_policy_produce_the_resource_binding(hub: Kubectl, ns: str) -> None:
+    """Claim on the template; RB `<name>-deployment` with claim, owner, replicas, requests, placement."""
+    weighted = {
+        "clusterAffinity": {"clusterNames": [MEMBER]},
+        "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"},
+    }
+    hub.apply_yaml([deployment("web", 3), policy("web-pp", [by_name("web")], placement=weighted)], "-n", ns)
+    binding = wait_until(lambda: get(hub, "rb", "web-deployment", "-n", ns), message="binding created")
+    template = get(hub, "deploy", "web", "-n", ns)
+    pp = get(hub, "pp", "web-pp", "-n", ns)
+    assert template is not None and pp is not None
+    assert labels(template)[PP_ID] == labels(pp)[PP_ID]
+    assert annotations(template)[PP_NAME] == "web-pp"
+    assert annotations(template)["propagationpolicy.karmada.io/namespace"] == ns
+    assert labels(binding)[PP_ID] == labels(pp)[PP_ID]
+    assert labels(binding)[RB_ID]
+    owner = binding["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == (
+        "Deployment",
+        "web",
+        template["metadata"]["uid"],
+        True,
+    )
+    spec = binding["spec"]
+    assert spec["resource"]["kind"] == "Deployment" and spec["resource"]["name"] == "web"
+    assert spec["replicas"] == 3
+    assert spec["replicaRequirements"]["resourceRequest"] == {"cpu": "100m", "memory": "64Mi"}
+    assert spec["placement"]["clusterAffinity"] == {"clusterNames": [MEMBER]}
+    assert spec["placement"]["replicaScheduling"]["replicaDivisionPreference"] == "Weighted"
+    assert "clusters" not in spec
+
+    hub("scale", "deploy", "web", "-n", ns, "--replicas=5")
+    wait_until(
+        lambda: (get(hub, "rb", "web-deployment", "-n", ns) or {}).get("spec", {}).get("replicas") == 5,
+        message="binding follows the scale",
+    )
+
+
+def test_priority_and_preemption_decide_who_claims(hub: Kubectl, ns: str) -> None:
+    """A claim sticks against a stronger policy; `preemption: Always` with higher priority takes it."""
+    hub.apply_yaml(
+        [deployment("api"), policy("kind-only", [{"apiVersion": "apps/v1", "kind": "Deployment"}])], "-n", ns
+    )
+    wait_until(lambda: claimed_by(hub, ns, "api", "kind-only"), message="claimed by kind-only")
+    hub.apply_yaml(policy("stronger", [by_name("api")], priority=5), "-n", ns)
+    hub.apply_yaml(policy("preemptor", [by_name("api")], priority=3, preemption="Always"), "-n", ns)
+    wait_until(lambda: claimed_by(hub, ns, "api", "preemptor"), message="preempted")
+    hub.apply_yaml(policy("lower", [by_name("api")], priority=1, preemption="Always"), "-n", ns)
+    hub.apply_yaml(policy("later", [by_name("api")], priority=9), "-n", ns)
+    hub("annotate", "deploy", "api", "-n", ns, "touch=1")
+
+    def binding_current() -> bool:
+        template = get(hub, "deploy", "api", "-n", ns) or {}
+        binding = get(hub, "rb", "api-deployment", "-n", ns) or {}
+        version = template.get("metadata", {}).get("resourceVersion")
+        return bool(binding.get("spec", {}).get("resource", {}).get("resourceVersion") == version)
+
+    wait_until(binding_current, message="binding caught up with the annotated template")
+    assert claimed_by(hub, ns, "api", "preemptor")
+
+
+def test_deleting_the_policy_releases_the_template_and_keeps_the_binding(hub: Kubectl, ns: str) -> None:
+    """Claim labels leave template and binding; the binding stays; a remaining policy claims it next."""
+    hub.apply_yaml([deployment("gone"), policy("first", [by_name("gone")], priority=2)], "-n", ns)
+    wait_until(lambda: claimed_by(hub, ns, "gone", "first"), message="claimed by first")
+    hub("delete", "pp", "first", "-n", ns)
+
+    def released() -> bool:
+        template = get(hub, "deploy", "gone", "-n", ns)
+        binding = get(hub, "rb", "gone-deployment", "-n", ns)
+        return (
+            binding is not None
+            and PP_ID not in labels(template)
+            and PP_NAME not in annotations(template)
+            and PP_ID not in labels(binding)
+            and PP_NAME not in annotations(binding)
+        )
+
+    wait_until(released, message="released, binding kept")
+    hub.apply_yaml(policy("second", [by_name("gone")]), "-n", ns)
+    wait_until(lambda: claimed_by(hub, ns, "gone", "second"), message="claimed by second")
+
+
+def test_a_cluster_policy_claims_a_cluster_role_into_a_cluster_resource_binding(hub: Kubectl) -> None:
+    """A CPP selecting a ClusterRole by name yields `<name>-clusterrole`, a ClusterResourceBinding."""
+    role = f"reader-{uuid.uuid4().hex[:6]}"
+    hub.apply_yaml(
+        [
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRole",
+                "metadata": {"name": role},
+                "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}],
+            },
+            policy(
+                f"{role}-cpp",
+                [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": role}],
+                kind="ClusterPropagationPolicy",
+            ),
+        ]
+    )
+    try:
+        binding = wait_until(lambda: get(hub, "crb", f"{role}-clusterrole"), message="CRB created")
+        cpp = get(hub, "cpp", f"{role}-cpp")
+        template = get(hub, "clusterrole", role)
+        assert labels(binding)[CPP_ID] == labels(cpp)[CPP_ID] == labels(template)[CPP_ID]
+        assert annotations(binding)[CPP_NAME] == f"{role}-cpp"
+        assert labels(binding)["clusterresourcebinding.karmada.io/permanent-id"]
+        assert binding["spec"]["resource"] == {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "name": role,
+            "uid": template["metadata"]["uid"],
+            "resourceVersion": template["metadata"]["resourceVersion"],
+        }
+    finally:
+        hub.run("delete", "cpp", f"{role}-cpp", check=False)
+        hub.run("delete", "clusterrole", role, check=False)
+
+
+@pytest.fixture(scope="module")
+def member(
+    server: ServerProcess, manager: ControllerManagerProcess, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    """A Cluster object and its execution namespace, as joining and the cluster controller leave them."""
+    hub = Kubectl(server.kubeconfig, tmp_path_factory.mktemp("member-cache"))
+    hub.apply_yaml(
+        [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"karmada-es-{MEMBER}"}},
+            {
+                "apiVersion": "cluster.karmada.io/v1alpha1",
+                "kind": "Cluster",
+                "metadata": {"name": MEMBER},
+                "spec": {"syncMode": "Push", "apiEndpoint": "https://127.0.0.1:9"},
+            },
+        ]
+    )
+    return MEMBER
+
+
+def namespace_work(hub: Kubectl, namespace: str) -> dict[str, Any] | None:
+    for work in (get(hub, "works", "-n", f"karmada-es-{MEMBER}") or {}).get("items", []):
+        if any(
+            ref.get("kind") == "Namespace" and ref.get("name") == namespace
+            for ref in work["metadata"].get("ownerReferences", [])
+        ):
+            return work
+    return None
+
+
+def test_namespaces_reach_every_cluster_through_a_work(hub: Kubectl, member: str) -> None:
+    """A new Namespace gets a Work in karmada-es-<cluster>; skipped ones do not; deletion removes it."""
+    name = f"team-{uuid.uuid4().hex[:6]}"
+    hub("create", "namespace", name)
+    hub("label", "namespace", name, "owner=team")
+    work = wait_until(lambda: namespace_work(hub, name), message="namespace Work")
+    manifest = work["spec"]["workload"]["manifests"][0]
+    assert manifest["kind"] == "Namespace" and manifest["metadata"]["name"] == name
+    wait_until(
+        lambda: (
+            labels(
+                (namespace_work(hub, name) or {})
+                .get("spec", {})
+                .get("workload", {})
+                .get("manifests", [{}])[0]
+            ).get("owner")
+            == "team"
+        ),
+        message="labels follow",
+    )
+    manifest = (namespace_work(hub, name) or {})["spec"]["workload"]["manifests"][0]
+    assert labels(manifest)["karmada.io/managed"] == "true"
+    assert annotations(manifest)["work.karmada.io/namespace"] == f"karmada-es-{member}"
+
+    skipped = f"skip-{uuid.uuid4().hex[:6]}"
+    hub.apply_yaml(
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": skipped, "labels": {"namespace.karmada.io/skip-auto-propagation": "true"}},
+        }
+    )
+    hub("delete", "namespace", name, "--wait=false")
+    wait_until(lambda: namespace_work(hub, name) is None, message="Work removed with the namespace")
+    assert namespace_work(hub, skipped) is None
+    hub.run("delete", "namespace", skipped, "--wait=false", check=False)
+
+
+def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
+    hub: Kubectl, ns: str, member: str, tmp_path: Path
+) -> None:
+    """propagateDeps: the ConfigMap's attached binding lists the referrer and its clusters."""
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "app-config"},
+        "data": {"k": "v"},
+    }
+    workload = deployment("deps", volumes=[{"name": "cfg", "configMap": {"name": "app-config"}}])
+    hub.apply_yaml([config_map, workload, policy("deps", [by_name("deps")], propagateDeps=True)], "-n", ns)
+    binding = wait_until(
+        lambda: (
+            annotations(get(hub, "rb", "deps-deployment", "-n", ns)).get(
+                "resourcebinding.karmada.io/dependencies"
+            )
+            and get(hub, "rb", "deps-deployment", "-n", ns)
+        ),
+        message="dependencies recorded",
+    )
+    assert annotations(binding)["resourcebinding.karmada.io/dependencies"] == (
+        f'[{{"apiVersion":"v1","kind":"ConfigMap","namespace":"{ns}","name":"app-config"}}]'
+    )
+    # Play the scheduler: place the referrer on the member.
+    hub(
+        "patch",
+        "rb",
+        "deps-deployment",
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        f'{{"spec":{{"clusters":[{{"name":"{member}","replicas":2}}]}}}}',
+    )
+
+    def attached() -> dict[str, Any] | None:
+        found = get(hub, "rb", "app-config-configmap", "-n", ns)
+        return found if found and found["spec"].get("clusters") == [{"name": member}] else None
+
+    attached_binding = wait_until(attached, message="attached binding follows the referrer")
+    assert attached_binding["spec"]["requiredBy"] == [
+        {"namespace": ns, "name": "deps-deployment", "clusters": [{"name": member, "replicas": 2}]}
+    ]
+    assert "placement" not in attached_binding["spec"]
+    assert attached_binding["metadata"]["ownerReferences"][0]["kind"] == "ConfigMap"
+    assert any(key.startswith("resourcebinding.karmada.io/depended-by-") for key in labels(attached_binding))
+
+    hub(
+        "patch",
+        "deploy",
+        "deps",
+        "-n",
+        ns,
+        "--type=json",
+        "-p",
+        '[{"op":"remove","path":"/spec/template/spec/volumes"}]',
+    )
+    wait_until(
+        lambda: get(hub, "rb", "app-config-configmap", "-n", ns) is None, message="attached binding removed"
+    )
+
+
+def test_a_kind_defined_later_by_a_crd_is_detected(hub: Kubectl, ns: str) -> None:
+    """A CustomResourceDefinition created after start-up: its objects get bindings too."""
+    group = f"g{uuid.uuid4().hex[:6]}.example.com"
+    hub.apply_yaml(
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"widgets.{group}"},
+            "spec": {
+                "group": group,
+                "scope": "Namespaced",
+                "names": {
+                    "plural": "widgets",
+                    "singular": "widget",
+                    "kind": "Widget",
+                    "listKind": "WidgetList",
+                },
+                "versions": [
+                    {
+                        "name": "v1",
+                        "served": True,
+                        "storage": True,
+                        "schema": {
+                            "openAPIV3Schema": {
+                                "type": "object",
+                                "x-kubernetes-preserve-unknown-fields": True,
+                            }
+                        },
+                    }
+                ],
+            },
+        }
+    )
+    try:
+        wait_until(
+            lambda: hub.run("get", f"widgets.{group}", "-n", ns, check=False).returncode == 0,
+            message="served",
+        )
+        widget = {
+            "apiVersion": f"{group}/v1",
+            "kind": "Widget",
+            "metadata": {"name": "w"},
+            "spec": {"size": 3},
+        }
+        selector = {"apiVersion": f"{group}/v1", "kind": "Widget", "name": "w"}
+        hub.apply_yaml([widget, policy("widgets", [selector])], "-n", ns)
+        binding = wait_until(lambda: get(hub, "rb", "w-widget", "-n", ns), timeout=20, message="widget bound")
+        assert binding["spec"]["resource"]["apiVersion"] == f"{group}/v1"
+        assert "replicas" not in binding["spec"]
+    finally:
+        hub.run("delete", "crd", f"widgets.{group}", "--wait=false", check=False)
