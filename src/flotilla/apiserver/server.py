@@ -23,6 +23,7 @@ from flotilla.apiserver.app import build_app
 from flotilla.apiserver.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.karmadacrds.install import install_karmada_crds
 from flotilla.storage import Backend
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
@@ -44,6 +45,8 @@ class ServerSettings:
     """When the port is taken, listen on any free one instead of failing (simulated clusters)."""
     compaction_interval: float = 300.0
     """Seconds between compactions of the store to the last `api.history_window` revisions."""
+    karmada: bool = True
+    """Serve Karmada's API groups (a hub does; a member cluster's API server does not)."""
 
 
 def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
@@ -102,6 +105,8 @@ class APIServer:
             extra.append(self.settings.bind_address)
         self.pki = await asyncio.to_thread(pki.ensure_pki, data_dir / "pki", extra)
         await self.embedded.start()
+        if self.settings.karmada:
+            await install_karmada_crds(self.context)
         self.compactor.start()
         app = build_app(self.context)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=self.settings.shutdown_timeout)

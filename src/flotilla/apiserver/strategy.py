@@ -12,11 +12,13 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flotilla.api.fielderrors import FieldError, required
 from flotilla.api.scheme import GroupResource
 from flotilla.apiserver.defaults import apply_defaults, prepare_for_create
+from flotilla.apiserver.karmadacrds.rules import CUSTOM_RESOURCE_RULES, CustomResourceRules
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.schema.structural import structural_errors
 from flotilla.apiserver.tables import printer_column_errors
@@ -35,6 +37,7 @@ class StrategyEnv:
     list_objects: Callable[[GroupResource, str], list[dict[str, Any]]]
     service_cidr: str = "10.96.0.0/12"
     node_port_range: tuple[int, int] = (30000, 32767)
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
 
 class Strategy:
@@ -42,32 +45,44 @@ class Strategy:
 
     def __init__(self, served: ServedResource) -> None:
         self.served = served
+        # Custom resources of some kinds (Karmada's) have built-in admission rules.
+        self.rules: CustomResourceRules | None = (
+            None if served.builtin else CUSTOM_RESOURCE_RULES.get(served.type.gvk)
+        )
 
     def default(self, obj: dict[str, Any]) -> None:
         if self.served.builtin:
             apply_defaults(self.served.type.gvk, obj)
+        elif self.rules:
+            self.rules.default(obj)
 
     def prepare_create(self, obj: dict[str, Any], env: StrategyEnv) -> None:
         """Fill what the server derives for a new object (after defaults, before validation)."""
         if self.served.builtin:
             prepare_for_create(self.served.type.gvk, obj)
+        elif self.rules:
+            self.rules.prepare_create(obj, env.clock())
 
     def prepare_update(
         self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = ""
     ) -> None:
         """Carry over what clients may not change on update (`subresource`: the endpoint written)."""
+        if self.rules:
+            self.rules.prepare_update(new, old, env.clock())
 
     def validate_create(self, obj: dict[str, Any]) -> list[FieldError]:
         if self.served.builtin:
             return validate_create(self.served.type.gvk, obj)
-        return validate_object_meta(obj, namespaced=self.served.namespaced, kube_finalizers=False)
+        found = validate_object_meta(obj, namespaced=self.served.namespaced, kube_finalizers=False)
+        return found + self.rules.validate_create(obj) if self.rules else found
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         if self.served.builtin:
             return validate_update(self.served.type.gvk, new, old)
-        return validate_object_meta(
+        found = validate_object_meta(
             new, namespaced=self.served.namespaced, kube_finalizers=False
         ) + validate_object_meta_update(new, old)
+        return found + self.rules.validate_update(new, old) if self.rules else found
 
 
 class NamespaceStrategy(Strategy):

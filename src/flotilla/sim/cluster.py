@@ -56,6 +56,7 @@ class SimulatedCluster:
                 storage_sync="NORMAL",
                 any_port_if_taken=True,
                 api=APISettings(kubernetes_version=spec.kubernetes_version, history_window=history_window),
+                karmada=False,
             )
         )
         embedded = self.server.embedded

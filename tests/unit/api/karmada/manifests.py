@@ -69,7 +69,7 @@ spec:
         - targetCluster: {labelSelector: {matchLabels: {size: large}}}
           weight: 3
   priority: 10
-  preemption: Always
+  preemption: Never
   conflictResolution: Overwrite
   propagateDeps: true
   failover:
@@ -279,8 +279,11 @@ spec:
             volumes: [{name: cache, emptyDir: {}}]
 status:
   conditions:
-  - {type: Applied, status: "True", reason: AppliedSuccessful, message: Manifest has been successfully applied,
-     lastTransitionTime: "2026-11-01T10:00:02Z"}
+  - type: Applied
+    status: "True"
+    reason: AppliedSuccessful
+    message: Manifest has been successfully applied
+    lastTransitionTime: "2026-11-01T10:00:02Z"
   manifestStatuses:
   - identifier: {ordinal: 0, group: apps, version: v1, kind: Deployment, resource: deployments,
                  namespace: default, name: nginx}
@@ -322,8 +325,11 @@ status:
   - groupVersion: v1
     resources: [{name: pods, kind: Pod}]
   conditions:
-  - {type: Ready, status: "True", reason: ClusterReady, message: cluster is healthy and ready to accept workloads,
-     lastTransitionTime: "2026-11-01T09:00:00Z"}
+  - type: Ready
+    status: "True"
+    reason: ClusterReady
+    message: cluster is healthy and ready to accept workloads
+    lastTransitionTime: "2026-11-01T09:00:00Z"
   nodeSummary: {totalNum: 3, readyNum: 3}
   resourceSummary:
     allocatable: {cpu: "12", memory: 48Gi, pods: "330"}

@@ -29,13 +29,21 @@ def test_go_json_names_that_are_not_camel_case_are_read_and_written() -> None:
     affinity = ClusterAffinity.from_object({"exclude": ["m3"]})
     assert affinity.exclude_clusters == ["m3"]
     assert ClusterAffinity(exclude_clusters=["m4"]).to_object() == {"exclude": ["m4"]}
-    spec = ClusterSpec.from_object({"syncMode": "Pull", "proxyURL": "http://p", "insecureSkipTLSVerification": True})
+    spec = ClusterSpec.from_object(
+        {"syncMode": "Pull", "proxyURL": "http://p", "insecureSkipTLSVerification": True}
+    )
     assert (spec.proxy_url, spec.insecure_skip_tls_verification) == ("http://p", True)
-    assert spec.to_object() == {"syncMode": "Pull", "proxyURL": "http://p", "insecureSkipTLSVerification": True}
+    assert spec.to_object() == {
+        "syncMode": "Pull",
+        "proxyURL": "http://p",
+        "insecureSkipTLSVerification": True,
+    }
     status = ResourceBindingStatus.from_object({"schedulerObservingAffinityName": "backup"})
     assert status.scheduler_observed_affinity_name == "backup"
     assert status.to_object() == {"schedulerObservingAffinityName": "backup"}
-    overrider = FieldOverrider.from_object({"fieldPath": "/data/x", "json": [{"subPath": "/a", "operator": "remove"}]})
+    overrider = FieldOverrider.from_object(
+        {"fieldPath": "/data/x", "json": [{"subPath": "/a", "operator": "remove"}]}
+    )
     assert overrider.json_operations[0].sub_path == "/a"
     assert "json" in overrider.to_object()
 

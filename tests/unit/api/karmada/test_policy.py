@@ -53,7 +53,9 @@ def test_walkthrough_policy_reads_as_divided_weighted_with_static_weights() -> N
     assert scheduling.replica_scheduling_type == ReplicaSchedulingType.DIVIDED
     assert scheduling.replica_division_preference == ReplicaDivisionPreference.WEIGHTED
     assert scheduling.weight_preference is not None
-    weights = [(w.target_cluster.cluster_names, w.weight) for w in scheduling.weight_preference.static_weight_list]
+    weights = [
+        (w.target_cluster.cluster_names, w.weight) for w in scheduling.weight_preference.static_weight_list
+    ]
     assert weights == [(["sz"], 1), (["fz"], 1)]
 
 
@@ -76,7 +78,7 @@ def test_policy_knobs_are_typed() -> None:
     assert failover.cluster.purge_mode == "Directly"
     assert policy.spec.suspension is not None and policy.spec.suspension.dispatching_on_clusters is not None
     assert policy.spec.suspension.dispatching_on_clusters.cluster_names == ["member2"]
-    assert (policy.spec.priority, policy.spec.preemption, policy.spec.propagate_deps) == (10, "Always", True)
+    assert (policy.spec.priority, policy.spec.preemption, policy.spec.propagate_deps) == (10, "Never", True)
 
 
 def test_spread_constraints_and_affinity_tiers_are_typed() -> None:

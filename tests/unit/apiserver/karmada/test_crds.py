@@ -109,7 +109,9 @@ def test_printer_columns_are_karmadas(gvk: GroupVersionKind, columns: list[str])
     printed = version["additionalPrinterColumns"]
     assert [c["name"] for c in printed] == columns
     wide = [c["name"] for c in printed if c.get("priority")]
-    assert wide == (["ZONES", "REGION", "PROVIDER", "API-ENDPOINT", "PROXY-URL"] if gvk == constants.CLUSTER else [])
+    assert wide == (
+        ["ZONES", "REGION", "PROVIDER", "API-ENDPOINT", "PROXY-URL"] if gvk == constants.CLUSTER else []
+    )
 
 
 def _models_in(annotation: Any) -> list[type[KarmadaModel]]:
