@@ -18,7 +18,8 @@ from flotilla.apiserver.schema.walk import WalkOptions, walk_object
 
 _BUILTIN_DECODE = WalkOptions(apply_defaults=False, check_values=False, drop_nulls=True)
 _BUILTIN_CHECK = WalkOptions(apply_defaults=False, check_values=True, drop_nulls=True)
-_CUSTOM = WalkOptions(apply_defaults=True, check_values=True, drop_nulls=False)
+_CUSTOM_DECODE = WalkOptions(apply_defaults=False, check_values=False, drop_nulls=False)
+_CUSTOM_CHECK = WalkOptions(apply_defaults=True, check_values=True, drop_nulls=False)
 
 
 def check_kind(
@@ -77,8 +78,10 @@ def decode_fields(
     duplicates: list[str],
     warnings: list[str],
 ) -> list[FieldError]:
-    """Type-check and prune the object in place; returns value errors for custom resources."""
-    options = _BUILTIN_DECODE if served.builtin else _CUSTOM
+    """Type-check and prune the object in place (what decoding does); type errors of custom resources
+    are returned as field errors (422), of built-ins raised as 400. Value rules (required, enums, ranges)
+    wait for `check_values` on the complete object — an apply body or a patch is only part of one."""
+    options = _BUILTIN_DECODE if served.builtin else _CUSTOM_DECODE
     result = walk_object(obj, served.schema, ctx.metadata_schema, options)
     problems = [f'unknown field "{path}"' for path in result.unknown_fields]
     problems += [f'duplicate field "{name}"' for name in duplicates]
@@ -92,15 +95,14 @@ def decode_fields(
             kind, version = served.type.kind, served.type.version
             detail = "; ".join(f"{e.field}: {e.detail}, got {e.value}" for e in result.type_errors)
             raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}')
-        return result.type_errors + result.errors
-    return result.errors
+        return result.type_errors
+    return []
 
 
 def check_values(ctx: APIContext, served: ServedResource, obj: dict[str, Any]) -> list[FieldError]:
-    """Schema value rules of a built-in object, after defaults were applied."""
-    if not served.builtin:
-        return []
-    return walk_object(obj, served.schema, ctx.metadata_schema, _BUILTIN_CHECK).errors
+    """Schema value rules of the complete object; custom resources also get their schema defaults here."""
+    options = _BUILTIN_CHECK if served.builtin else _CUSTOM_CHECK
+    return walk_object(obj, served.schema, ctx.metadata_schema, options).errors
 
 
 def dedupe(found: list[FieldError]) -> list[FieldError]:
