@@ -52,6 +52,7 @@ class Client:
         self._timeout = timeout
         self._headers = {"User-Agent": user_agent, **config.headers()}
         self._session: aiohttp.ClientSession | None = None
+        self._watch_session: aiohttp.ClientSession | None = None
         self._ssl = config.ssl_context()
         self._limit = connection_limit
         self.mapper = RESTMapper()
@@ -70,10 +71,20 @@ class Client:
             )
         return self._session
 
+    def _get_watch_session(self) -> aiohttp.ClientSession:
+        """Watches hold their connection for minutes: they get a pool of their own, without a limit,
+        so many informers never starve ordinary requests."""
+        if self._watch_session is None or self._watch_session.closed:
+            connector = aiohttp.TCPConnector(ssl=self._ssl, limit=0)
+            self._watch_session = aiohttp.ClientSession(connector=connector, headers=self._headers)
+        return self._watch_session
+
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        for session in (self._session, self._watch_session):
+            if session is not None:
+                await session.close()
+        self._session = None
+        self._watch_session = None
 
     async def __aenter__(self) -> Client:
         return self
@@ -127,7 +138,9 @@ class Client:
         """GET a plain-text endpoint (/readyz, /healthz): status code and body."""
         try:
             async with self._get_session().get(
-                self.config.server + path, timeout=aiohttp.ClientTimeout(total=timeout or self._timeout)
+                self.config.server + path,
+                timeout=aiohttp.ClientTimeout(total=timeout or self._timeout),
+                server_hostname=self.config.tls_server_name,
             ) as response:
                 return response.status, await response.text()
         except (aiohttp.ClientConnectionError, TimeoutError) as exc:

@@ -203,7 +203,11 @@ def condition() -> Schema:
 
 
 def conditions(description: str = "") -> Schema:
-    return array(condition(), description)
+    """metav1.Condition list: a list-map keyed by `type`, so each writer (server-side apply) owns its own."""
+    schema = array(condition(), description)
+    schema["x-kubernetes-list-type"] = "map"
+    schema["x-kubernetes-list-map-keys"] = ["type"]
+    return schema
 
 
 # --- the CustomResourceDefinition around a schema ---------------------------------------------------
