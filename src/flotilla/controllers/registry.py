@@ -12,6 +12,7 @@ from flotilla.controllers.dependencies import DependenciesController
 from flotilla.controllers.detector import DetectorController
 from flotilla.controllers.namespaces import NamespaceSyncController
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
+from flotilla.scheduler.scheduler import SchedulerController
 
 FACTORIES: dict[str, Callable[[ControllerContext], HubController]] = {}
 """Controller name → constructor. Each controller module's entry is added below."""
@@ -21,6 +22,8 @@ FACTORIES[ClusterController.NAME] = ClusterController
 FACTORIES[DetectorController.NAME] = DetectorController
 FACTORIES[NamespaceSyncController.NAME] = NamespaceSyncController
 FACTORIES[DependenciesController.NAME] = DependenciesController
+
+FACTORIES[SchedulerController.NAME] = SchedulerController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""

@@ -1,0 +1,445 @@
+"""The scheduler controller: the I/O shell that places bindings on clusters through the hub API.
+
+It watches ResourceBindings, ClusterResourceBindings and Clusters (shared informers) and queues
+binding keys — `(namespace, name)`, an empty namespace meaning a ClusterResourceBinding. A key is
+queued when its binding is added, when its generation moves (a spec change; status and metadata
+writes do not count), and on a Cluster change that could move it:
+
+- any change a scheduler would see (labels, spec, API enablements, capacity, deletion) queues the
+  bindings still waiting for a result (Scheduled not True, or an unobserved generation);
+- a change other than capacity also queues Duplicated and non-workload bindings whose affinity
+  selects the cluster before or after (they follow joins and label changes), and bindings that
+  target a cluster being deleted or gone.
+
+A reconcile reads the binding from the informer, skips it unless this scheduler is responsible
+(`schedulerName`, `suspension.scheduling`, the policy labels Karmada's scheduler filters on), asks
+`needs_scheduling`, and runs the pure core (`core.generic.schedule`) on a snapshot of the clusters
+(rebuilt only when a Cluster's scheduling view changes). Results are written with server-side apply:
+
+- `spec.clusters` and the `policy.karmada.io/applied-placement` annotation under field manager
+  `flotilla-scheduler`, with the binding's resourceVersion as a precondition, so a decision made on
+  a stale copy is refused (Conflict, retried) rather than written. A `FitError` writes an empty
+  list (the workload leaves every cluster); other failures keep the previous result.
+- on the status subresource, only the `Scheduled` condition (a list-map entry keyed by type) and
+  the scheduler's fields: `schedulerObservedGeneration` (the generation the written spec has),
+  `lastScheduledTime`, `schedulerObservingAffinityName`. Values this round does not change are
+  applied again as they are, because apply drops fields a manager stops sending.
+
+A round that changes nothing writes nothing. Every round that writes records an Event on the
+binding: `ScheduleBindingSucceed` (Normal) or `ScheduleBindingFailed` (Warning), as Karmada's.
+`UnschedulableError` and `SchedulerError` are raised again afterwards so the key is retried with
+backoff; a `FitError` is not retried (a Cluster or binding change queues the binding again).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+import orjson
+import structlog
+
+from flotilla.api.karmada import constants
+from flotilla.client import ClientError, NotFound
+from flotilla.runtime.hubcontroller import ControllerContext, HubController
+from flotilla.scheduler.core.affinity import affinity_tier
+from flotilla.scheduler.core.errors import (
+    FitError,
+    ScheduledCondition,
+    SchedulingError,
+    scheduled_condition,
+)
+from flotilla.scheduler.core.generic import ScheduleResult, schedule
+from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, clusters_from_objects
+from flotilla.scheduler.core.placement import SchedulingType
+from flotilla.scheduler.core.triggers import needs_scheduling, reschedule_requested
+from flotilla.scheduler.framework import Registry
+from flotilla.scheduler.plugins import in_tree_registry
+
+log = structlog.get_logger("flotilla.scheduler")
+
+FIELD_MANAGER = "flotilla-scheduler"
+EVENT_SUCCEEDED = "ScheduleBindingSucceed"
+EVENT_FAILED = "ScheduleBindingFailed"
+BINDING_MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
+"""Set by Karmada components that create bindings without a policy; the scheduler takes those too."""
+_OWNER_LABELS = (
+    constants.PROPAGATION_POLICY_PERMANENT_ID_LABEL,
+    constants.CLUSTER_PROPAGATION_POLICY_PERMANENT_ID_LABEL,
+    BINDING_MANAGED_BY_LABEL,
+)
+_SCHEDULER_FIELDS = ("schedulerObservedGeneration", "lastScheduledTime", "schedulerObservingAffinityName")
+
+BindingKey = tuple[str, str]
+"""(namespace, name); the empty namespace names a ClusterResourceBinding."""
+
+
+class RetryScheduling(Exception):
+    """The binding could not be placed this round and should be tried again with backoff."""
+
+
+def is_responsible(binding: Mapping[str, Any]) -> bool:
+    """Karmada's binding filter: our scheduler name, scheduling not suspended, claimed by a policy."""
+    spec = binding.get("spec") or {}
+    if spec.get("schedulerName") not in (None, "", constants.DEFAULT_SCHEDULER_NAME):
+        return False
+    if (spec.get("suspension") or {}).get("scheduling") is True:
+        return False
+    labels = (binding.get("metadata") or {}).get("labels") or {}
+    return any(labels.get(label) for label in _OWNER_LABELS)
+
+
+def awaits_result(binding: Mapping[str, Any]) -> bool:
+    """True while the binding's last round did not succeed or its current generation was not seen."""
+    status = binding.get("status") or {}
+    condition = _scheduled_condition_of(status)
+    generation = (binding.get("metadata") or {}).get("generation")
+    return (
+        condition is None
+        or condition.get("status") != "True"
+        or status.get("schedulerObservedGeneration") != generation
+    )
+
+
+def scheduled_status(
+    binding: Mapping[str, Any],
+    condition: ScheduledCondition,
+    now: str,
+    *,
+    result: ScheduleResult | None,
+    refresh_time: bool,
+) -> dict[str, Any]:
+    """The status the scheduler applies: its condition and fields, unchanged ones carried over.
+
+    On success (`result` given) the observed generation becomes the binding's, and the observed
+    affinity term the one that placed it; `lastScheduledTime` moves to `now` when `refresh_time`
+    says the round acted or there is none yet. The condition keeps its transition time while its
+    status stays the same.
+    """
+    current = binding.get("status") or {}
+    previous = _scheduled_condition_of(current) or {}
+    transition = previous.get("lastTransitionTime") if previous.get("status") == condition.status else None
+    status: dict[str, Any] = {
+        "conditions": [
+            {
+                "type": constants.CONDITION_SCHEDULED,
+                "status": condition.status,
+                "reason": condition.reason,
+                "message": condition.message,
+                "lastTransitionTime": transition or now,
+            }
+        ]
+    }
+    if result is not None:
+        status["schedulerObservedGeneration"] = (binding.get("metadata") or {}).get("generation", 0)
+        if refresh_time or not current.get("lastScheduledTime"):
+            status["lastScheduledTime"] = now
+        if result.affinity_name is not None:
+            status["schedulerObservingAffinityName"] = result.affinity_name
+    for field in _SCHEDULER_FIELDS:
+        if field not in status and current.get(field) not in (None, ""):
+            status[field] = current[field]
+    return status
+
+
+def status_differs(binding: Mapping[str, Any], status: Mapping[str, Any]) -> bool:
+    """True when applying `status` would change the binding's status."""
+    current = binding.get("status") or {}
+    previous = _scheduled_condition_of(current) or {}
+    wanted = status["conditions"][0]
+    if any(previous.get(key) != value for key, value in wanted.items()):
+        return True
+    return any(current.get(field) != status.get(field) for field in _SCHEDULER_FIELDS)
+
+
+def applied_placement(binding: Mapping[str, Any]) -> str:
+    """The applied-placement annotation for the binding's placement: its JSON, keys sorted."""
+    placement = (binding.get("spec") or {}).get("placement") or {}
+    return orjson.dumps(placement, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def result_differs(binding: Mapping[str, Any], clusters: list[dict[str, Any]]) -> bool:
+    """True when `spec.clusters` would change, or the annotation does not record the placement."""
+    annotation = ((binding.get("metadata") or {}).get("annotations") or {}).get(
+        constants.APPLIED_PLACEMENT_ANNOTATION
+    )
+    try:
+        recorded = orjson.loads(annotation) if isinstance(annotation, str) else None
+    except orjson.JSONDecodeError:
+        recorded = None
+    if recorded != ((binding.get("spec") or {}).get("placement") or {}):
+        return True
+    current = (binding.get("spec") or {}).get("clusters") or []
+    pairs = [(item.get("name"), item.get("replicas") or 0) for item in current]
+    return pairs != [(item["name"], item.get("replicas") or 0) for item in clusters]
+
+
+def binding_event(
+    binding: Mapping[str, Any], event_type: str, reason: str, message: str, now: str
+) -> dict[str, Any]:
+    """A core/v1 Event about `binding` (cluster-scoped bindings report in `default`, as kube does)."""
+    metadata = binding.get("metadata") or {}
+    namespace = metadata.get("namespace") or ""
+    involved = {
+        "apiVersion": binding.get("apiVersion"),
+        "kind": binding.get("kind"),
+        "name": metadata.get("name"),
+        "uid": metadata.get("uid", ""),
+        "resourceVersion": metadata.get("resourceVersion", ""),
+    }
+    if namespace:
+        involved["namespace"] = namespace
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{metadata.get('name')}.{secrets.token_hex(8)}",
+            "namespace": namespace or "default",
+        },
+        "involvedObject": involved,
+        "type": event_type,
+        "reason": reason,
+        "message": message,
+        "source": {"component": constants.DEFAULT_SCHEDULER_NAME},
+        "reportingComponent": constants.DEFAULT_SCHEDULER_NAME,
+        "reportingInstance": "",
+        "firstTimestamp": now,
+        "lastTimestamp": now,
+        "count": 1,
+    }
+
+
+def _scheduled_condition_of(status: Mapping[str, Any]) -> dict[str, Any] | None:
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == constants.CONDITION_SCHEDULED:
+            found: dict[str, Any] = condition
+            return found
+    return None
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class SchedulerController(HubController):
+    """Karmada's scheduler as a hub controller: bindings in, `spec.clusters` and `Scheduled` out."""
+
+    NAME: ClassVar[str] = "scheduler"
+    WORKERS: ClassVar[int | None] = 32
+    """Reconciles in flight: a round is pure computation around two or three API writes, so the
+    scheduler's rate is bounded by how many writes it keeps the hub busy with, not by its CPU."""
+
+    def __init__(
+        self,
+        ctx: ControllerContext,
+        *,
+        registry: Registry | None = None,
+        enable_empty_workload_propagation: bool = False,
+    ) -> None:
+        super().__init__(ctx)
+        self._registry = registry or in_tree_registry()
+        self._keep_empty = enable_empty_workload_propagation
+        self._bindings = ctx.informers.get(constants.RESOURCE_BINDING)
+        self._cluster_bindings = ctx.informers.get(constants.CLUSTER_RESOURCE_BINDING)
+        self._clusters = ctx.informers.get(constants.CLUSTER)
+        self._snapshot: tuple[ClusterInfo, ...] | None = None
+
+    def setup(self) -> None:
+        self._bindings.add_handler(self._on_binding)
+        self._cluster_bindings.add_handler(self._on_binding)
+        self._clusters.add_handler(self._on_cluster)
+
+    # -- event handlers (they only queue keys) ----------------------------------------------------
+
+    def _on_binding(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        if new is None or not is_responsible(new):
+            return
+        if old is None or not is_responsible(old) or _generation(old) != _generation(new):
+            self.enqueue(_key_of(new))
+
+    def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        before = ClusterInfo.from_object(old) if old is not None else None
+        after = ClusterInfo.from_object(new) if new is not None else None
+        if before == after:
+            return
+        self._snapshot = None
+        placement_view_changed = _without_capacity(before) != _without_capacity(after)
+        seen = [info for info in (before, after) if info is not None]
+        leaving = after is None or after.deleting
+        for informer in (self._bindings, self._cluster_bindings):
+            for binding in informer.list():
+                if not is_responsible(binding):
+                    continue
+                if awaits_result(binding) or (
+                    placement_view_changed and _moves_with_cluster(binding, seen, leaving)
+                ):
+                    self.enqueue(_key_of(binding))
+
+    # -- reconcile --------------------------------------------------------------------------------
+
+    async def reconcile(self, key: BindingKey) -> float | None:
+        namespace, name = key
+        informer = self._bindings if namespace else self._cluster_bindings
+        found = informer.get(name, namespace)
+        if found is None or not is_responsible(found):
+            return None
+        binding = BindingInfo.from_object(found)
+        if binding.deleting:
+            return None
+        clusters = self._cluster_snapshot()
+        present = {cluster.name for cluster in clusters}
+        leaving = {cluster.name for cluster in clusters if cluster.deleting}
+        leaving.update(target.name for target in binding.clusters if target.name not in present)
+        result: ScheduleResult | None = None
+        failure: SchedulingError | None = None
+        try:
+            if needs_scheduling(binding, leaving):
+                try:
+                    result = schedule(
+                        binding, clusters, self._registry, enable_empty_workload_propagation=self._keep_empty
+                    )
+                except SchedulingError as error:
+                    failure = error
+                await self._write(found, binding, result, failure)
+            elif (found.get("status") or {}).get("schedulerObservedGeneration") != _generation(found):
+                # The result still stands for the new generation: record it as observed, as Karmada does.
+                await self._apply_status(found, _observed(found.get("status") or {}, _generation(found)))
+        except NotFound:
+            return None  # deleted meanwhile; nothing left to schedule
+        if failure is not None and failure.retryable:
+            raise RetryScheduling(f"{failure.reason}: {failure}") from failure
+        return None
+
+    async def _write(
+        self,
+        found: dict[str, Any],
+        binding: BindingInfo,
+        result: ScheduleResult | None,
+        failure: SchedulingError | None,
+    ) -> None:
+        now = _rfc3339(self.ctx.clock.now())
+        live = found
+        wrote_result = False
+        if result is not None or isinstance(failure, FitError):
+            clusters = result.spec_clusters() if result is not None else []
+            if result_differs(found, clusters):
+                live = await self._apply_result(found, clusters)
+                wrote_result = True
+        refresh = wrote_result or reschedule_requested(binding) or awaits_result(found)
+        status = scheduled_status(
+            live, scheduled_condition(failure), now, result=result, refresh_time=refresh
+        )
+        if not (wrote_result or status_differs(live, status)):
+            return
+        await self._apply_status(live, status)
+        log.info(
+            "scheduler.scheduled" if failure is None else "scheduler.failed",
+            controller=self.NAME,
+            kind=found.get("kind"),
+            namespace=binding.namespace,
+            name=binding.name,
+            clusters=[f"{t.name}:{t.replicas}" for t in result.clusters] if result else [],
+            reason=None if failure is None else failure.reason,
+        )
+        await self._record_event(live, result, failure, now)
+
+    async def _apply_result(
+        self, binding: Mapping[str, Any], clusters: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        metadata = binding.get("metadata") or {}
+        body = {
+            "apiVersion": binding.get("apiVersion"),
+            "kind": binding.get("kind"),
+            "metadata": {
+                **_identity(metadata),
+                "resourceVersion": metadata.get("resourceVersion"),
+                "annotations": {constants.APPLIED_PLACEMENT_ANNOTATION: applied_placement(binding)},
+            },
+            "spec": {"clusters": clusters},
+        }
+        return await self.ctx.hub.apply(body, field_manager=FIELD_MANAGER, force=True)
+
+    async def _apply_status(self, binding: Mapping[str, Any], status: dict[str, Any]) -> None:
+        body = {
+            "apiVersion": binding.get("apiVersion"),
+            "kind": binding.get("kind"),
+            "metadata": _identity(binding.get("metadata") or {}),
+            "status": status,
+        }
+        await self.ctx.hub.apply(body, field_manager=FIELD_MANAGER, force=True, subresource="status")
+
+    async def _record_event(
+        self,
+        binding: Mapping[str, Any],
+        result: ScheduleResult | None,
+        failure: SchedulingError | None,
+        now: str,
+    ) -> None:
+        if failure is None and result is not None:
+            placed = ", ".join(f"{t.name}:{t.replicas}" for t in result.clusters)
+            event = binding_event(
+                binding,
+                "Normal",
+                EVENT_SUCCEEDED,
+                f"{scheduled_condition(None).message} Result: {{{placed}}}",
+                now,
+            )
+        else:
+            event = binding_event(binding, "Warning", EVENT_FAILED, str(failure), now)
+        try:
+            await self.ctx.hub.create(event, field_manager=FIELD_MANAGER)
+        except ClientError as error:  # events are best effort, as kube's recorder makes them
+            log.info("scheduler.event_failed", controller=self.NAME, reason=event["reason"], error=str(error))
+
+    def _cluster_snapshot(self) -> tuple[ClusterInfo, ...]:
+        if self._snapshot is None:
+            objects: list[Mapping[str, Any]] = sorted(self._clusters.list(), key=_name_of)
+            self._snapshot = clusters_from_objects(objects)
+        return self._snapshot
+
+
+def _moves_with_cluster(binding: Mapping[str, Any], clusters: list[ClusterInfo], leaving: bool) -> bool:
+    """Whether a change of `clusters` (before/after) can move this already scheduled binding."""
+    info = BindingInfo.from_object(binding)
+    if leaving and any(info.targets(cluster.name) for cluster in clusters):
+        return True
+    follows_clusters = info.replicas == 0 or info.placement.scheduling_type == SchedulingType.DUPLICATED
+    return follows_clusters and any(affinity_tier(info, cluster) is not None for cluster in clusters)
+
+
+def _without_capacity(cluster: ClusterInfo | None) -> ClusterInfo | None:
+    return None if cluster is None else replace(cluster, resource_summary=None)
+
+
+def _observed(status: Mapping[str, Any], generation: int) -> dict[str, Any]:
+    """The scheduler's part of `status` with a new observed generation (the rest sent unchanged)."""
+    owned: dict[str, Any] = {field: status[field] for field in _SCHEDULER_FIELDS if field in status}
+    owned["schedulerObservedGeneration"] = generation
+    condition = _scheduled_condition_of(status)
+    if condition is not None:
+        owned["conditions"] = [condition]
+    return owned
+
+
+def _identity(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    identity = {"name": metadata.get("name")}
+    if metadata.get("namespace"):
+        identity["namespace"] = metadata["namespace"]
+    return identity
+
+
+def _generation(obj: Mapping[str, Any]) -> int:
+    generation = (obj.get("metadata") or {}).get("generation")
+    return generation if isinstance(generation, int) else 0
+
+
+def _name_of(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def _key_of(obj: Mapping[str, Any]) -> BindingKey:
+    metadata = obj.get("metadata") or {}
+    return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
