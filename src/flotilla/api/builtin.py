@@ -9,6 +9,7 @@ SCALE = Subresource("scale", ("get", "patch", "update"), GroupVersionKind("autos
 NAMESPACE_FINALIZE = Subresource("finalize", ("update",))
 CSR_APPROVAL = Subresource("approval", ("get", "patch", "update"))
 BINDING = Subresource("binding", ("create",), GroupVersionKind("", "v1", "Binding"))
+TOKEN = Subresource("token", ("create",), GroupVersionKind("authentication.k8s.io", "v1", "TokenRequest"))
 NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
 
 POD_FIELDS = (
@@ -95,7 +96,7 @@ BUILTIN_RESOURCES: tuple[ResourceType, ...] = (
         sub=(STATUS,),
         verbs=NO_DELETECOLLECTION,
     ),
-    _r("", "v1", "ServiceAccount", "serviceaccounts", short=("sa",)),
+    _r("", "v1", "ServiceAccount", "serviceaccounts", short=("sa",), sub=(TOKEN,)),
     _r("", "v1", "Pod", "pods", short=("po",), categories=ALL, sub=(BINDING, STATUS), fields=POD_FIELDS),
     _r(
         "",

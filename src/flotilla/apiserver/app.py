@@ -1,4 +1,4 @@
-"""The aiohttp application: routes, authentication and the one place errors become Status bodies."""
+"""The aiohttp application: routes, request filters (authn, limits, authz, audit), errors as Status bodies."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ from collections.abc import Awaitable, Callable
 import orjson
 import structlog
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from flotilla.apiserver import discovery, errors
 from flotilla.apiserver.admission.attributes import UserInfo
+from flotilla.apiserver.audit import AUTHORIZATION_DECISION_KEY, AuditLog
 from flotilla.apiserver.authn import ANONYMOUS
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers.dispatch import handle_resource
+from flotilla.apiserver.limits import LIMITS, RequestLimits
 from flotilla.apiserver.openapi.endpoints import OPENAPI, OpenAPICache, openapi_document, openapi_root
 from flotilla.apiserver.requestinfo import parse_request_info
 from flotilla.apiserver.responses import status_response, warning_headers
@@ -66,25 +69,42 @@ def forbidden(attributes: AuthorizationAttributes, reason: str) -> errors.APIErr
     )
 
 
-async def _admit_request(request: web.Request) -> None:
-    """Authenticate and authorize; the user is kept on the request for admission and field managers."""
-    ctx = request.app[CONTEXT]
-    user = await ctx.authenticator.authenticate(request) or ANONYMOUS
+async def _authenticate(request: web.Request) -> AuthorizationAttributes:
+    """Who sent the request; the user is kept on the request for admission, field managers and audit."""
+    user = await request.app[CONTEXT].authenticator.authenticate(request) or ANONYMOUS
     request["user"] = user
-    attributes = _attributes(request, user)
-    decision = ctx.authorizer.authorize(attributes)
+    return _attributes(request, user)
+
+
+def _authorize(request: web.Request, attributes: AuthorizationAttributes) -> None:
+    decision = request.app[CONTEXT].authorizer.authorize(attributes)
+    request[AUTHORIZATION_DECISION_KEY] = (decision.allowed, decision.reason)
     if not decision.allowed:
         raise forbidden(attributes, decision.reason)
 
 
+async def _admit_and_handle(
+    request: web.Request, handler: Handler, attributes: AuthorizationAttributes
+) -> web.StreamResponse:
+    _authorize(request, attributes)
+    latency = request.app[CONTEXT].extras.get("latency_seconds")
+    if latency:
+        await asyncio.sleep(latency)  # injected by the simulator's fault endpoint
+    return await handler(request)
+
+
 @web.middleware
 async def api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """kube's filter order: authentication, in-flight limit and deadline, authorization, handler."""
     try:
-        await _admit_request(request)
-        latency = request.app[CONTEXT].extras.get("latency_seconds")
-        if latency:
-            await asyncio.sleep(latency)  # injected by the simulator's fault endpoint
-        response = await handler(request)
+        attributes = await _authenticate(request)
+        limits = request.app.get(LIMITS)
+        if limits is None:
+            response = await _admit_and_handle(request, handler, attributes)
+        else:
+            with limits.admit(attributes):
+                async with limits.deadline(limits.timeout_for(attributes, request.query.get("timeout"))):
+                    response = await _admit_and_handle(request, handler, attributes)
     except errors.APIError as exc:
         response = status_response(exc)
     except web.HTTPException as exc:
@@ -144,8 +164,22 @@ async def openapi_v2(request: web.Request) -> web.Response:
     raise errors.path_not_found()
 
 
-def build_app(ctx: APIContext, *, client_max_size: int = 4 * 1024 * 1024) -> web.Application:
-    app = web.Application(middlewares=[api_middleware], client_max_size=client_max_size)
+def build_app(
+    ctx: APIContext,
+    *,
+    client_max_size: int = 4 * 1024 * 1024,
+    audit: AuditLog | None = None,
+    limits: RequestLimits | None = None,
+) -> web.Application:
+    """The application; an audit log wraps everything (it sees every final status, 401s included)."""
+    middlewares: list[Middleware] = [api_middleware]
+    if audit is not None and audit.enabled:
+        middlewares.insert(0, audit.middleware)
+    app = web.Application(middlewares=middlewares, client_max_size=client_max_size)
+    if audit is not None and audit.enabled:
+        app.on_response_prepare.append(audit.on_response_prepare)
+    if limits is not None:
+        app[LIMITS] = limits
     app[CONTEXT] = ctx
     app[discovery.DISCOVERY] = discovery.DiscoveryCache()
     app[OPENAPI] = OpenAPICache(ctx.settings.kubernetes_version)

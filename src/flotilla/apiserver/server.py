@@ -1,10 +1,12 @@
 """One API server instance: store, watch cache, in-process controllers and the HTTPS listener.
 
 `APIServer.start()` opens the store, loads the cache, serves custom resources already defined,
-makes sure the default namespaces exist, then listens (HTTPS only; a client certificate signed by
-the server's CA authenticates) and writes `admin.kubeconfig` for the port it got. `stop()` ends
-watches, drains in-flight requests and closes the store. Several instances can share one event
-loop: the simulator serves many member clusters from one process.
+makes sure the default namespaces exist, then listens (HTTPS only, TLS 1.2+) and writes
+`admin.kubeconfig` for the port it got. Requests authenticate with a client certificate signed by
+the server's CA or a bearer token (static file, ServiceAccount, bootstrap); they are limited
+(in-flight, deadline, header sizes) and audited; a renewed serving certificate is picked up live.
+`stop()` ends watches, drains in-flight requests and closes the store. Several instances can share
+one event loop: the simulator serves many member clusters from one process.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import structlog
@@ -20,10 +22,15 @@ from aiohttp import web
 
 from flotilla.apiserver import pki
 from flotilla.apiserver.app import build_app
+from flotilla.apiserver.audit import AuditLog, AuditSettings
+from flotilla.apiserver.authn.install import Bootstrapping, install_authentication, read_token_file
+from flotilla.apiserver.authn.serviceaccounts import load_or_create_key
+from flotilla.apiserver.certs import ServingCertificateReloader
 from flotilla.apiserver.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.karmadacrds.install import install_karmada_crds
+from flotilla.apiserver.limits import LimitSettings, RequestLimits
 from flotilla.storage import Backend
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
@@ -47,6 +54,14 @@ class ServerSettings:
     """Seconds between compactions of the store to the last `api.history_window` revisions."""
     karmada: bool = True
     """Serve Karmada's API groups (a hub does; a member cluster's API server does not)."""
+    token_auth_file: Path | None = None
+    """CSV of static bearer tokens (`token,user,uid,"group1,group2"`), kube's --token-auth-file."""
+    audit: AuditSettings = field(default_factory=AuditSettings)
+    """The audit log (level None: off); its path defaults to `<data-dir>/audit.log`."""
+    limits: LimitSettings = field(default_factory=LimitSettings)
+    """In-flight limits, request deadline and header sizes."""
+    cert_reload_interval: float = 5.0
+    """Seconds between checks of the serving certificate's files for a renewal."""
 
 
 def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
@@ -83,6 +98,13 @@ class APIServer:
         self._site: web.TCPSite | None = None
         self.port = 0
         self.pki: pki.PKIPaths | None = None
+        audit = settings.audit
+        if audit.path is None:
+            audit = replace(audit, path=settings.data_dir / "audit.log")
+        self.audit = AuditLog(audit)
+        self._tls: ssl.SSLContext | None = None
+        self._reloader: ServingCertificateReloader | None = None
+        self._bootstrapping: Bootstrapping | None = None
 
     @property
     def url(self) -> str:
@@ -104,12 +126,26 @@ class APIServer:
         if self.settings.bind_address not in ("0.0.0.0", "::", ""):  # noqa: S104 - recognising
             extra.append(self.settings.bind_address)
         self.pki = await asyncio.to_thread(pki.ensure_pki, data_dir / "pki", extra)
+        service_account_key = await asyncio.to_thread(load_or_create_key, data_dir / "pki")
+        token_file = self.settings.token_auth_file
+        static_tokens = await asyncio.to_thread(read_token_file, token_file) if token_file else None
         await self.embedded.start()
         if self.settings.karmada:
             await install_karmada_crds(self.context)
+        install_authentication(self.context, service_account_key, static_tokens)
         self.compactor.start()
-        app = build_app(self.context)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=self.settings.shutdown_timeout)
+        self._tls = tls_context(self.pki)
+        self.audit.start()
+        app = build_app(self.context, audit=self.audit, limits=RequestLimits(self.settings.limits))
+        self._runner = web.AppRunner(
+            app,
+            access_log=None,
+            shutdown_timeout=self.settings.shutdown_timeout,
+            # aiohttp's request-head limits (a request beyond them gets a plain 400 and is closed).
+            max_line_size=self.settings.limits.max_request_line_bytes,
+            max_field_size=self.settings.limits.max_header_field_bytes,
+            max_headers=self.settings.limits.max_headers,
+        )
         await self._runner.setup()
         try:
             await self.listen(self.settings.secure_port)
@@ -121,17 +157,21 @@ class APIServer:
         pki.write_admin_kubeconfig(
             self.pki, self.kubeconfig_path, self.url, cluster=self.settings.cluster_name
         )
+        self._bootstrapping = Bootstrapping(self.context, self.url, self.pki.ca_cert.read_bytes())
+        self._bootstrapping.start()
+        self._reloader = ServingCertificateReloader(self._tls, self.pki, self.settings.cert_reload_interval)
+        self._reloader.start()
         log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
 
     async def listen(self, port: int) -> None:
         """Open the HTTPS listener (port 0: any free port; the chosen one is kept in `self.port`)."""
-        if self._runner is None or self.pki is None:
+        if self._runner is None or self._tls is None:
             raise RuntimeError("start() the server before listening")
         site = web.TCPSite(
             self._runner,
             self.settings.bind_address,
             port,
-            ssl_context=tls_context(self.pki),
+            ssl_context=self._tls,
             backlog=1024,
             reuse_address=True,
         )
@@ -156,6 +196,10 @@ class APIServer:
 
     async def stop(self) -> None:
         log.info("apiserver.stopping")
+        if self._reloader is not None:
+            await self._reloader.stop()
+        if self._bootstrapping is not None:
+            await self._bootstrapping.stop()
         await self.compactor.stop()
         await self.embedded.controllers.stop()
         await self.cache.stop()
@@ -163,6 +207,7 @@ class APIServer:
             with contextlib.suppress(Exception):
                 await self._runner.cleanup()
             self._runner = None
+        await self.audit.stop()
         await self.embedded.admission.close()
         await self.backend.close()
         log.info("apiserver.stopped")

@@ -64,6 +64,60 @@ class Component(Protocol):
     show_default=True,
     help="Serve Karmada's API groups (policy, work and cluster.karmada.io), as a hub does.",
 )
+@click.option(
+    "--token-auth-file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help='Static bearer tokens, one per line: token,user,uid,"group1,group2".',
+)
+@click.option(
+    "--audit-level",
+    type=click.Choice(["None", "Metadata", "Request"], case_sensitive=False),
+    default="Metadata",
+    show_default=True,
+    help="What the audit log records of each request (Request adds bodies, never Secrets').",
+)
+@click.option(
+    "--audit-log-path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where audit lines go (default: DATA_DIR/audit.log).",
+)
+@click.option(
+    "--audit-log-maxsize",
+    type=int,
+    default=100,
+    show_default=True,
+    help="Megabytes an audit log file may reach before it is rotated (0: never).",
+)
+@click.option(
+    "--audit-log-maxbackup",
+    type=int,
+    default=3,
+    show_default=True,
+    help="Rotated audit log files kept.",
+)
+@click.option(
+    "--max-requests-inflight",
+    type=int,
+    default=400,
+    show_default=True,
+    help="Read-only requests served at once before 429 (0: no limit).",
+)
+@click.option(
+    "--max-mutating-requests-inflight",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Mutating requests served at once before 429 (0: no limit).",
+)
+@click.option(
+    "--request-timeout",
+    type=float,
+    default=60.0,
+    show_default=True,
+    help="Seconds before a non-watch request is answered 504 Timeout (0: never).",
+)
 @click.option("--log-level", default="info", show_default=True)
 def apiserver(
     data_dir: Path,
@@ -74,16 +128,26 @@ def apiserver(
     history_window: int,
     compaction_interval: float,
     karmada: bool,
+    token_auth_file: Path | None,
+    audit_level: str,
+    audit_log_path: Path | None,
+    audit_log_maxsize: int,
+    audit_log_maxbackup: int,
+    max_requests_inflight: int,
+    max_mutating_requests_inflight: int,
+    request_timeout: float,
     log_level: str,
 ) -> None:
-    """Serve the Kubernetes API (HTTPS, client certificates) from a SQLite store in DATA_DIR.
+    """Serve the Kubernetes API (HTTPS; client certificates or bearer tokens) from a SQLite store in DATA_DIR.
 
     \b
     Example:
       flotilla apiserver --data-dir .flotilla/hub --secure-port 0
       kubectl --kubeconfig .flotilla/hub/admin.kubeconfig api-resources
     """
+    from flotilla.apiserver.audit import AuditLevel, AuditSettings
     from flotilla.apiserver.context import APISettings
+    from flotilla.apiserver.limits import LimitSettings
     from flotilla.apiserver.server import APIServer, ServerSettings
     from flotilla.cli.logging import configure_logging
 
@@ -97,6 +161,18 @@ def apiserver(
         api=APISettings(history_window=history_window),
         compaction_interval=compaction_interval,
         karmada=karmada,
+        token_auth_file=token_auth_file,
+        audit=AuditSettings(
+            level=next(level for level in AuditLevel if level.value.lower() == audit_level.lower()),
+            path=audit_log_path,
+            max_size_bytes=audit_log_maxsize * 1024 * 1024,
+            max_backups=audit_log_maxbackup,
+        ),
+        limits=LimitSettings(
+            max_requests_inflight=max_requests_inflight,
+            max_mutating_requests_inflight=max_mutating_requests_inflight,
+            request_timeout=request_timeout,
+        ),
     )
     server = APIServer(settings)
     run_until_signalled(

@@ -6,6 +6,7 @@ import click
 
 from flotilla import __version__
 from flotilla.cli.apiserver import apiserver
+from flotilla.cli.certs import certs
 from flotilla.cli.controllermanager import controller_manager
 from flotilla.cli.join import join, unjoin
 from flotilla.cli.sim import sim
@@ -24,6 +25,7 @@ def cli() -> None:
 
 
 cli.add_command(apiserver)
+cli.add_command(certs)
 cli.add_command(controller_manager)
 cli.add_command(join)
 cli.add_command(unjoin)

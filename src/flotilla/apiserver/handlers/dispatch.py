@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from flotilla.apiserver import errors
+from flotilla.apiserver.authn import tokenrequest
 from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers import binding, deletes, reads, watch, writes
 from flotilla.apiserver.requestinfo import RequestInfo, parse_request_info
@@ -35,6 +36,7 @@ SUBRESOURCE_HANDLERS: dict[str, dict[str, Handler]] = {
     "scale": _SCALE,
     "finalize": {"update": writes.update},
     "binding": {"create": binding.create_binding},
+    "token": {"create": tokenrequest.create_token},
 }
 """Handlers of subresources by name and verb; other components register theirs here at start."""
 
