@@ -80,11 +80,14 @@ class Client:
         return self._watch_session
 
     async def close(self) -> None:
-        for session in (self._session, self._watch_session):
-            if session is not None:
-                await session.close()
+        sessions = [s for s in (self._session, self._watch_session) if s is not None and not s.closed]
+        for session in sessions:
+            await session.close()
         self._session = None
         self._watch_session = None
+        if sessions:
+            # TLS transports finish closing on the next loop iterations (aiohttp's documented caveat).
+            await asyncio.sleep(0.05)
 
     async def __aenter__(self) -> Client:
         return self
