@@ -223,5 +223,20 @@ BUILTIN_RESOURCES: tuple[ResourceType, ...] = (
 )
 """Every built-in resource; core first, then groups in the order discovery prefers them."""
 
+
+def _review(group: str, kind: str, *, namespaced: bool = False) -> ResourceType:
+    return _r(group, "v1", kind, kind.lower() + "s", namespaced=namespaced, verbs=("create",))
+
+
+VIRTUAL_RESOURCES: tuple[ResourceType, ...] = (
+    _review("authentication.k8s.io", "SelfSubjectReview"),
+    _review("authentication.k8s.io", "TokenReview"),
+    _review("authorization.k8s.io", "LocalSubjectAccessReview", namespaced=True),
+    _review("authorization.k8s.io", "SelfSubjectAccessReview"),
+    _review("authorization.k8s.io", "SelfSubjectRulesReview"),
+    _review("authorization.k8s.io", "SubjectAccessReview"),
+)
+"""Create-only reviews, answered per request and never stored (see `apiserver.authz.reviews`)."""
+
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 """Namespaces that exist from the start and cannot be deleted."""

@@ -16,7 +16,8 @@ from aiohttp import web
 from flotilla.api.scheme import GroupResource
 from flotilla.apiserver.admission import Admission, NoAdmission
 from flotilla.apiserver.authn import Authenticator, CertificateAuthenticator
-from flotilla.apiserver.authz import AuthenticatedAuthorizer, Authorizer
+from flotilla.apiserver.authz import Authorizer
+from flotilla.apiserver.authz.rbac import RBACAuthorizer
 from flotilla.apiserver.objectstore import ObjectStore
 from flotilla.apiserver.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.schema.builtin import builtin_schemas
@@ -65,10 +66,14 @@ class APIContext:
     extras: dict[str, Any] = field(default_factory=dict)
     admission: Admission = field(default_factory=NoAdmission)
     authenticator: Authenticator = field(default_factory=CertificateAuthenticator)
-    authorizer: Authorizer = field(default_factory=AuthenticatedAuthorizer)
+    rbac: RBACAuthorizer = field(init=False)
+    """The roles and bindings in this server's cache; also what escalation checks and rules reviews read."""
+    authorizer: Authorizer = field(init=False)
+    """What every request is authorized by: `rbac` unless replaced (or wrapped) at start."""
 
     def __post_init__(self) -> None:
         self.store = ObjectStore(self.backend, self.cache)
+        self.rbac = self.authorizer = RBACAuthorizer(self.cache)
         self.metadata_schema = builtin_schemas().definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
         self.strategy_env = StrategyEnv(
             list_objects=self._list_objects, service_cidr=self.settings.service_cidr

@@ -27,6 +27,7 @@ from flotilla.apiserver import apply as ssa
 from flotilla.apiserver import errors, objectmeta
 from flotilla.apiserver.admission import AdmissionAttributes, UserInfo
 from flotilla.apiserver.admission.attributes import SYSTEM_USER, Operation
+from flotilla.apiserver.authz.escalation import check_rbac_write
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.params import FieldValidation
@@ -161,6 +162,7 @@ async def create_object(
     strategy.prepare_create(obj, ctx.strategy_env)
     attributes = _attributes("CREATE", served, "", obj, options)
     await _mutate(ctx, served, attributes, obj, None, options)
+    check_rbac_write(ctx.authorizer, ctx.rbac, served, obj, None, options.user)
     obj = _track_fields(ctx, served, None, obj, options, "")
     meta = obj["metadata"]
     # Kind validation first: for the same field its wording is kube's, the schema's is generic.
@@ -253,6 +255,7 @@ async def update_flow(
         strategy.prepare_update(new, old, ctx.strategy_env, subresource)
         attributes = _attributes("UPDATE", served, subresource, new, options)
         await _mutate(ctx, served, attributes, new, old, options)
+        check_rbac_write(ctx.authorizer, ctx.rbac, served, new, old, options.user)
         if served.tracks_generation and objectmeta.spec_changed(
             new, old, status_is_separate=served.has_status
         ):

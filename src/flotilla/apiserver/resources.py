@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flotilla.api.builtin import BUILTIN_RESOURCES
+from flotilla.api.builtin import BUILTIN_RESOURCES, VIRTUAL_RESOURCES
 from flotilla.api.scheme import GroupResource, GroupVersion, GroupVersionKind, ResourceType
 from flotilla.apiserver.schema.builtin import builtin_schemas
 from flotilla.apiserver.schema.model import ANY, Schema
@@ -140,7 +140,7 @@ def builtin_served(resource: ResourceType) -> ServedResource:
 class ResourceRegistry:
     """What is served, by group/version/resource and by kind; changes bump `generation`."""
 
-    def __init__(self, builtins: Iterable[ResourceType] = BUILTIN_RESOURCES) -> None:
+    def __init__(self, builtins: Iterable[ResourceType] = BUILTIN_RESOURCES + VIRTUAL_RESOURCES) -> None:
         self._by_path: dict[tuple[str, str, str], ServedResource] = {}
         self._by_gvk: dict[GroupVersionKind, ServedResource] = {}
         self._custom: dict[str, list[ServedResource]] = {}

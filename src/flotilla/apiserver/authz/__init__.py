@@ -2,6 +2,11 @@
 
 The middleware builds `AuthorizationAttributes` from every request and asks the server's
 `Authorizer`; a denial is 403 Forbidden (401 for anonymous requests) with kube-apiserver's wording.
+
+The authorizer is RBAC (`rbac.py`, rules matched by `rules.py`), fed by the default policy every
+server creates at start (`bootstrappolicy.py`, `reconcile.py`) and by the ClusterRole aggregation
+controller (`aggregation.py`). Writes of roles and bindings pass escalation prevention
+(`escalation.py`), and clients ask questions through the review APIs (`reviews.py`).
 """
 
 from __future__ import annotations
@@ -36,20 +41,3 @@ class Decision:
 
 class Authorizer(Protocol):
     def authorize(self, attributes: AuthorizationAttributes) -> Decision: ...
-
-
-PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version"})
-
-
-class AuthenticatedAuthorizer:
-    """Until RBAC is configured: every authenticated user may do anything; anonymous users only
-    read health and version endpoints."""
-
-    def authorize(self, attributes: AuthorizationAttributes) -> Decision:
-        if "system:authenticated" in attributes.user.groups:
-            return Decision(True)
-        if not attributes.resource_request and attributes.verb == "get":
-            path = attributes.path
-            if path in PUBLIC_PATHS or path.startswith(("/healthz/", "/livez/", "/readyz/")):
-                return Decision(True)
-        return Decision(False, "anonymous requests may only read health endpoints")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from flotilla.apiserver.authz.aggregation import ClusterRoleAggregation
+from flotilla.apiserver.authz.reconcile import ensure_bootstrap_policy
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.controllers.base import InProcessController
 from flotilla.apiserver.controllers.bootstrap import ensure_default_namespaces
@@ -25,13 +27,20 @@ class InProcessControllers:
         self.crds = CRDController(ctx)
         self.namespaces = NamespaceController(ctx)
         self.garbage_collector = GarbageCollector(ctx)
-        self._all: list[InProcessController] = [self.crds, self.namespaces, self.garbage_collector]
+        self.role_aggregation = ClusterRoleAggregation(ctx)
+        self._all: list[InProcessController] = [
+            self.crds,
+            self.namespaces,
+            self.garbage_collector,
+            self.role_aggregation,
+        ]
         self.event_expiry = EventExpiry(ctx, timedelta(seconds=ctx.settings.event_ttl_seconds))
 
     async def start(self) -> None:
         # Custom resources already defined are served before the first request arrives.
         await self.crds.serve_existing()
         await ensure_default_namespaces(self.ctx)
+        await ensure_bootstrap_policy(self.ctx)
         for controller in self._all:
             controller.start()
         self.event_expiry.start()

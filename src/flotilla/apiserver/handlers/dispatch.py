@@ -6,8 +6,10 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from flotilla.api.scheme import GroupResource
 from flotilla.apiserver import errors
 from flotilla.apiserver.authn import tokenrequest
+from flotilla.apiserver.authz import reviews
 from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers import binding, deletes, reads, watch, writes
 from flotilla.apiserver.requestinfo import RequestInfo, parse_request_info
@@ -39,6 +41,10 @@ SUBRESOURCE_HANDLERS: dict[str, dict[str, Handler]] = {
     "token": {"create": tokenrequest.create_token},
 }
 """Handlers of subresources by name and verb; other components register theirs here at start."""
+VIRTUAL_HANDLERS: dict[GroupResource, dict[str, Handler]] = {
+    resource: {"create": reviews.create_review} for resource in reviews.REVIEW_RESOURCES
+}
+"""Handlers of resources that are computed per request and never stored (access reviews)."""
 
 
 async def handle_resource(request: web.Request) -> web.StreamResponse:
@@ -67,7 +73,7 @@ async def handle_resource(request: web.Request) -> web.StreamResponse:
         raise _not_allowed(request)
     if (info.name and info.verb == "create") or (not info.name and info.verb in ("update", "patch")):
         raise _not_allowed(request)
-    handler = _MAIN.get(info.verb)
+    handler = VIRTUAL_HANDLERS.get(served.type.group_resource, _MAIN).get(info.verb)
     if handler is None:
         raise _not_allowed(request)
     return await handler(request, ctx, info, served)
