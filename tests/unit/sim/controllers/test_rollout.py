@@ -175,7 +175,12 @@ def test_a_rollout_step_never_exceeds_replicas_plus_surge(
 
 @given(desired=st.integers(1, 50), sizes=st.lists(st.integers(1, 30), min_size=2, max_size=4))
 def test_proportional_scaling_reaches_the_allowed_total(desired: int, sizes: list[int]) -> None:
-    """ReplicaSets that filled the former replicas + surge are resized to exactly the new total."""
+    """ReplicaSets that filled the former replicas + surge are resized toward the new total.
+
+    kube's proportional scaling hands the rounding leftover to the largest ReplicaSet and clamps it at
+    zero, so with many tiny ReplicaSets scaled down hard the total can stay above the target; it never
+    goes below the new desired count nor above what the ReplicaSets held.
+    """
     d = deployment(desired, surge=1, unavailable=0)
     previous = sum(sizes) - 1  # as a rollout leaves them: the sizes add up to replicas + surge
     annotations = {DESIRED_REPLICAS: str(previous), MAX_REPLICAS: str(previous + 1)}
@@ -188,4 +193,7 @@ def test_proportional_scaling_reaches_the_allowed_total(desired: int, sizes: lis
     plan = rollout.scaling_plan(d, sets[-1], sets[:-1])
     assert plan.proportional
     assert all(size >= 0 for size in plan.sizes.values())
-    assert sum(plan.sizes.values()) == desired + 1
+    total = sum(plan.sizes.values())
+    assert desired <= total <= max(sum(sizes), desired + 1)
+    if desired + 1 >= sum(sizes):
+        assert total == desired + 1
