@@ -17,13 +17,18 @@ objects are granular maps and lists are atomic. The root is always an object who
 `kind` and `metadata` are declared fields, and `metadata` always has ObjectMeta's semantics
 (labels and annotations granular, finalizers a set, ownerReferences keyed by uid), whatever a custom
 resource's schema says about it.
+
+Every write walks objects node by node, so what a schema node implies (its shape, the whole-object
+schema of a kind, where lists with named items can occur) is worked out once per node and
+remembered, keyed by the node itself: schema nodes do not change once built (see `schema.model`).
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from flotilla.apiserver.apply.fieldpath import Path, describe_path, key_element, value_element
 from flotilla.apiserver.schema.model import ANY, NO_DEFAULT, Schema
@@ -35,8 +40,15 @@ class Shape(enum.Enum):
     SET = "set"
     KEYED_LIST = "keyed list"
 
+    # Members are singletons compared by identity; hashing them the same way, in C, keeps every
+    # `shape in LISTS` of a walk off Enum's Python-level hash.
+    __hash__ = object.__hash__
+
 
 LISTS: Final = frozenset({Shape.SET, Shape.KEYED_LIST})
+_JSON_TYPES: Final = (dict, list, str, int, float, bool)
+_SCHEMA_NODES: Final = 4096
+"""How many schema nodes keep facts derived from them (kinds and CRD versions, a few nodes each)."""
 
 
 class InvalidObjectError(ValueError):
@@ -102,6 +114,7 @@ the item would have no name at all.
 """
 
 
+@functools.lru_cache(maxsize=_SCHEMA_NODES)
 def object_schema(kind_schema: Schema | None) -> Schema:
     """The schema of a whole object: the kind's, with `apiVersion`, `kind` and ObjectMeta declared."""
     properties = dict(kind_schema.properties) if kind_schema is not None else {}
@@ -116,6 +129,7 @@ def object_schema(kind_schema: Schema | None) -> Schema:
     )
 
 
+@functools.lru_cache(maxsize=_SCHEMA_NODES)
 def _natural_shape(schema: Schema) -> Shape:
     """The shape the schema gives its values, before looking at a value."""
     if schema.properties or schema.additional_properties is not None or schema.any_properties:
@@ -126,6 +140,55 @@ def _natural_shape(schema: Schema) -> Shape:
         if schema.list_type == "map" and schema.list_map_keys:
             return Shape.KEYED_LIST
     return Shape.LEAF
+
+
+class ItemNaming(NamedTuple):
+    """Where, under one schema node, the items of sets and keyed lists are (see `item_naming`)."""
+
+    shape: Shape
+    """The node's natural shape."""
+    fields: tuple[tuple[str, Schema], ...] | None
+    """For a struct, its declared fields that hold such lists; None when its map values may."""
+    items: Schema | None
+    """For a set or keyed list, its items' schema when they may hold such lists themselves."""
+
+
+@functools.lru_cache(maxsize=_SCHEMA_NODES)
+def item_naming(schema: Schema) -> ItemNaming | None:
+    """None when no value under `schema` can hold a set or keyed list, whose items need names.
+
+    Lets a walk that only checks that items can be named skip most of an object.
+    """
+    if not _names_items_below(schema):
+        return None
+    shape = _natural_shape(schema)
+    if shape in LISTS:
+        items = schema.items
+        return ItemNaming(shape, None, items if items is not None and _names_items_below(items) else None)
+    values = schema.additional_properties
+    if values is not None and _names_items_below(values):
+        return ItemNaming(shape, None, None)
+    holding = tuple((name, child) for name, child in schema.properties.items() if _names_items_below(child))
+    return ItemNaming(shape, holding, None)
+
+
+@functools.lru_cache(maxsize=_SCHEMA_NODES)
+def _names_items_below(schema: Schema) -> bool:
+    seen: set[Schema] = set()
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if node in seen:
+            continue  # schemas may be recursive (JSONSchemaProps)
+        seen.add(node)
+        shape = _natural_shape(node)
+        if shape in LISTS:
+            return True
+        if shape is Shape.FIELDS:
+            pending.extend(node.properties.values())
+            if node.additional_properties is not None:
+                pending.append(node.additional_properties)
+    return False
 
 
 def shape_of(schema: Schema | None, value: Any) -> Shape:
@@ -148,14 +211,18 @@ def common_shape(schema: Schema | None, *values: Any) -> Shape:
     `values` may contain `None` (null) and non-JSON sentinels for absent values; those take any shape.
     When the present values disagree (an object here, a list there) the node is a leaf.
     """
-    sample = next((v for v in values if isinstance(v, (dict, list))), None)
-    shape = shape_of(schema, sample)
+    sample = None
     for value in values:
-        if isinstance(value, (dict, list, str, int, float, bool)):
-            if shape is Shape.FIELDS and not isinstance(value, dict):
-                return Shape.LEAF
-            if shape in LISTS and not isinstance(value, list):
-                return Shape.LEAF
+        if isinstance(value, (dict, list)):
+            sample = value
+            break
+    shape = shape_of(schema, sample)
+    if shape is Shape.LEAF:
+        return shape
+    container = dict if shape is Shape.FIELDS else list
+    for value in values:
+        if isinstance(value, _JSON_TYPES) and not isinstance(value, container):
+            return Shape.LEAF
     return shape
 
 
@@ -203,6 +270,19 @@ def _set_element(item: Any) -> str:
     if item is None:
         raise InvalidObjectError("associative list without keys has an element that's an explicit null")
     return value_element(item)
+
+
+def nameable(schema: Schema | None, shape: Shape, item: Any) -> bool:
+    """Whether `list_items` can name `item` of a set or keyed list, without naming it."""
+    if shape is Shape.SET:
+        return item is not None and not isinstance(item, (dict, list))
+    if not isinstance(item, dict):
+        return False
+    assert schema is not None  # a keyed list always has a schema
+    for name in schema.list_map_keys:
+        if name not in item and _key_default(schema.items, name) is NO_DEFAULT:
+            return False
+    return True
 
 
 def _keyed_element(schema: Schema | None, item: Any) -> str:

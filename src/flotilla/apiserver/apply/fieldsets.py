@@ -16,12 +16,16 @@ shapes `atoms` derives from the schema:
 `fields_of` also applies the bookkeeping rules of kube's field manager: `apiVersion`, `kind` and the
 identity/system fields of metadata are never owned, and `status` is tracked only through the status
 subresource while the status subresource tracks only `status` and `metadata` ("reset fields").
+
+A write usually changes a few leaves of a large object, so `compare` does not walk what is equal on
+both sides: a subtree equal as JSON changes nothing, once a cheaper walk (only where the schema
+allows sets and keyed lists) has made sure naming its items would not have failed.
 """
 
 from __future__ import annotations
 
-import copy
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -30,13 +34,15 @@ from flotilla.apiserver.apply.atoms import (
     Shape,
     common_shape,
     field_schema,
+    item_naming,
     item_schema,
     list_items,
+    nameable,
     object_schema,
     shape_of,
 )
 from flotilla.apiserver.apply.fieldpath import FieldSet, Path, field_element, field_name
-from flotilla.apiserver.apply.jsonvalues import json_equal
+from flotilla.apiserver.apply.jsonvalues import json_copy, json_equal
 from flotilla.apiserver.schema.model import Schema
 
 STATUS_SUBRESOURCE: Final = "status"
@@ -64,6 +70,12 @@ STRIPPED_FIELDS: Final = FieldSet(
 )
 """Fields no manager ever owns (kube's strip-meta manager removes exactly these members)."""
 
+_STATUS: Final = FieldSet([(field_element("status"),)])
+_NO_PROPERTIES: Final[dict[str, Schema]] = {}
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""JSON scalar types, for which Python's `==` between values of one type is JSON's equality."""
+_LEAF_TYPES: Final = frozenset({str, int, float, bool})
+
 
 class _Absent(enum.Enum):
     ABSENT = enum.auto()
@@ -78,9 +90,11 @@ ABSENT: Final = _Absent.ABSENT
 
 def raw_fields_of(obj: dict[str, Any], schema: Schema | None) -> FieldSet:
     """Every field `obj` sets under its kind's `schema`, before any bookkeeping rule."""
-    found = FieldSet()
-    _collect(obj, object_schema(schema), (), found)
-    return found
+    root = object_schema(schema)
+    found = None
+    if isinstance(obj, dict) and obj and shape_of(root, obj) is Shape.FIELDS:
+        found = _fields_below(obj, root, Shape.FIELDS, ())
+    return found if found is not None else FieldSet()
 
 
 def fields_of(
@@ -102,29 +116,59 @@ def default_reset_fields(subresource: str, *objects: Any) -> FieldSet:
     """What a write through `subresource` may not own: `status` for the main resource, everything
     but `status` and `metadata` for the status subresource (top-level names taken from `objects`)."""
     if subresource != STATUS_SUBRESOURCE:
-        return FieldSet([(field_element("status"),)])
+        return _STATUS.copy()
     names = {name for obj in objects if isinstance(obj, dict) for name in obj}
     return FieldSet((field_element(name),) for name in names - {"status", "metadata"})
 
 
-def _collect(value: Any, schema: Schema | None, path: Path, found: FieldSet) -> None:
-    shape = shape_of(schema, value)
-    if shape is Shape.LEAF:
-        found.insert(path)
-    elif shape is Shape.FIELDS:
-        if not isinstance(value, dict):
-            return  # null: nothing set below
+def _fields_below(value: Any, schema: Schema | None, shape: Shape, path: Path) -> FieldSet | None:
+    """The fields set inside `value`, a non-empty map or list of that `shape`, relative to it.
+
+    A leaf or a list item is a member; so is a map key (not a declared struct field) whatever its
+    value; containers contribute what they set below them. None when nothing is set.
+    """
+    members: list[str] = []
+    children: dict[str, FieldSet] = {}
+    if shape is Shape.FIELDS:
+        declared_fields = schema.properties if schema is not None else _NO_PROPERTIES
+        map_values = schema.additional_properties if schema is not None else None
         for name, child in value.items():
-            child_schema, declared = field_schema(schema, name)
-            child_path = (*path, field_element(name))
-            _collect(child, child_schema, child_path, found)
+            element = "f:" + name
+            if type(child) in _LEAF_TYPES:
+                members.append(element)  # a scalar: a leaf, whatever the schema says
+                continue
+            child_schema = declared_fields.get(name)
+            declared = child_schema is not None
             if not declared:
-                found.insert(child_path)
-    elif isinstance(value, list):
+                child_schema = map_values
+            if child is not None and not isinstance(child, (dict, list)):
+                members.append(element)  # a scalar of a derived type
+                continue
+            if not child:  # null, `{}` and `[]` set nothing, unless they are atomic or a map's value
+                if not declared or shape_of(child_schema, child) is Shape.LEAF:
+                    members.append(element)
+                continue
+            child_shape = shape_of(child_schema, child)
+            if child_shape is Shape.LEAF or not declared:
+                members.append(element)
+            if child_shape is not Shape.LEAF:
+                below = _fields_below(child, child_schema, child_shape, (*path, element))
+                if below is not None:
+                    children[element] = below
+    else:
+        items = item_schema(schema)
         for element, item in list_items(schema, shape, value, path):
-            item_path = (*path, element)
-            _collect(item, item_schema(schema), item_path, found)
-            found.insert(item_path)
+            members.append(element)
+            if isinstance(item, (dict, list)) and item:
+                item_shape = shape_of(items, item)
+                if item_shape is not Shape.LEAF:
+                    below = _fields_below(item, items, item_shape, (*path, element))
+                    if below is not None:
+                        twin = children.get(element)  # live objects may hold items sharing a key
+                        children[element] = twin.union(below) if twin is not None else below
+    if not members and not children:
+        return None
+    return FieldSet.from_parts(members, children)
 
 
 # ---- what changed -------------------------------------------------------------------------------
@@ -150,9 +194,18 @@ class Comparison:
 
 def compare(old: dict[str, Any], new: dict[str, Any], schema: Schema | None) -> Comparison:
     """The fields added, removed and modified from `old` to `new`."""
-    result = Comparison(FieldSet(), FieldSet(), FieldSet())
-    _compare(old, new, object_schema(schema), (), result)
-    return result
+    changes = _Changes([], [], [])
+    _compare(old, new, object_schema(schema), (), changes)
+    return Comparison(FieldSet(changes.added), FieldSet(changes.removed), FieldSet(changes.modified))
+
+
+@dataclass(slots=True)
+class _Changes:
+    """The paths `_compare` finds, turned into sets once the walk is over."""
+
+    added: list[Path]
+    removed: list[Path]
+    modified: list[Path]
 
 
 def is_empty(value: Any) -> bool:
@@ -160,43 +213,105 @@ def is_empty(value: Any) -> bool:
     return value is ABSENT or value is None or (isinstance(value, (dict, list)) and not value)
 
 
-def _compare(old: Any, new: Any, schema: Schema | None, path: Path, result: Comparison) -> None:
-    shape = common_shape(schema, old, new)
+def _compare(old: Any, new: Any, schema: Schema | None, path: Path, changes: _Changes) -> None:
+    if not isinstance(old, (dict, list)) and not isinstance(new, (dict, list)):
+        shape = Shape.LEAF  # scalars, nulls and absent values: what `common_shape` would say
+    elif type(old) is dict and type(new) is dict:
+        shape = shape_of(schema, old)
+    else:
+        shape = common_shape(schema, old, new)
     if shape is Shape.LEAF or (is_empty(old) and is_empty(new)):
         if old is ABSENT:
-            result.added.insert(path)
+            changes.added.append(path)
         elif new is ABSENT:
-            result.removed.insert(path)
+            changes.removed.append(path)
         elif not json_equal(old, new):
-            result.modified.insert(path)
+            changes.modified.append(path)
         return
     if shape is Shape.FIELDS:
-        old_map = old if isinstance(old, dict) else {}
-        new_map = new if isinstance(new, dict) else {}
-        for name in old_map.keys() | new_map.keys():
-            child_schema, _ = field_schema(schema, name)
-            child_path = (*path, field_element(name))
-            _compare(old_map.get(name, ABSENT), new_map.get(name, ABSENT), child_schema, child_path, result)
+        _compare_fields(
+            old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}, schema, path, changes
+        )
     else:
         old_items = _items_by_element(schema, shape, old, path)
         new_items = _items_by_element(schema, shape, new, path)
         for element in old_items.keys() | new_items.keys():
-            _compare_items(old_items.get(element), new_items.get(element), schema, (*path, element), result)
+            _compare_items(old_items.get(element), new_items.get(element), schema, (*path, element), changes)
     if old is ABSENT:
-        result.added.insert(path)
+        changes.added.append(path)
     elif new is ABSENT:
-        result.removed.insert(path)
+        changes.removed.append(path)
+
+
+def _compare_fields(
+    old_map: dict[str, Any], new_map: dict[str, Any], schema: Schema | None, path: Path, changes: _Changes
+) -> None:
+    declared_fields = schema.properties if schema is not None else _NO_PROPERTIES
+    map_values = schema.additional_properties if schema is not None else None
+    for name, old_value in old_map.items():
+        new_value = new_map.get(name, ABSENT)
+        if type(old_value) in _SCALARS and type(new_value) is type(old_value) and old_value == new_value:
+            continue  # the usual unchanged leaf, settled without a call
+        child_schema = declared_fields.get(name) or map_values
+        if not _unchanged(old_value, new_value, child_schema):
+            _compare(old_value, new_value, child_schema, (*path, field_element(name)), changes)
+    for name, new_value in new_map.items():
+        if name not in old_map:
+            child_schema = declared_fields.get(name) or map_values
+            _compare(ABSENT, new_value, child_schema, (*path, field_element(name)), changes)
+
+
+def _unchanged(old: Any, new: Any, schema: Schema | None) -> bool:
+    """Whether `_compare` would find nothing between `old` and `new`, known without walking them.
+
+    Most of an object is the same before and after a write. Equal values change nothing, provided
+    walking them could not fail on an item without a name. False means "walk to find out".
+    """
+    if type(old) is not type(new):
+        return False  # also `1` and `1.0`, which the walk finds equal
+    if isinstance(old, (dict, list)):
+        return json_equal(old, new) and _nameable_throughout(old, schema)
+    return bool(old == new)  # scalars of one type: Python's equality is JSON's
+
+
+def _nameable_throughout(value: Any, schema: Schema | None) -> bool:
+    """Whether every item of every set and keyed list inside `value` has a name (see `list_items`)."""
+    naming = item_naming(schema) if schema is not None and value else None
+    if naming is None:
+        return True
+    shape = naming.shape
+    if shape is Shape.FIELDS:
+        if not isinstance(value, dict):
+            return True
+        guide: Iterable[tuple[str, Schema | None]] | None = naming.fields
+        if guide is None:
+            guide = [(name, field_schema(schema, name)[0]) for name in value]
+        for name, child_schema in guide:
+            child = value.get(name)
+            if isinstance(child, (dict, list)) and not _nameable_throughout(child, child_schema):
+                return False
+    elif shape in LISTS and isinstance(value, list):
+        items = naming.items
+        for item in value:
+            if not nameable(schema, shape, item):
+                return False
+            if items is not None and not _nameable_throughout(item, items):
+                return False
+    return True
 
 
 def _compare_items(
-    old: list[Any] | None, new: list[Any] | None, schema: Schema | None, path: Path, result: Comparison
+    old: list[Any] | None, new: list[Any] | None, schema: Schema | None, path: Path, changes: _Changes
 ) -> None:
     if old is not None and new is not None and (len(old) > 1 or len(new) > 1):
         # Items sharing one key (a live object may hold duplicates) compare as one atomic value.
         if not json_equal(old, new):
-            result.modified.insert(path)
+            changes.modified.append(path)
         return
-    _compare(old[0] if old else ABSENT, new[0] if new else ABSENT, item_schema(schema), path, result)
+    old_item, new_item = old[0] if old else ABSENT, new[0] if new else ABSENT
+    items = item_schema(schema)
+    if not _unchanged(old_item, new_item, items):
+        _compare(old_item, new_item, items, path, changes)
 
 
 def _items_by_element(schema: Schema | None, shape: Shape, value: Any, path: Path) -> dict[str, list[Any]]:
@@ -216,9 +331,8 @@ def with_named_fields(fields: FieldSet, schema: Schema | None) -> FieldSet:
 
 
 def _with_named_fields(fields: FieldSet, schema: Schema | None) -> FieldSet:
-    result = FieldSet()
-    for element in fields.members:
-        result.insert((element,))
+    members = set(fields.members)
+    children: dict[str, FieldSet] = {}
     for element, below in fields.children.items():
         name = field_name(element)
         if name is None:
@@ -226,10 +340,9 @@ def _with_named_fields(fields: FieldSet, schema: Schema | None) -> FieldSet:
         else:
             child_schema, declared = field_schema(schema, name)
             if declared:
-                result.insert((element,))
-        for path in _with_named_fields(below, child_schema):
-            result.insert((element, *path))
-    return result
+                members.add(element)
+        children[element] = _with_named_fields(below, child_schema)
+    return FieldSet.from_parts(members, children)
 
 
 def remove_fields(obj: dict[str, Any], fields: FieldSet, schema: Schema | None) -> dict[str, Any]:
@@ -241,27 +354,28 @@ def remove_fields(obj: dict[str, Any], fields: FieldSet, schema: Schema | None) 
 def _remove(value: Any, fields: FieldSet, schema: Schema | None) -> Any:
     """`value` without what `fields` names; ABSENT when the removal left an emptied container."""
     shape = shape_of(schema, value)
+    removed, below_removed = fields.members, fields.children
     if shape is Shape.FIELDS and isinstance(value, dict) and value:
         kept: dict[str, Any] = {}
         for name, child in value.items():
             element = field_element(name)
-            if element in fields.members:
+            if element in removed:
                 continue
-            below = fields.children.get(element)
+            below = below_removed.get(element)
             child_schema, _ = field_schema(schema, name)
-            remaining = _remove(child, below, child_schema) if below is not None else copy.deepcopy(child)
+            remaining = _remove(child, below, child_schema) if below is not None else json_copy(child)
             if remaining is not ABSENT:
                 kept[name] = remaining
         return kept or ABSENT
     if shape in LISTS and isinstance(value, list) and value:
         survivors: list[Any] = []
+        item_fields = item_schema(schema)
         for element, item in list_items(schema, shape, value, ()):
-            if element in fields.members:
+            if element in removed:
                 continue
-            below = fields.children.get(element)
-            item_fields = item_schema(schema)
-            remaining = _remove(item, below, item_fields) if below is not None else copy.deepcopy(item)
+            below = below_removed.get(element)
+            remaining = _remove(item, below, item_fields) if below is not None else json_copy(item)
             if remaining is not ABSENT:
                 survivors.append(remaining)
         return survivors or ABSENT
-    return copy.deepcopy(value)
+    return json_copy(value)

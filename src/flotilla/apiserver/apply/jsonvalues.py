@@ -8,14 +8,18 @@ and prints floats in the shortest form without a trailing `.0`; `go_json` does t
 
 Equality follows structured-merge-diff: `1` and `1.0` are the same number, but `true` is not `1`
 (Python says it is). Ordering follows its `value.Compare`: numbers, then strings, booleans, lists,
-objects and null, so sorted field sets iterate in kube's order.
+objects and null, so sorted field sets iterate in kube's order. `json_copy` is the deep copy for
+decoded JSON.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from typing import Any, Final
+
+import orjson
 
 _STRING_ESCAPES: Final = {
     '"': '\\"',
@@ -29,12 +33,16 @@ _STRING_ESCAPES: Final = {
     "\u2028": "\\u2028",
     "\u2029": "\\u2029",
 }
+_NEEDS_ESCAPE: Final = re.compile(r'["\\<>&\u2028\u2029\x00-\x1f]')
+"""A character `_go_string` writes escaped; most strings (names, keys) have none."""
 _LARGEST_FIXED: Final = 1e21
 _SMALLEST_FIXED: Final = 1e-6
 
 
 def go_json(value: Any) -> str:
     """Compact JSON text of `value` exactly as Go's `encoding/json` writes it."""
+    if isinstance(value, str):  # the usual list key, checked first
+        return _go_string(value)
     if value is None:
         return "null"
     if value is True:
@@ -45,13 +53,11 @@ def go_json(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         return go_float(value)
-    if isinstance(value, str):
-        return _go_string(value)
     if isinstance(value, dict):
-        members = (f"{_go_string(str(key))}:{go_json(value[key])}" for key in sorted(value))
+        members = [f"{_go_string(str(key))}:{go_json(value[key])}" for key in sorted(value)]
         return "{" + ",".join(members) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(go_json(item) for item in value) + "]"
+        return "[" + ",".join([go_json(item) for item in value]) + "]"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
@@ -73,6 +79,8 @@ def go_float(number: float) -> str:
 
 
 def _go_string(text: str) -> str:
+    if not _NEEDS_ESCAPE.search(text):
+        return f'"{text}"'
     out = ['"']
     for char in text:
         escaped = _STRING_ESCAPES.get(char)
@@ -125,16 +133,43 @@ def describe_value(value: Any) -> str:
     return repr(value)
 
 
+def json_copy(value: Any) -> Any:
+    """A deep copy of a decoded JSON value, several times cheaper than `copy.deepcopy`.
+
+    Scalars are immutable and come back as they are; only objects and lists are copied.
+    """
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value
+
+
 def json_equal(left: Any, right: Any) -> bool:
     """Whether two decoded JSON values are equal, with booleans distinct from numbers."""
+    if isinstance(left, (dict, list)) and isinstance(right, (dict, list)):
+        # JSON's equality is Python's without `True == 1`, so Python's "unequal" is final; its
+        # "equal" holds once no boolean stands against a number, which identical JSON text shows.
+        # Other text (`1` against `1.0`, keys in another order) is left to the walk.
+        if left != right:
+            return False
+        try:
+            if orjson.dumps(left) == orjson.dumps(right):
+                return True
+        except TypeError:  # not plain JSON
+            pass
+    return _json_equal(left, right)
+
+
+def _json_equal(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):
         return left == right
     if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(json_equal(left[key], right[key]) for key in left)
+        return left.keys() == right.keys() and all(_json_equal(left[key], right[key]) for key in left)
     if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(json_equal, left, right))
+        return len(left) == len(right) and all(map(_json_equal, left, right))
     return type(left) is type(right) and bool(left == right)
 
 

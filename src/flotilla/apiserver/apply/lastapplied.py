@@ -13,14 +13,13 @@ Other field managers opt out of both behaviours.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Final
 
 import orjson
 
 from flotilla.apiserver.apply.fieldpath import FieldSet
 from flotilla.apiserver.apply.fieldsets import compare, raw_fields_of
-from flotilla.apiserver.apply.jsonvalues import go_json
+from flotilla.apiserver.apply.jsonvalues import go_json, json_copy
 from flotilla.apiserver.schema.model import Schema
 
 LAST_APPLIED_ANNOTATION: Final = "kubectl.kubernetes.io/last-applied-configuration"
@@ -64,10 +63,10 @@ def refresh_last_applied(result: dict[str, Any], applied: dict[str, Any]) -> dic
     """`result` with the annotation set to `applied` (minus the annotation), if it has one."""
     if _last_applied(result) is None:
         return result
-    configuration = copy.deepcopy(applied)
+    configuration = json_copy(applied)
     metadata = configuration.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("annotations"), dict):
         metadata["annotations"].pop(LAST_APPLIED_ANNOTATION, None)
-    refreshed = copy.deepcopy(result)
+    refreshed: dict[str, Any] = json_copy(result)
     refreshed["metadata"]["annotations"][LAST_APPLIED_ANNOTATION] = go_json(configuration) + "\n"
     return refreshed

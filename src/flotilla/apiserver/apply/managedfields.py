@@ -14,27 +14,33 @@ Besides the codec this module holds the request-level rules of kube's field mana
   back to the live list, and subresource writes always use the live list;
 - `strip_time_only_changes`: a write whose only effect is new timestamps keeps the old ones, so a
   no-op apply changes nothing and the server can skip the write.
+
+Every write decodes the live list, so decoding is cheap when it can be: FieldsV1 parsing is
+remembered per document (see `fieldpath`), timestamps per text, and the common valid entry is
+checked without building a single message.
 """
 
 from __future__ import annotations
 
-import copy
+import functools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from flotilla.apiserver.apply.fieldpath import FieldSet, FieldsV1Error
-from flotilla.apiserver.apply.jsonvalues import go_json, go_quote
+from flotilla.apiserver.apply.jsonvalues import go_json, go_quote, json_copy
 
 APPLY: Final = "Apply"
 UPDATE: Final = "Update"
 FIELDS_V1: Final = "FieldsV1"
-_TIME_FORMAT: Final = "%Y-%m-%dT%H:%M:%SZ"
 
 
-@dataclass(frozen=True, slots=True)
-class ManagerKey:
-    """What identifies an entry (kube's manager identifier)."""
+class ManagerKey(NamedTuple):
+    """What identifies an entry (kube's manager identifier).
+
+    A named tuple rather than a dataclass: it keys the entries of every decoded list, and a tuple
+    hashes and compares without running Python code.
+    """
 
     manager: str
     operation: str
@@ -79,12 +85,14 @@ class ManagedFields:
     entries: dict[ManagerKey, ManagedEntry] = field(default_factory=dict)
 
     def copy(self) -> ManagedFields:
+        """Entries that can be changed without changing these (the field sets, values, are shared)."""
         return ManagedFields(
-            {key: ManagedEntry(e.fields.copy(), e.api_version, e.time) for key, e in self.entries.items()}
+            {key: ManagedEntry(e.fields, e.api_version, e.time) for key, e in self.entries.items()}
         )
 
     def drop_empty(self) -> None:
-        self.entries = {key: entry for key, entry in self.entries.items() if entry.fields}
+        if not all(entry.fields for entry in self.entries.values()):
+            self.entries = {key: entry for key, entry in self.entries.items() if entry.fields}
 
 
 class ManagedFieldsError(ValueError):
@@ -96,15 +104,18 @@ class ManagedFieldsError(ValueError):
 
 def decode_managed_fields(entries: Any) -> ManagedFields:
     """Decode a managedFields list; raises `ManagedFieldsError` with the first problem."""
-    errors = _entry_errors(entries)
-    if errors:
-        raise ManagedFieldsError(errors[0])
+    if entries is not None and not isinstance(entries, list):
+        raise ManagedFieldsError(_entry_errors(entries)[0])
     decoded = ManagedFields()
-    for entry in entries or ():
+    for index, entry in enumerate(entries or ()):
+        if not isinstance(entry, dict):
+            raise ManagedFieldsError(_entry_errors(entries)[0])
+        errors, fields = _read_entry(index, entry)
+        if errors:
+            raise ManagedFieldsError(_entry_errors(entries)[0])
         key = ManagerKey.of(
             entry.get("manager", ""), entry["operation"], entry["apiVersion"], entry.get("subresource", "")
         )
-        fields = FieldSet.from_fields_v1(entry.get("fieldsV1") or {})
         decoded.entries[key] = ManagedEntry(fields, entry["apiVersion"], entry.get("time"))
     return decoded
 
@@ -127,15 +138,16 @@ def encode_managed_fields(managed: ManagedFields) -> list[dict[str, Any]]:
         if key.subresource:
             item["subresource"] = key.subresource
         encoded.append(item)
-    encoded.sort(
-        key=lambda e: (
-            e["operation"],
-            _epoch_seconds(e.get("time")),
-            e.get("manager", ""),
-            e["apiVersion"],
-            e.get("subresource", ""),
+    if len(encoded) > 1:
+        encoded.sort(
+            key=lambda e: (
+                e["operation"],
+                _epoch_seconds(e.get("time")),
+                e.get("manager", ""),
+                e["apiVersion"],
+                e.get("subresource", ""),
+            )
         )
-    )
     return encoded
 
 
@@ -143,7 +155,9 @@ def format_time(now: datetime) -> str:
     """A managedFields timestamp: UTC, to the second (a naive datetime is taken as UTC)."""
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
-    return now.astimezone(UTC).strftime(_TIME_FORMAT)
+    utc = now if now.tzinfo is UTC else now.astimezone(UTC)
+    # What strftime("%Y-%m-%dT%H:%M:%SZ") writes, formatted directly: strftime costs several times more.
+    return f"{utc.year}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
 
 
 def _epoch_seconds(text: Any) -> int:
@@ -152,8 +166,12 @@ def _epoch_seconds(text: Any) -> int:
 
 
 def _parse_time(text: Any) -> datetime | None:
-    if not isinstance(text, str):
-        return None
+    return _parse_time_text(text) if isinstance(text, str) else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_time_text(text: str) -> datetime | None:
+    """One write reads each entry's time several times (validating, decoding, sorting)."""
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -188,6 +206,35 @@ def _entry_errors(entries: Any) -> list[str]:
 
 
 def _one_entry_errors(index: int, entry: dict[str, Any]) -> list[str]:
+    errors, _ = _read_entry(index, entry)
+    return errors
+
+
+def _read_entry(index: int, entry: dict[str, Any]) -> tuple[list[str], FieldSet]:
+    """What is wrong with one entry, and its fields (empty when its fieldsV1 is absent or broken)."""
+    fields: FieldSet | None = None
+    fields_v1 = entry.get("fieldsV1")
+    error: FieldsV1Error | None = None
+    if fields_v1 is not None:
+        try:
+            fields = FieldSet.from_fields_v1(fields_v1)
+        except FieldsV1Error as found:
+            error = found
+    if fields is None:
+        fields = FieldSet()
+    api_version = entry.get("apiVersion")
+    time = entry.get("time")
+    if (
+        error is None
+        and isinstance(entry.get("manager", ""), str)
+        and isinstance(entry.get("subresource", ""), str)
+        and entry.get("operation") in (APPLY, UPDATE)
+        and isinstance(api_version, str)
+        and api_version
+        and entry.get("fieldsType", "") == FIELDS_V1
+        and (time is None or _parse_time(time) is not None)
+    ):
+        return [], fields  # the common case, without building messages
     errors: list[str] = []
     where = f"managed fields entry {index}"
     errors.extend(
@@ -197,7 +244,6 @@ def _one_entry_errors(index: int, entry: dict[str, Any]) -> list[str]:
     )
     if entry.get("operation") not in (APPLY, UPDATE):
         errors.append(f"operation must be `Apply` or `Update` in {where}")
-    api_version = entry.get("apiVersion")
     if not isinstance(api_version, str) or not api_version:
         errors.append(f"apiVersion must not be empty in {where}")
     fields_type = entry.get("fieldsType", "")
@@ -205,15 +251,11 @@ def _one_entry_errors(index: int, entry: dict[str, Any]) -> list[str]:
         errors.append(f"missing fieldsType in {where}")
     elif fields_type != FIELDS_V1:
         errors.append(f"invalid fieldsType {fields_type!r} in {where}")
-    if "time" in entry and entry["time"] is not None and _parse_time(entry["time"]) is None:
+    if time is not None and _parse_time(time) is None:
         errors.append(f"time in {where} must be an RFC 3339 date-time")
-    fields_v1 = entry.get("fieldsV1")
-    if fields_v1 is not None:
-        try:
-            FieldSet.from_fields_v1(fields_v1)
-        except FieldsV1Error as error:
-            errors.append(f"error decoding fieldsV1 of {where}: {error}")
-    return errors
+    if error is not None:
+        errors.append(f"error decoding fieldsV1 of {where}: {error}")
+    return errors, fields
 
 
 # ---- request-level rules ------------------------------------------------------------------------
@@ -232,17 +274,20 @@ def managed_fields_for_write(
     Subresource writes use the live object's. Otherwise a body that resets them (`[]`, `[{}]`) gets
     none, a body with valid non-empty ones gets those, and anything else the live object's. Invalid
     lists count as empty.
+
+    The list is new, but its entries are those of `live` or `new`, not copies (`record_update`
+    only reads them): change the list if you like, never the entries.
     """
+    if not subresource:
+        requested = _metadata(new).get("managedFields")
+        if _is_reset(requested):
+            return []
+        if requested and not _entry_errors(requested):
+            return list(requested)
     live_entries = _metadata(live).get("managedFields")
-    live_list: list[dict[str, Any]] = [] if _entry_errors(live_entries) else copy.deepcopy(live_entries or [])
-    if subresource:
-        return live_list
-    requested = _metadata(new).get("managedFields")
-    if _is_reset(requested):
+    if not live_entries or _entry_errors(live_entries):
         return []
-    if requested and not _entry_errors(requested):
-        return copy.deepcopy(list(requested))
-    return live_list
+    return list(live_entries)
 
 
 def managed_fields_equal_ignoring_time(old: Any, new: Any) -> bool:
@@ -269,25 +314,31 @@ def strip_time_only_changes(old: dict[str, Any] | None, new: dict[str, Any]) -> 
     """
     if old is None:
         return new
+    if not _same_apart_from_managed_fields(old, new):
+        return new  # the usual case, and the cheapest to find out first
     old_entries = _metadata(old).get("managedFields")
     new_entries = _metadata(new).get("managedFields")
     if old_entries == new_entries or not managed_fields_equal_ignoring_time(old_entries, new_entries):
         return new
-    if _without_managed_fields(old) != _without_managed_fields(new):
-        return new
-    result = copy.deepcopy(new)
-    result.setdefault("metadata", {})["managedFields"] = copy.deepcopy(old_entries)
+    result: dict[str, Any] = json_copy(new)
+    result.setdefault("metadata", {})["managedFields"] = json_copy(old_entries)
     return result
+
+
+def _same_apart_from_managed_fields(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """`old == new` once `metadata.managedFields` is left out of both, without copying them."""
+    if old.keys() != new.keys():
+        return False
+    if any(value != new[name] for name, value in old.items() if name != "metadata"):
+        return False  # the usual difference (spec, status), found before looking at metadata
+    old_meta, new_meta = old.get("metadata"), new.get("metadata")
+    if not isinstance(old_meta, dict) or not isinstance(new_meta, dict):
+        return bool(old_meta == new_meta)
+    if old_meta.keys() - {"managedFields"} != new_meta.keys() - {"managedFields"}:
+        return False
+    return all(value == new_meta[name] for name, value in old_meta.items() if name != "managedFields")
 
 
 def _metadata(obj: dict[str, Any] | None) -> dict[str, Any]:
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
     return metadata if isinstance(metadata, dict) else {}
-
-
-def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
-    stripped = dict(obj)
-    metadata = stripped.get("metadata")
-    if isinstance(metadata, dict):
-        stripped["metadata"] = {k: v for k, v in metadata.items() if k != "managedFields"}
-    return stripped

@@ -16,12 +16,12 @@ merging; `apply` does it afterwards.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from flotilla.apiserver.apply.atoms import LISTS, Shape, common_shape, field_schema, item_schema, list_items
 from flotilla.apiserver.apply.fieldpath import Path, field_element
 from flotilla.apiserver.apply.fieldsets import ABSENT, is_empty
+from flotilla.apiserver.apply.jsonvalues import json_copy
 from flotilla.apiserver.schema.model import Schema
 
 
@@ -29,7 +29,7 @@ def merge_value(live: Any, applied: Any, schema: Schema | None, path: Path) -> A
     """`applied` merged onto `live` (either may be ABSENT, not both); the inputs are not changed."""
     shape = common_shape(schema, live, applied)
     if shape is Shape.LEAF or (is_empty(live) and is_empty(applied)):
-        return copy.deepcopy(applied if applied is not ABSENT else live)
+        return json_copy(applied if applied is not ABSENT else live)
     if shape is Shape.FIELDS:
         return _merge_fields(live, applied, schema, path)
     assert shape in LISTS
@@ -75,7 +75,7 @@ def _merge_items(live: Any, applied: Any, schema: Schema | None, shape: Shape, p
             element, item = live_items[live_at]
             if element in done or element not in applied_by_element:
                 if element not in applied_by_element:
-                    merged.append(copy.deepcopy(item))  # live-only items (and their duplicates) stay
+                    merged.append(json_copy(item))  # live-only items (and their duplicates) stay
                 live_at += 1
                 continue
         if applied_at < len(applied_items):

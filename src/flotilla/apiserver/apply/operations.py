@@ -23,7 +23,6 @@ oldest first, into one `ancient-changes` entry per apiVersion.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -40,7 +39,7 @@ from flotilla.apiserver.apply.fieldsets import (
     remove_fields,
     with_named_fields,
 )
-from flotilla.apiserver.apply.jsonvalues import json_equal
+from flotilla.apiserver.apply.jsonvalues import json_copy, json_equal
 from flotilla.apiserver.apply.lastapplied import (
     UPGRADING_MANAGER,
     fields_allowed_from_last_applied,
@@ -241,17 +240,28 @@ def record_update(
             changed = fields_of(new_object, schema, reset_fields=reset_fields)
             removed = FieldSet()
         else:
-            comparison = compare(old_object, new_object, schema).excluding(reset_fields)
-            changed, removed = comparison.changed(), comparison.removed
+            comparison = compare(old_object, new_object, schema)
+            changed = comparison.changed().recursive_difference(reset_fields)
+            removed = comparison.removed.recursive_difference(reset_fields)
     except InvalidObjectError:
-        return copy.deepcopy(managed_fields or [])
-    for entry in managed.entries.values():
-        entry.fields = entry.fields.difference(changed).difference(removed)
+        unchanged: list[dict[str, Any]] = json_copy(managed_fields or [])
+        return unchanged
+    key = ManagerKey.of(manager, UPDATE, api_version, subresource)
+    lost = changed.union(removed) if removed else changed
     taken = changed.difference(STRIPPED_FIELDS)
+    own = managed.entries.get(key)
+    # A writer that changed only fields it already owned (a Lease renewal) keeps its set as it is,
+    # which is then written out again exactly as it was read.
+    keeps_own = own is not None and lost is changed and taken == changed and changed.issubset(own.fields)
+    for other, entry in managed.entries.items():
+        if other != key or not keeps_own:
+            entry.fields = entry.fields.difference(lost)
     if taken:
-        key = ManagerKey.of(manager, UPDATE, api_version, subresource)
-        previous = managed.entries.get(key)
-        fields = taken.union(previous.fields) if previous is not None else taken
+        if keeps_own and own is not None:
+            fields = own.fields
+        else:
+            previous = managed.entries.get(key)
+            fields = taken.union(previous.fields) if previous is not None else taken
         managed.entries[key] = ManagedEntry(fields, api_version, format_time(now))
     managed.drop_empty()
     _cap_update_managers(managed)
@@ -260,6 +270,8 @@ def record_update(
 
 def _cap_update_managers(managed: ManagedFields) -> None:
     """Fold the oldest `Update` entries into `ancient-changes` until at most ten remain."""
+    if len(managed.entries) <= MAX_UPDATE_MANAGERS:
+        return
     updaters = [key for key in managed.entries if key.operation == UPDATE]
     if len(updaters) <= MAX_UPDATE_MANAGERS:
         return

@@ -196,3 +196,69 @@ def test_the_empty_path_is_never_a_member() -> None:
     fields = FieldSet([()])
     assert not fields
     assert () not in fields
+
+
+def test_building_on_a_result_leaves_operands_alone_deep_down() -> None:
+    """Results share untouched sub-tries with their operands, yet inserting below them copies first."""
+    base = FieldSet([("f:spec", "f:template", "f:a"), ("f:spec", "f:template", "f:b")])
+    grown = base.union(FieldSet([("f:status",)]))
+    grown.insert(("f:spec", "f:template", "f:new"))
+    assert ("f:spec", "f:template", "f:new") in grown
+    assert base == FieldSet([("f:spec", "f:template", "f:a"), ("f:spec", "f:template", "f:b")])
+
+
+def test_a_parsed_set_can_be_changed_without_changing_later_parses() -> None:
+    """Parsing is remembered per document, so what one caller inserts must not reach the next."""
+    first = FieldSet.from_fields_v1(KUBECTL_CREATE_DEPLOYMENT)
+    first.insert(("f:spec", "f:paused"))
+    second = FieldSet.from_fields_v1(KUBECTL_CREATE_DEPLOYMENT)
+    assert ("f:spec", "f:paused") in first
+    assert ("f:spec", "f:paused") not in second
+    assert second.to_fields_v1() == KUBECTL_CREATE_DEPLOYMENT
+
+
+def test_a_changed_parsed_set_writes_its_new_fields_v1() -> None:
+    """A set remembers the document it was read from only until it changes."""
+    fields = FieldSet.from_fields_v1(SERVICE_AND_FINALIZERS)
+    fields.insert(("f:spec", "f:type"))
+    assert "f:type" in fields.to_fields_v1()["f:spec"]
+
+
+def test_a_document_in_another_order_is_written_in_kube_order() -> None:
+    """Only canonical documents are written back as read; others are sorted as kube sorts them."""
+    document: dict[str, Any] = {"f:spec": {"f:b": {}, "f:a": {}}, "f:metadata": {"f:name": {}}}
+    written = FieldSet.from_fields_v1(document).to_fields_v1()
+    assert list(written) == ["f:metadata", "f:spec"]
+    assert list(written["f:spec"]) == ["f:a", "f:b"]
+
+
+def test_a_malformed_document_fails_every_time_it_is_parsed() -> None:
+    """Errors are not remembered as sets."""
+    for _ in range(2):
+        with pytest.raises(FieldsV1Error, match="missing colon"):
+            FieldSet.from_fields_v1({"f:a": {"xy": {}}})
+
+
+def test_keys_of_true_and_one_are_different_elements() -> None:
+    """Python finds `True == 1`, JSON does not: remembered key elements keep them apart."""
+    assert key_element({"port": 1}) == 'k:{"port":1}'
+    assert key_element({"port": True}) == 'k:{"port":true}'
+    assert key_element({"port": 1}) == 'k:{"port":1}'
+
+
+def test_sets_can_be_built_from_their_parts() -> None:
+    """`from_parts` puts members and sub-sets under one root."""
+    below = FieldSet([("f:image",)])
+    built = FieldSet.from_parts(["f:replicas"], {"f:template": below})
+    assert built == FieldSet([("f:replicas",), ("f:template", "f:image")])
+
+
+def test_children_are_sets_of_their_own() -> None:
+    """Sub-sets are shared between sets: changing one handed out changes no other set."""
+    parsed = FieldSet.from_fields_v1(SERVICE_AND_FINALIZERS)
+    spec = parsed.children["f:spec"]
+    spec.insert(("f:type",))
+    assert ("f:spec", "f:type") not in parsed
+    assert ("f:spec", "f:type") not in FieldSet.from_fields_v1(SERVICE_AND_FINALIZERS)
+    with pytest.raises(TypeError):
+        parsed.children["f:status"] = FieldSet()  # type: ignore[index]

@@ -250,3 +250,37 @@ def test_nulls_empty_containers_and_wrong_types_do_not_break_the_walk() -> None:
     )
     obj["spec"]["selector"] = "not-an-object"
     assert described(fields_of(obj, deployment_schema())) == [".spec.replicas", ".spec.selector"]
+
+
+def test_an_unchanged_subtree_with_an_unnamed_item_still_cannot_be_compared() -> None:
+    """Skipping equal parts of two objects must not skip the check that their items have names."""
+    old = web_deployment()
+    old["spec"]["template"]["spec"]["containers"].append({"image": "busybox"})
+    new = web_deployment(replicas=5)
+    new["spec"]["template"]["spec"]["containers"].append({"image": "busybox"})
+    with pytest.raises(InvalidObjectError, match="element 1"):
+        compare(old, new, deployment_schema())
+
+
+def test_compare_tells_true_from_one_inside_equal_looking_values() -> None:
+    """A label map Python finds equal (`True == 1`) is modified for JSON; `1` and `1.0` are not."""
+    old, changed, same = web_deployment(), web_deployment(), web_deployment()
+    old["metadata"]["labels"] = {"x": 1}
+    changed["metadata"]["labels"] = {"x": True}
+    same["metadata"]["labels"] = {"x": 1.0}
+    assert described(compare(old, changed, deployment_schema()).modified) == [".metadata.labels.x"]
+    assert not compare(old, same, deployment_schema()).modified
+
+
+def test_items_sharing_a_key_contribute_all_their_fields() -> None:
+    """A live object may hold two ports with one key; its field set has the fields of both."""
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "s"},
+        "spec": {"ports": [{"port": 81, "protocol": "TCP"}, {"port": 81, "name": "web"}]},
+    }
+    port = ("f:spec", "f:ports", 'k:{"port":81,"protocol":"TCP"}')
+    fields = raw_fields_of(service, kind_schema("", "v1", "Service"))
+    assert (*port, "f:protocol") in fields
+    assert (*port, "f:name") in fields

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply.jsonvalues import describe_value, go_json, json_equal, value_order
+from flotilla.apiserver.apply.jsonvalues import describe_value, go_json, json_copy, json_equal, value_order
 
 
 @pytest.mark.parametrize(
@@ -68,3 +68,19 @@ def test_values_in_paths_are_described_like_structured_merge_diff() -> None:
     assert describe_value("nginx") == '"nginx"'
     assert describe_value(80) == "80"
     assert describe_value(False) == "false"
+
+
+def test_containers_python_finds_equal_may_differ_as_json() -> None:
+    """`[1]` and `[true]` differ, `{"a": 1}` and `{"a": 1.0}` do not, whatever the key order."""
+    assert not json_equal([1], [True])
+    assert not json_equal({"a": {"b": 0}}, {"a": {"b": False}})
+    assert json_equal({"a": 1, "b": [2]}, {"b": [2.0], "a": 1.0})
+
+
+def test_json_copy_shares_nothing_with_the_original() -> None:
+    """Changing the copy at any depth leaves the original alone."""
+    original = {"a": [{"b": 1}], "c": "d"}
+    copied = json_copy(original)
+    copied["a"][0]["b"] = 2
+    assert copied == {"a": [{"b": 2}], "c": "d"}
+    assert original == {"a": [{"b": 1}], "c": "d"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -13,7 +14,11 @@ from flotilla.apiserver.apply import (
     strip_time_only_changes,
     validate_managed_fields,
 )
-from flotilla.apiserver.apply.managedfields import decode_managed_fields, encode_managed_fields
+from flotilla.apiserver.apply.managedfields import (
+    decode_managed_fields,
+    encode_managed_fields,
+    format_time,
+)
 from tests.unit.apiserver.apply.objects import web_deployment
 
 
@@ -129,3 +134,39 @@ def test_decoding_then_encoding_is_lossless() -> None:
     """A valid list survives a decode/encode round trip unchanged."""
     entries = [an_entry(), {**an_entry("s", "Update"), "subresource": "status"}]
     assert encode_managed_fields(decode_managed_fields(copy.deepcopy(entries))) == entries
+
+
+def test_fields_v1_that_is_not_an_object_is_invalid_even_when_empty() -> None:
+    """`[]` is not a FieldsV1 trie, although it is as empty as `{}`."""
+    assert validate_managed_fields([{**an_entry(), "fieldsV1": []}])
+    assert validate_managed_fields([{**an_entry(), "fieldsV1": {}}]) == []
+
+
+def test_the_list_a_write_starts_from_is_its_own() -> None:
+    """Adding to the list returned leaves the live object's list as it was."""
+    live = with_managed_fields([an_entry()])
+    starting = managed_fields_for_write(live, web_deployment())
+    starting.append(an_entry("other", "Update"))
+    assert live["metadata"]["managedFields"] == [an_entry()]
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        datetime(2024, 5, 1, 10, 0, 7, 999999, tzinfo=UTC),
+        datetime(2024, 12, 31, 23, 30, 0, tzinfo=timezone(timedelta(hours=-3))),
+        datetime(2024, 2, 29, 1, 2, 3),  # noqa: DTZ001  # a naive time, which is taken as UTC
+    ],
+)
+def test_times_are_written_in_utc_to_the_second(moment: datetime) -> None:
+    """Aware times are converted to UTC, naive ones taken as UTC, fractions dropped."""
+    utc = moment.astimezone(UTC) if moment.tzinfo is not None else moment
+    assert format_time(moment) == utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_metadata_change_is_not_a_timestamp_only_change() -> None:
+    """Labels count as a change even though they sit beside managedFields in metadata."""
+    old = with_managed_fields([an_entry()])
+    new = with_managed_fields([an_entry(time="2024-06-01T00:00:00Z")])
+    new["metadata"]["labels"] = {"app": "other"}
+    assert strip_time_only_changes(old, new) == new

@@ -176,3 +176,12 @@ def test_set_algebra_matches_sets_of_paths(left: FieldSet, right: FieldSet) -> N
     assert path_set(left & right) == path_set(left) & path_set(right)
     assert path_set(left - right) == path_set(left) - path_set(right)
     assert len(left) == len(path_set(left))
+
+
+@settings(max_examples=200, deadline=None)
+@given(left=field_sets, right=field_sets)
+def test_subsets_match_sets_of_paths(left: FieldSet, right: FieldSet) -> None:
+    """`issubset` agrees with the member paths, including for a union and its operands."""
+    assert left.issubset(right) == (path_set(left) <= path_set(right))
+    assert left.issubset(left | right)
+    assert (left - right).issubset(left)

@@ -100,6 +100,26 @@ def test_a_later_update_by_the_same_manager_adds_to_its_entry() -> None:
     assert owned(second, "kubectl-edit") == FieldSet([("f:spec", "f:replicas"), IMAGE])
 
 
+def test_changing_only_owned_fields_keeps_the_entry_and_moves_its_time() -> None:
+    """A renewal-like write leaves the writer's fields as they were and stamps the entry anew."""
+    created = recorded(None, web_deployment(), "kubectl-create", None)
+    rescaled = recorded(web_deployment(), web_deployment(replicas=7), "kubectl-create", created, now=LATER)
+    assert (
+        entry(rescaled, "kubectl-create", "Update")["fieldsV1"]
+        == entry(created, "kubectl-create", "Update")["fieldsV1"]
+    )
+    assert entry(rescaled, "kubectl-create", "Update")["time"] == "2024-05-01T11:30:00Z"
+
+
+def test_another_writer_changing_an_owned_field_still_takes_it() -> None:
+    """The shortcut for a writer's own fields does not apply to fields another manager owns."""
+    created = recorded(None, web_deployment(), "kubectl-create", None)
+    scaled = recorded(web_deployment(), web_deployment(replicas=2), "hpa", created)
+    rescaled = recorded(web_deployment(replicas=2), web_deployment(replicas=3), "kubectl-create", scaled)
+    assert ("f:spec", "f:replicas") in owned(rescaled, "kubectl-create")
+    assert managers(rescaled) == [("kubectl-create", "Update")]
+
+
 def test_updates_through_another_api_version_get_their_own_entry() -> None:
     """Update entries are per apiVersion."""
     created = recorded(None, web_deployment(), "tool", None)
