@@ -1,0 +1,308 @@
+"""The execution controller (Push mode): Works in `karmada-es-<cluster>` → objects in that member cluster.
+
+For each Work it applies every manifest to the member with server-side apply (field manager
+`flotilla-execution`, forced), so fields the member writes under its own managers stay and fields
+the manifest no longer sets go. Before an object is first applied by this process it is read from
+the member: one that exists without `karmada.io/managed` is a conflict (see `ownership`), and kinds
+with member-owned fields get them retained. The outcome is the Work's `Applied` condition, with the
+applied generation, so unchanged Works cost nothing after a restart.
+
+The Work carries the finalizer `karmada.io/execution-controller`. When the Work is deleted, the
+objects it delivered are deleted from the member (unless `preserveResourcesOnDeletion`), then the
+finalizer goes; when the Cluster is gone, or is being deleted and is not Ready or does not answer
+(an unreachable member being unjoined), the finalizer goes without member cleanup.
+
+While a Cluster is not Ready its Works wait (looked at again when it turns Ready, and every
+`CLUSTER_WAIT` seconds) instead of retrying against an unreachable API. A member object deleted
+behind Flotilla's back disappears from the Work's manifest statuses (the work-status controller
+watches members); that change makes the controller check the Work's objects and re-create them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+
+from flotilla.api.karmada import constants, names
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import APIStatusError, Client, ClientError, Unavailable
+from flotilla.client.client import MERGE_PATCH
+from flotilla.controllers.execution.conditions import (
+    applied_condition,
+    applied_up_to_date,
+    conditions_of,
+    dispatching_condition,
+    same_conditions,
+    set_conditions,
+)
+from flotilla.controllers.execution.ownership import (
+    conflict,
+    delivered_by,
+    describe,
+    desired_object,
+    manifest_gvk,
+    needs_observed,
+)
+from flotilla.runtime.hubcontroller import ControllerContext, HubController
+from flotilla.runtime.members import MemberCredentialsError
+
+log = structlog.get_logger("flotilla.controllers.execution")
+
+FIELD_MANAGER = "flotilla-execution"
+CLUSTER_WAIT = 30.0
+"""Seconds between looks at a Work whose Cluster is not Ready (a Ready transition also wakes it)."""
+
+OWNED_CONDITIONS = frozenset({constants.WORK_APPLIED, constants.WORK_DISPATCHING})
+
+WorkKey = tuple[str, str]
+MemberKey = tuple[str, GroupVersionKind, str, str]
+"""(cluster, kind, namespace, name) of a member object."""
+
+
+class ApplyFailed(Exception):
+    """Some manifests of a Work could not be applied; retried with backoff."""
+
+
+class ManifestConflict(Exception):
+    """The member already has the object, not managed by Karmada."""
+
+
+def cluster_ready(cluster: Mapping[str, Any]) -> bool:
+    conditions = (cluster.get("status") or {}).get("conditions") or []
+    return any(
+        c.get("type") == constants.CLUSTER_CONDITION_READY and c.get("status") == "True" for c in conditions
+    )
+
+
+def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def manifests_of(work: Mapping[str, Any]) -> list[dict[str, Any]]:
+    workload = (work.get("spec") or {}).get("workload") or {}
+    return [m for m in workload.get("manifests") or [] if isinstance(m, dict)]
+
+
+def status_identities(work: Mapping[str, Any]) -> set[tuple[Any, ...]]:
+    """The manifests the work-status controller reports as present in the member."""
+    statuses = (work.get("status") or {}).get("manifestStatuses") or []
+    return {
+        tuple(sorted((s.get("identifier") or {}).items()))
+        for s in statuses
+        if isinstance(s, Mapping) and isinstance(s.get("identifier"), Mapping)
+    }
+
+
+class ExecutionController(HubController):
+    NAME = "execution"
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self._works = ctx.informers.get(constants.WORK)
+        self._clusters = ctx.informers.get(constants.CLUSTER)
+        self._delivered: set[MemberKey] = set()
+        """Member objects this process applied: known to be Karmada's, so applied without reading first."""
+        self._verify: set[WorkKey] = set()
+        """Works whose member objects may have been deleted behind our back."""
+
+    def setup(self) -> None:
+        self._works.add_handler(self._on_work)
+        self._clusters.add_handler(self._on_cluster)
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def _on_work(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        if new is None:
+            return
+        key = (str(_metadata(new).get("namespace") or ""), str(_metadata(new).get("name") or ""))
+        if old is None:
+            self.enqueue(key)
+            return
+        if status_identities(old) - status_identities(new):
+            self._verify.add(key)
+            self.enqueue(key)
+            return
+        old_metadata, new_metadata = _metadata(old), _metadata(new)
+        if old.get("spec") != new.get("spec") or any(
+            old_metadata.get(field) != new_metadata.get(field)
+            for field in ("generation", "deletionTimestamp", "finalizers")
+        ):
+            self.enqueue(key)
+
+    def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        if new is not None and old is not None:
+            unchanged = (
+                cluster_ready(new) == cluster_ready(old)
+                and _metadata(new).get("deletionTimestamp") == _metadata(old).get("deletionTimestamp")
+                and new.get("spec") == old.get("spec")
+            )
+            if unchanged:
+                return
+        cluster = new if new is not None else old
+        if cluster is None:
+            return
+        namespace = names.execution_namespace(str(_metadata(cluster).get("name") or ""))
+        for work in self._works.list(namespace):
+            self.enqueue((namespace, str(_metadata(work).get("name") or "")))
+
+    # -- reconcile ------------------------------------------------------------------------------
+
+    async def reconcile(self, key: WorkKey) -> float | None:
+        namespace, name = key
+        work = self._works.get(name, namespace)
+        cluster_name = names.cluster_of_execution_namespace(namespace)
+        if work is None or cluster_name is None:
+            self._verify.discard(key)
+            return None
+        cluster = self._clusters.get(cluster_name)
+        if _metadata(work).get("deletionTimestamp"):
+            return await self._finalize(work, cluster_name, cluster)
+        await self._set_finalizer(work, present=True)
+        if cluster is None:
+            return CLUSTER_WAIT
+        generation = int(_metadata(work).get("generation") or 0)
+        if (work.get("spec") or {}).get("suspendDispatching"):
+            await self._write_conditions(work, [dispatching_condition(generation, suspended=True)])
+            return None
+        verify = key in self._verify
+        if applied_up_to_date(work) and not verify:
+            await self._write_conditions(work, [dispatching_condition(generation, suspended=False)])
+            return None
+        if not cluster_ready(cluster):
+            return CLUSTER_WAIT
+        self._verify.discard(key)
+        manifests = manifests_of(work)
+        errors: list[str] = []
+        try:
+            client = await self.ctx.members.client_for(cluster)
+        except MemberCredentialsError as exc:
+            errors.append(str(exc))
+        else:
+            for manifest in manifests:
+                try:
+                    await self._apply(client, cluster_name, manifest, verify=verify)
+                except ManifestConflict as exc:
+                    errors.append(str(exc))
+                except (APIStatusError, ClientError) as exc:
+                    errors.append(f"{describe(manifest)}: {exc}")
+        await self._write_conditions(
+            work,
+            [
+                applied_condition(generation, errors, len(manifests)),
+                dispatching_condition(generation, suspended=False),
+            ],
+        )
+        if errors:
+            log.info(
+                "execution.apply_failed", namespace=namespace, work=name, cluster=cluster_name, errors=errors
+            )
+            raise ApplyFailed("; ".join(errors))
+        log.info(
+            "execution.applied", namespace=namespace, work=name, cluster=cluster_name, generation=generation
+        )
+        return None
+
+    async def _apply(self, client: Client, cluster: str, manifest: dict[str, Any], *, verify: bool) -> None:
+        gvk = manifest_gvk(manifest)
+        metadata = _metadata(manifest)
+        member_name, member_namespace = str(metadata.get("name") or ""), str(metadata.get("namespace") or "")
+        member = (cluster, gvk, member_namespace, member_name)
+        observed = None
+        if verify or member not in self._delivered or needs_observed(manifest):
+            observed = await client.get_or_none(gvk, member_name, member_namespace)
+            if observed is not None:
+                problem = conflict(observed, manifest, cluster)
+                if problem is not None:
+                    raise ManifestConflict(problem)
+        await client.apply(desired_object(manifest, observed), field_manager=FIELD_MANAGER, force=True)
+        self._delivered.add(member)
+
+    async def _finalize(
+        self, work: Mapping[str, Any], cluster_name: str, cluster: dict[str, Any] | None
+    ) -> float | None:
+        """Clean the member up for a deleted Work (when it can and should), then release the Work."""
+        namespace, name = str(_metadata(work).get("namespace") or ""), str(_metadata(work).get("name") or "")
+        preserve = bool((work.get("spec") or {}).get("preserveResourcesOnDeletion"))
+        if cluster is not None and not preserve:
+            client = await self._cleanup_client(cluster)
+            if client is None:
+                if not _metadata(cluster).get("deletionTimestamp"):
+                    return CLUSTER_WAIT
+                # An unreachable member being unjoined: nothing can be cleaned, nothing must block.
+                log.info("execution.cleanup_skipped", namespace=namespace, work=name, cluster=cluster_name)
+            else:
+                try:
+                    for manifest in manifests_of(work):
+                        await self._delete(client, cluster_name, namespace, name, manifest)
+                except Unavailable:
+                    if not _metadata(cluster).get("deletionTimestamp"):
+                        raise
+                    # Unjoining a member that stopped answering before its Ready condition said so.
+                    log.info(
+                        "execution.cleanup_skipped", namespace=namespace, work=name, cluster=cluster_name
+                    )
+        await self._set_finalizer(work, present=False)
+        self._verify.discard((namespace, name))
+        return None
+
+    async def _cleanup_client(self, cluster: dict[str, Any]) -> Client | None:
+        """The member's client for cleaning up, None when the member cannot be reached (not Ready, or
+        the credentials of a cluster being deleted are already gone)."""
+        if not cluster_ready(cluster):
+            return None
+        try:
+            return await self.ctx.members.client_for(cluster)
+        except MemberCredentialsError:
+            if _metadata(cluster).get("deletionTimestamp"):
+                return None
+            raise
+
+    async def _delete(
+        self, client: Client, cluster: str, work_namespace: str, work_name: str, manifest: Mapping[str, Any]
+    ) -> None:
+        gvk = manifest_gvk(manifest)
+        metadata = _metadata(manifest)
+        member_name, member_namespace = str(metadata.get("name") or ""), str(metadata.get("namespace") or "")
+        self._delivered.discard((cluster, gvk, member_namespace, member_name))
+        observed = await client.get_or_none(gvk, member_name, member_namespace)
+        if observed is None or not delivered_by(observed, work_namespace, work_name):
+            return
+        await client.delete(gvk, member_name, member_namespace, uid=str(_metadata(observed).get("uid") or ""))
+        log.info("execution.member_deleted", cluster=cluster, object=describe(manifest), work=work_name)
+
+    async def _write_conditions(self, work: Mapping[str, Any], updates: list[dict[str, Any]]) -> None:
+        current = conditions_of(work)
+        wanted = set_conditions(current, updates, self.ctx.clock.now())
+        if same_conditions(current, wanted):
+            return
+        metadata = _metadata(work)
+        # Conditions are a list-map keyed by type: this applies (and owns) Applied and Dispatching only.
+        await self.ctx.hub.apply(
+            {
+                "apiVersion": constants.WORK.api_version,
+                "kind": constants.WORK.kind,
+                "metadata": {"name": metadata.get("name"), "namespace": metadata.get("namespace")},
+                "status": {"conditions": [c for c in wanted if c.get("type") in OWNED_CONDITIONS]},
+            },
+            field_manager=FIELD_MANAGER,
+            force=True,
+            subresource="status",
+        )
+
+    async def _set_finalizer(self, work: Mapping[str, Any], *, present: bool) -> None:
+        metadata = _metadata(work)
+        finalizers = list(metadata.get("finalizers") or [])
+        finalizer = constants.EXECUTION_CONTROLLER_FINALIZER
+        if (finalizer in finalizers) == present:
+            return
+        changed = [*finalizers, finalizer] if present else [f for f in finalizers if f != finalizer]
+        await self.ctx.hub.patch(
+            constants.WORK,
+            str(metadata.get("name") or ""),
+            {"metadata": {"resourceVersion": metadata.get("resourceVersion"), "finalizers": changed}},
+            namespace=str(metadata.get("namespace") or ""),
+            patch_type=MERGE_PATCH,
+            field_manager=FIELD_MANAGER,
+        )

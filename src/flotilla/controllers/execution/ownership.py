@@ -1,0 +1,99 @@
+"""Whose member object is it: conflicts on apply, ownership on delete, fields the member keeps.
+
+Karmada never silently takes over an object it did not create: an object already in the member
+without the label `karmada.io/managed: "true"` is a conflict, reported on the Work and left alone,
+unless the manifest says `work.karmada.io/conflict-resolution: overwrite` (the binding's
+`conflictResolution: Overwrite`, or the template's annotation). On deletion only the object the
+Work itself delivered is deleted — its annotations name the Work.
+
+Server-side apply keeps fields the member wrote under other field managers (a Service's cluster
+IP, a Job's generated selector). `interpreter.retain` covers what apply alone does not: fields the
+manifest sets that the member must keep anyway — a Deployment's replicas under the label
+`resourcetemplate.karmada.io/retain-replicas`, a ServiceAccount's token secrets, a Pod's node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flotilla.api.karmada import constants
+from flotilla.api.scheme import GroupVersion, GroupVersionKind
+from flotilla.interpreter import RETAIN_KINDS, group_kind, retain
+from flotilla.interpreter import kinds as interpreter_kinds
+
+Manifest = Mapping[str, Any]
+
+
+def _metadata(obj: Manifest) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def _labels(obj: Manifest) -> Mapping[str, Any]:
+    labels = _metadata(obj).get("labels")
+    return labels if isinstance(labels, Mapping) else {}
+
+
+def _annotations(obj: Manifest) -> Mapping[str, Any]:
+    annotations = _metadata(obj).get("annotations")
+    return annotations if isinstance(annotations, Mapping) else {}
+
+
+def manifest_gvk(manifest: Manifest) -> GroupVersionKind:
+    group_version = GroupVersion.parse(str(manifest.get("apiVersion") or ""))
+    return GroupVersionKind(group_version.group, group_version.version, str(manifest.get("kind") or ""))
+
+
+def describe(manifest: Manifest) -> str:
+    """`Deployment default/nginx`, as messages name a manifest."""
+    metadata = _metadata(manifest)
+    namespace = metadata.get("namespace")
+    name = metadata.get("name", "")
+    return (
+        f"{manifest.get('kind', '')} {namespace}/{name}"
+        if namespace
+        else f"{manifest.get('kind', '')} {name}"
+    )
+
+
+def conflict(observed: Manifest, manifest: Manifest, cluster: str) -> str | None:
+    """Why applying `manifest` over the member's `observed` object is refused; None when allowed."""
+    if _labels(observed).get(constants.MANAGED_BY_KARMADA_LABEL) == "true":
+        return None
+    if _annotations(manifest).get(constants.CONFLICT_RESOLUTION_ANNOTATION) == (
+        constants.CONFLICT_RESOLUTION_OVERWRITE
+    ):
+        return None
+    return (
+        f"{describe(manifest)} already exists in cluster {cluster} and is not managed by Karmada; "
+        "set conflictResolution: Overwrite in the PropagationPolicy (or annotate the template with "
+        f"{constants.CONFLICT_RESOLUTION_ANNOTATION}: {constants.CONFLICT_RESOLUTION_OVERWRITE}) "
+        "to take it over"
+    )
+
+
+def delivered_by(observed: Manifest, work_namespace: str, work_name: str) -> bool:
+    """Whether the member object was delivered by this Work (so deleting the Work may delete it)."""
+    annotations = _annotations(observed)
+    return (
+        annotations.get(constants.WORK_NAMESPACE_ANNOTATION) == work_namespace
+        and annotations.get(constants.WORK_NAME_ANNOTATION) == work_name
+    )
+
+
+def needs_observed(manifest: Manifest) -> bool:
+    """Whether the manifest has member-owned fields to retain, so the member object must be read first."""
+    kind = group_kind(manifest)
+    if kind not in RETAIN_KINDS:
+        return False
+    if kind == interpreter_kinds.DEPLOYMENT:
+        return _labels(manifest).get(constants.RETAIN_REPLICAS_LABEL) == "true"
+    return True
+
+
+def desired_object(manifest: Manifest, observed: Manifest | None) -> dict[str, Any]:
+    """What to apply: the manifest, with the member-owned fields of `observed` retained."""
+    if observed is None or not needs_observed(manifest):
+        return dict(manifest)
+    return retain(manifest, observed)
