@@ -9,6 +9,7 @@ change; members are reached only through their API over the network.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 from typing import Any
 
@@ -62,18 +63,22 @@ class MemberClients:
         self._timeout = timeout
         self._clients: dict[str, tuple[str, Client]] = {}
 
-    def _secret(self, cluster: dict[str, Any]) -> dict[str, Any] | None:
+    async def _secret(self, cluster: dict[str, Any]) -> dict[str, Any] | None:
+        """The credentials Secret, from the informer once it has listed, waiting briefly for its first list."""
         ref = (cluster.get("spec") or {}).get("secretRef") or {}
         if not ref.get("name"):
             return None
-        return self._informers.get(SECRET, ref.get("namespace", "")).get(
-            ref["name"], ref.get("namespace", "")
-        )
+        namespace = ref.get("namespace", "")
+        informer = self._informers.get(SECRET, namespace)
+        if not informer.synced:
+            with contextlib.suppress(TimeoutError):
+                await informer.wait_synced(self._timeout)
+        return informer.get(ref["name"], namespace)
 
     async def client_for(self, cluster: dict[str, Any]) -> Client:
         """The client of a member cluster (raises MemberCredentialsError when it cannot be built)."""
         name = (cluster.get("metadata") or {}).get("name", "")
-        secret = self._secret(cluster)
+        secret = await self._secret(cluster)
         config = member_config(cluster, secret)
         fingerprint = hashlib.sha256(
             orjson.dumps([config.server, (secret or {}).get("data"), config.insecure_skip_tls_verify])
