@@ -99,10 +99,15 @@ def decode_fields(
     return []
 
 
-def check_values(ctx: APIContext, served: ServedResource, obj: dict[str, Any]) -> list[FieldError]:
-    """Schema value rules of the complete object; custom resources also get their schema defaults here."""
+def check_values(
+    ctx: APIContext, served: ServedResource, obj: dict[str, Any], old: dict[str, Any] | None = None
+) -> list[FieldError]:
+    """Schema value rules of the complete object; custom resources also get their schema defaults here.
+
+    On updates, top-level fields unchanged since `old` are not checked again.
+    """
     options = _BUILTIN_CHECK if served.builtin else _CUSTOM_CHECK
-    return walk_object(obj, served.schema, ctx.metadata_schema, options).errors
+    return walk_object(obj, served.schema, ctx.metadata_schema, options, old).errors
 
 
 def dedupe(found: list[FieldError]) -> list[FieldError]:

@@ -56,9 +56,18 @@ class WalkOptions:
 
 
 def walk_object(
-    obj: dict[str, Any], schema: Schema, metadata_schema: Schema, options: WalkOptions
+    obj: dict[str, Any],
+    schema: Schema,
+    metadata_schema: Schema,
+    options: WalkOptions,
+    old: dict[str, Any] | None = None,
 ) -> WalkResult:
-    """Normalise a whole API object in place against its kind's schema."""
+    """Normalise a whole API object in place against its kind's schema.
+
+    With `old` (the stored object an update replaces), top-level fields equal to their stored value
+    are not walked again — they were checked when stored (kube's validation ratcheting, coarsely):
+    a status write does not re-validate the spec.
+    """
     result = WalkResult()
     walker = _Walker(result, options)
     for name in ("apiVersion", "kind"):
@@ -72,7 +81,10 @@ def walk_object(
             walker.walk_fields(metadata, metadata_schema, "metadata", options.check_values)
         else:
             result.type_errors.append(_type_error("metadata", metadata, frozenset({"object"})))
-    walker.walk_fields(obj, schema, "", options.check_values, skip=("apiVersion", "kind", "metadata"))
+    skip: tuple[str, ...] = ("apiVersion", "kind", "metadata")
+    if old is not None:
+        skip += tuple(name for name, value in obj.items() if name not in skip and old.get(name) == value)
+    walker.walk_fields(obj, schema, "", options.check_values, skip=skip)
     return result
 
 
@@ -144,7 +156,7 @@ class _Walker:
                     self.walk(obj[name], sub, fielderrors.child(path, name))
         if check:
             for name in sorted(schema.required):
-                if name not in obj and name not in skip:
+                if name not in obj and name not in ("apiVersion", "kind", "metadata"):
                     self.result.errors.append(fielderrors.required(fielderrors.child(path, name)))
             self._check_object_size(obj, schema, path)
 
