@@ -1,8 +1,10 @@
 """Objects in and out of storage: keys, encoding, guarded writes, storage errors → API errors.
 
 Objects are stored as compact JSON without `metadata.resourceVersion` (the store's mod revision is
-the resourceVersion, stamped back on when the watch cache decodes them). After a write the caller
-gets the object as written, and the cache has applied it, so the client reads its own write.
+the resourceVersion, stamped back on when the watch cache decodes them), passed through the cache's
+storage transformer when their key is under its prefix (Secrets are encrypted at rest). After a
+write the caller gets the object as written, and the cache has applied it, so the client reads its
+own write.
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ class ObjectStore:
         self.backend = backend
         self.cache = cache
 
+    def encode(self, key: str, obj: dict[str, Any]) -> bytes:
+        """The bytes stored for `obj` at `key`."""
+        value = encode(obj)
+        transformer = self.cache.transformer
+        if transformer is not None and key.startswith(transformer.prefix):
+            value = transformer.to_storage(key, value)
+        return value
+
     def get(self, served: ServedResource, namespace: str, name: str) -> CachedObject | None:
         return self.cache.get(served.key(namespace, name))
 
@@ -55,7 +65,7 @@ class ObjectStore:
         meta = obj["metadata"]
         key = served.key(meta.get("namespace", ""), meta["name"])
         try:
-            revision = await self.backend.create(key, encode(obj))
+            revision = await self.backend.create(key, self.encode(key, obj))
         except KeyExistsError as exc:
             raise errors.already_exists(served.type.group_resource, meta["name"]) from exc
         except StorageError as exc:
@@ -67,7 +77,7 @@ class ObjectStore:
         meta = obj["metadata"]
         key = served.key(meta.get("namespace", ""), meta["name"])
         try:
-            revision = await self.backend.update(key, encode(obj), mod_revision=expected)
+            revision = await self.backend.update(key, self.encode(key, obj), mod_revision=expected)
         except RevisionMismatchError as exc:
             if exc.current is not None:
                 await self.cache.wait_for(exc.current.mod_revision)
@@ -110,4 +120,4 @@ class ObjectStore:
             raise errors.ServerTimeout(
                 f"Too large resource version: {exc.requested}, current: {exc.current}"
             ) from exc
-        return [decode(kv) for kv in result.kvs], result.more
+        return [decode(kv, self.cache.transformer) for kv in result.kvs], result.more

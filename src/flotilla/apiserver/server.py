@@ -5,6 +5,8 @@ makes sure the default namespaces exist, then listens (HTTPS only, TLS 1.2+) and
 `admin.kubeconfig` for the port it got. Requests authenticate with a client certificate signed by
 the server's CA or a bearer token (static file, ServiceAccount, bootstrap); they are limited
 (in-flight, deadline, header sizes) and audited; a renewed serving certificate is picked up live.
+Secrets are encrypted at rest with the keys in `encryption-keys.yaml`; approved client-certificate
+requests are signed with the CA.
 `stop()` ends watches, drains in-flight requests and closes the store. Several instances can share
 one event loop: the simulator serves many member clusters from one process.
 """
@@ -25,10 +27,12 @@ from flotilla.apiserver.app import build_app
 from flotilla.apiserver.audit import AuditLog, AuditSettings
 from flotilla.apiserver.authn.install import Bootstrapping, install_authentication, read_token_file
 from flotilla.apiserver.authn.serviceaccounts import load_or_create_key
+from flotilla.apiserver.certificates.signing import SIGNING_AUTHORITY_EXTRA, load_signing_authority
 from flotilla.apiserver.certs import ServingCertificateReloader
 from flotilla.apiserver.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.encryption import ENCRYPTION_KEYS_FILE, load_or_create
 from flotilla.apiserver.karmadacrds.install import install_karmada_crds
 from flotilla.apiserver.limits import LimitSettings, RequestLimits
 from flotilla.storage import Backend
@@ -129,6 +133,11 @@ class APIServer:
         service_account_key = await asyncio.to_thread(load_or_create_key, data_dir / "pki")
         token_file = self.settings.token_auth_file
         static_tokens = await asyncio.to_thread(read_token_file, token_file) if token_file else None
+        # Secrets are encrypted at rest; the CSR signer issues client certificates with the CA.
+        self.cache.transformer = await asyncio.to_thread(load_or_create, data_dir / ENCRYPTION_KEYS_FILE)
+        self.context.extras[SIGNING_AUTHORITY_EXTRA] = await asyncio.to_thread(
+            load_signing_authority, self.pki.directory
+        )
         await self.embedded.start()
         if self.settings.karmada:
             await install_karmada_crds(self.context)

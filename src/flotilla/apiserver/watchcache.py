@@ -12,6 +12,10 @@ changing) and its JSON encoding, made once on first use and shared by every resp
 
 Writers wait for the cache to reach the revision of their write before answering (`wait_for`), so a
 client always reads its own writes; reads that must be current first wait for the store's revision.
+
+Stored values under one prefix may be transformed on their way to and from storage (Secrets are
+encrypted at rest, see `encryption.py`): the cache's `transformer` is applied where bytes are decoded
+here and encoded in `objectstore.py`, and costs nothing for keys outside its prefix.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 import structlog
@@ -31,6 +35,16 @@ log = structlog.get_logger("flotilla.apiserver.watchcache")
 
 REGISTRY_PREFIX = "/registry/"
 EventKind = Literal["ADDED", "MODIFIED", "DELETED"]
+
+
+class StorageTransformer(Protocol):
+    """Changes the stored bytes of the keys under `prefix` (encryption at rest)."""
+
+    prefix: str
+
+    def to_storage(self, key: str, value: bytes) -> bytes: ...
+
+    def from_storage(self, key: str, value: bytes) -> bytes: ...
 
 
 class CachedObject:
@@ -70,9 +84,12 @@ class CachedObject:
         return CachedObject(self.key, self.namespace, self.name, revision, obj)
 
 
-def decode(kv: KeyValue) -> CachedObject:
+def decode(kv: KeyValue, transformer: StorageTransformer | None = None) -> CachedObject:
     """Turn a stored value into a served object: the store keeps objects without resourceVersion."""
-    obj = orjson.loads(kv.value)
+    value = kv.value
+    if transformer is not None and kv.key.startswith(transformer.prefix):
+        value = transformer.from_storage(kv.key, value)
+    obj = orjson.loads(value)
     obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
     namespace, name = split_key(kv.key)
     return CachedObject(kv.key, namespace, name, kv.mod_revision, obj)
@@ -220,9 +237,16 @@ class WatchCache:
     """All stored objects in memory, with the recent history of changes, fed by one store watch."""
 
     def __init__(
-        self, backend: Backend, *, history_window: int = 10000, max_watcher_queue: int = 10000
+        self,
+        backend: Backend,
+        *,
+        history_window: int = 10000,
+        max_watcher_queue: int = 10000,
+        transformer: StorageTransformer | None = None,
     ) -> None:
         self._backend = backend
+        # Applied to stored values under its prefix (both ways: see `ObjectStore.encode`); set before start.
+        self.transformer = transformer
         self._window = history_window
         self._max_queue = max_watcher_queue
         self._buckets: dict[str, Bucket] = {}
@@ -240,7 +264,7 @@ class WatchCache:
         revision = self._backend.current_revision()
         state = await self._backend.range(REGISTRY_PREFIX, revision=revision) if revision else None
         for kv in state.kvs if state else ():
-            obj = decode(kv)
+            obj = decode(kv, self.transformer)
             bucket = self.bucket(bucket_prefix(kv.key))
             bucket.put(obj)
             bucket.last_change = max(bucket.last_change, obj.revision)
@@ -316,23 +340,23 @@ class WatchCache:
 
     def _historic(self, event: Event) -> CacheEvent:
         """A CacheEvent for a change older than the loaded state (history replay at start)."""
-        prev = decode(event.prev) if event.prev is not None else None
+        prev = decode(event.prev, self.transformer) if event.prev is not None else None
         if event.type is EventType.DELETE:
             assert prev is not None
             return CacheEvent("DELETED", prev.at_revision(event.revision), prev)
-        return CacheEvent("MODIFIED" if prev else "ADDED", decode(event.kv), prev)
+        return CacheEvent("MODIFIED" if prev else "ADDED", decode(event.kv, self.transformer), prev)
 
     def _apply(self, event: Event) -> None:
         bucket = self.bucket(bucket_prefix(event.kv.key))
         if event.type is EventType.DELETE:
             prev = bucket.remove(event.kv.key)
             if prev is None:  # not cached (should not happen): fall back to the store's copy
-                prev = decode(event.prev) if event.prev else None
+                prev = decode(event.prev, self.transformer) if event.prev else None
             if prev is None:
                 return
             cache_event = CacheEvent("DELETED", prev.at_revision(event.revision), prev)
         else:
-            obj = decode(event.kv)
+            obj = decode(event.kv, self.transformer)
             prev = bucket.put(obj)
             cache_event = CacheEvent("MODIFIED" if prev else "ADDED", obj, prev)
         bucket.last_change = event.revision

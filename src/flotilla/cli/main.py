@@ -9,6 +9,7 @@ from flotilla.cli.apiserver import apiserver
 from flotilla.cli.certs import certs
 from flotilla.cli.controllermanager import controller_manager
 from flotilla.cli.join import join, unjoin
+from flotilla.cli.secrets import secrets
 from flotilla.cli.sim import sim
 
 
@@ -29,6 +30,7 @@ cli.add_command(certs)
 cli.add_command(controller_manager)
 cli.add_command(join)
 cli.add_command(unjoin)
+cli.add_command(secrets)
 cli.add_command(sim)
 
 

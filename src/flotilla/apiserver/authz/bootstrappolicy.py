@@ -2,8 +2,9 @@
 
 kube-apiserver writes its bootstrap roles and bindings when it starts (labelled
 `kubernetes.io/bootstrapping: rbac-defaults`, annotated `rbac.authorization.kubernetes.io/autoupdate:
-"true"`); kubeadm adds the Role that lets anonymous clients read `kube-public/cluster-info`. A
-Flotilla API server does the same (see `reconcile.py`). The ones that matter most:
+"true"`); kubeadm adds the Role that lets anonymous clients read `kube-public/cluster-info` and the
+binding that lets bootstrap tokens create CSRs. A Flotilla API server does the same (see
+`reconcile.py`). The ones that matter most:
 
 - `cluster-admin`, bound to the group `system:masters`: everything;
 - the user-facing `admin`, `edit` and `view`, which have no rules of their own: the aggregation
@@ -382,6 +383,13 @@ CLUSTER_ROLES: tuple[dict[str, Any], ...] = (
 )
 """kube-apiserver's bootstrap ClusterRoles (`kubectl get clusterroles -l kubernetes.io/bootstrapping`)."""
 
+NODE_BOOTSTRAPPER_BINDING = "kubeadm:kubelet-bootstrap"
+"""kubeadm's ClusterRoleBinding of `system:node-bootstrapper`: bootstrap tokens may create CSRs.
+
+kubeadm binds its node-token group; here every bootstrap token (`system:bootstrappers`) may, since
+pull-mode agents register with one (their CSRs are approved by the agent approver, not by RBAC).
+"""
+
 CLUSTER_ROLE_BINDINGS: tuple[dict[str, Any], ...] = (
     cluster_role_binding("cluster-admin", subject("Group", "system:masters")),
     cluster_role_binding("system:monitoring", subject("Group", "system:monitoring")),
@@ -399,6 +407,13 @@ CLUSTER_ROLE_BINDINGS: tuple[dict[str, Any], ...] = (
     cluster_role_binding(
         "system:service-account-issuer-discovery", subject("Group", "system:serviceaccounts")
     ),
+    {
+        "apiVersion": API_VERSION,
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": NODE_BOOTSTRAPPER_BINDING},
+        "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "system:node-bootstrapper"},
+        "subjects": [subject("Group", "system:bootstrappers")],
+    },
 )
 
 CLUSTER_INFO_READER = "kubeadm:bootstrap-signer-clusterinfo"

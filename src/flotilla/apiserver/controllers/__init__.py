@@ -2,7 +2,8 @@
 
 kube-apiserver establishes CRDs itself, and every cluster runs a namespace controller and a
 garbage collector; a Flotilla API server — hub or simulated member — works alone, so it runs all
-three, plus the bootstrap of the default namespaces. They use the same write pipeline as HTTP
+three, plus the bootstrap of the default namespaces and the Certificates API's signer, agent approver
+and request cleaner (see `certificates/`). They use the same write pipeline as HTTP
 requests and are level-based: each reconcile re-reads the current object from the cache.
 """
 
@@ -12,6 +13,7 @@ from datetime import timedelta
 
 from flotilla.apiserver.authz.aggregation import ClusterRoleAggregation
 from flotilla.apiserver.authz.reconcile import ensure_bootstrap_policy
+from flotilla.apiserver.certificates import install as certificates  # a module: it imports us back
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.controllers.base import InProcessController
 from flotilla.apiserver.controllers.bootstrap import ensure_default_namespaces
@@ -35,6 +37,7 @@ class InProcessControllers:
             self.role_aggregation,
         ]
         self.event_expiry = EventExpiry(ctx, timedelta(seconds=ctx.settings.event_ttl_seconds))
+        self.certificates = certificates.CertificateControllers(ctx)
 
     async def start(self) -> None:
         # Custom resources already defined are served before the first request arrives.
@@ -44,8 +47,10 @@ class InProcessControllers:
         for controller in self._all:
             controller.start()
         self.event_expiry.start()
+        self.certificates.start()
 
     async def stop(self) -> None:
+        await self.certificates.stop()
         await self.event_expiry.stop()
         for controller in self._all:
             await controller.stop()

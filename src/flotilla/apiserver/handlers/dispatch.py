@@ -10,6 +10,7 @@ from flotilla.api.scheme import GroupResource
 from flotilla.apiserver import errors
 from flotilla.apiserver.authn import tokenrequest
 from flotilla.apiserver.authz import reviews
+from flotilla.apiserver.certificates.approval import APPROVAL_HANDLERS
 from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers import binding, deletes, reads, watch, writes
 from flotilla.apiserver.requestinfo import RequestInfo, parse_request_info
@@ -39,6 +40,7 @@ SUBRESOURCE_HANDLERS: dict[str, dict[str, Handler]] = {
     "finalize": {"update": writes.update},
     "binding": {"create": binding.create_binding},
     "token": {"create": tokenrequest.create_token},
+    "approval": APPROVAL_HANDLERS,
 }
 """Handlers of subresources by name and verb; other components register theirs here at start."""
 VIRTUAL_HANDLERS: dict[GroupResource, dict[str, Handler]] = {

@@ -69,6 +69,7 @@ ROOT_MESSAGES = (
     "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
     "k8s.io.api.authorization.v1.SubjectAccessReview",
     "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
+    "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
     "k8s.io.api.authentication.v1.TokenRequest",
     "k8s.io.api.authentication.v1.SelfSubjectReview",
     "k8s.io.api.authentication.v1.TokenReview",

@@ -66,7 +66,8 @@ def test_supported_kinds_lists_every_kind_of_the_brief() -> None:
     assert ("autoscaling/v2", "HorizontalPodAutoscaler") in kinds
     assert ("meta.k8s.io/v1", "DeleteOptions") in kinds
     assert ("v1", "DeleteOptions") in kinds
-    assert len(kinds) == 39
+    assert ("authorization.k8s.io/v1", "SelfSubjectRulesReview") in kinds
+    assert len(kinds) == 40
 
 
 def test_result_starts_with_kind_and_api_version_from_the_envelope() -> None:

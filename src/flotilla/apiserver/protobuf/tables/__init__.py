@@ -90,6 +90,7 @@ KINDS: Final[Mapping[tuple[str, str], str]] = MappingProxyType(
         ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): "authorization.v1.SelfSubjectAccessReview",
         ("authorization.k8s.io/v1", "SubjectAccessReview"): "authorization.v1.SubjectAccessReview",
         ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): "authorization.v1.LocalSubjectAccessReview",
+        ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): "authorization.v1.SelfSubjectRulesReview",
         ("authentication.k8s.io/v1", "TokenRequest"): "authentication.v1.TokenRequest",
         ("authentication.k8s.io/v1", "SelfSubjectReview"): "authentication.v1.SelfSubjectReview",
         ("authentication.k8s.io/v1", "TokenReview"): "authentication.v1.TokenReview",

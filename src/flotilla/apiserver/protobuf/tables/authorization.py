@@ -37,6 +37,10 @@ MESSAGES: Final[Mapping[str, Message]] = {
         Field(1, "path", STRING, OMITEMPTY),
         Field(2, "verb", STRING, OMITEMPTY),
     ),
+    "authorization.v1.NonResourceRule": (
+        Field(1, "verbs", STRING, REPEATED),
+        Field(2, "nonResourceURLs", STRING, REPEATED | OMITEMPTY),
+    ),
     "authorization.v1.ResourceAttributes": (
         Field(1, "namespace", STRING, OMITEMPTY),
         Field(2, "verb", STRING, OMITEMPTY),
@@ -48,6 +52,12 @@ MESSAGES: Final[Mapping[str, Message]] = {
         Field(8, "fieldSelector", "authorization.v1.FieldSelectorAttributes", POINTER | OMITEMPTY),
         Field(9, "labelSelector", "authorization.v1.LabelSelectorAttributes", POINTER | OMITEMPTY),
     ),
+    "authorization.v1.ResourceRule": (
+        Field(1, "verbs", STRING, REPEATED),
+        Field(2, "apiGroups", STRING, REPEATED | OMITEMPTY),
+        Field(3, "resources", STRING, REPEATED | OMITEMPTY),
+        Field(4, "resourceNames", STRING, REPEATED | OMITEMPTY),
+    ),
     "authorization.v1.SelfSubjectAccessReview": (
         Field(1, "metadata", "meta.v1.ObjectMeta", OMITEMPTY),
         Field(2, "spec", "authorization.v1.SelfSubjectAccessReviewSpec"),
@@ -57,6 +67,12 @@ MESSAGES: Final[Mapping[str, Message]] = {
         Field(1, "resourceAttributes", "authorization.v1.ResourceAttributes", POINTER | OMITEMPTY),
         Field(2, "nonResourceAttributes", "authorization.v1.NonResourceAttributes", POINTER | OMITEMPTY),
     ),
+    "authorization.v1.SelfSubjectRulesReview": (
+        Field(1, "metadata", "meta.v1.ObjectMeta", OMITEMPTY),
+        Field(2, "spec", "authorization.v1.SelfSubjectRulesReviewSpec"),
+        Field(3, "status", "authorization.v1.SubjectRulesReviewStatus", OMITEMPTY),
+    ),
+    "authorization.v1.SelfSubjectRulesReviewSpec": (Field(1, "namespace", STRING, OMITEMPTY),),
     "authorization.v1.SubjectAccessReview": (
         Field(1, "metadata", "meta.v1.ObjectMeta", OMITEMPTY),
         Field(2, "spec", "authorization.v1.SubjectAccessReviewSpec"),
@@ -75,6 +91,12 @@ MESSAGES: Final[Mapping[str, Message]] = {
         Field(4, "denied", BOOL, OMITEMPTY),
         Field(2, "reason", STRING, OMITEMPTY),
         Field(3, "evaluationError", STRING, OMITEMPTY),
+    ),
+    "authorization.v1.SubjectRulesReviewStatus": (
+        Field(1, "resourceRules", "authorization.v1.ResourceRule", REPEATED),
+        Field(2, "nonResourceRules", "authorization.v1.NonResourceRule", REPEATED),
+        Field(3, "incomplete", BOOL),
+        Field(4, "evaluationError", STRING, OMITEMPTY),
     ),
 }
 

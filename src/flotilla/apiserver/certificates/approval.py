@@ -1,0 +1,201 @@
+"""The `approval` subresource: approving and denying CertificateSigningRequests.
+
+`kubectl certificate approve|deny` reads the request, appends an Approved or Denied condition and
+PUTs the whole object (protobuf) to `…/certificatesigningrequests/<name>/approval`; controllers
+may PATCH it. Whatever the body holds, an approval write changes only `status.conditions` (kube's
+approval strategy): the spec, the certificate and the metadata stay as stored, new conditions get
+their timestamps, and the result must pass the condition rules (`conditions.py`: Approved and
+Denied exclusive, none removed). The RBAC check of the request path (`update` on
+`certificatesigningrequests/approval`) is followed by admission's `approve` on the signer.
+
+The write runs its own short read-compute-write loop instead of the generic update pipeline, whose
+subresource handling keeps a stored status for every subresource but `status`: the loop keeps the
+pipeline's contract otherwise (admission with subresource `approval`, field ownership under
+subresource `approval`, no write when nothing changes, retry on a lost race unless the client
+pinned a resourceVersion). The agent approver (`approver.py`) uses the same loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from aiohttp import web
+
+from flotilla.apiserver import apply as ssa
+from flotilla.apiserver import errors
+from flotilla.apiserver.admission import AdmissionAttributes
+from flotilla.apiserver.certificates.admission import APPROVAL
+from flotilla.apiserver.certificates.conditions import populate_timestamps, update_errors
+from flotilla.apiserver.certificates.signingrequests import conditions
+from flotilla.apiserver.content import APPLY_PATCH, decode_body
+from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.handlers import normalize, reads
+from flotilla.apiserver.handlers.params import FieldValidation
+from flotilla.apiserver.handlers.patching import apply_patch, patch_type_of
+from flotilla.apiserver.handlers.writes import write_options
+from flotilla.apiserver.objectmeta import same_object
+from flotilla.apiserver.objectstore import StaleRevision
+from flotilla.apiserver.pipeline import WriteOptions, copy_json, invalid, unsaved
+from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.responses import object_response
+from flotilla.apiserver.watchcache import CachedObject
+
+Wanted = Callable[[CachedObject], dict[str, Any]]
+"""Given the stored request, the object the client sent (only its conditions count)."""
+
+
+def with_conditions(wanted: dict[str, Any], old: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """The stored request with `wanted`'s conditions, timestamps filled (kube's approval strategy)."""
+    new = copy_json(old)
+    chosen = copy_json({"c": conditions(wanted)})["c"]
+    populate_timestamps(chosen, conditions(old), now)
+    status = new.setdefault("status", {})
+    if chosen:
+        status["conditions"] = chosen
+    else:
+        status.pop("conditions", None)
+    return new
+
+
+def _record_fields(
+    ctx: APIContext, served: ServedResource, old: dict[str, Any], new: dict[str, Any], manager: str
+) -> dict[str, Any]:
+    """managedFields for the write, as the pipeline records a non-apply subresource update."""
+    managed = ssa.record_update(
+        old,
+        new,
+        manager=manager,
+        schema=served.schema,
+        managed_fields=ssa.managed_fields_for_write(old, new, subresource=APPROVAL),
+        api_version=served.type.api_version,
+        now=ctx.clock(),
+        subresource=APPROVAL,
+        # Like `status`, `approval` owns only status fields (of which it changes the conditions).
+        reset_fields=ssa.default_reset_fields("status", old, new),
+    )
+    if managed:
+        new["metadata"]["managedFields"] = managed
+    else:
+        new["metadata"].pop("managedFields", None)
+    return ssa.strip_time_only_changes(old, new)
+
+
+async def write_approval(
+    ctx: APIContext,
+    served: ServedResource,
+    name: str,
+    options: WriteOptions,
+    wanted: Wanted,
+    pinned: Callable[[dict[str, Any]], str] | None = None,
+) -> CachedObject:
+    """Store the conditions `wanted` returns, re-reading and retrying when another writer wins."""
+    await ctx.cache.wait_current()
+    resource = served.type.group_resource
+    for _ in range(ctx.settings.max_retries):
+        current = ctx.store.get(served, "", name)
+        if current is None:
+            raise errors.not_found(resource, name)
+        body = wanted(current)
+        revision = pinned(body) if pinned else ""
+        if revision and revision != str(current.revision):
+            raise errors.conflict(resource, name, errors.STALE_OBJECT)
+        old = current.obj
+        new = with_conditions(body, old, ctx.clock())
+        attributes = AdmissionAttributes(
+            operation="UPDATE",
+            resource=served,
+            subresource=APPROVAL,
+            namespace="",
+            name=name,
+            user=options.user,
+            dry_run=options.dry_run,
+            options=options.admission_options("UPDATE"),
+        )
+        options.warnings.extend(await ctx.admission.mutate(attributes, new, old))
+        new = with_conditions(new, old, ctx.clock())  # admission too may change only the conditions
+        found = update_errors(new, old, approval=True)
+        if found:
+            raise invalid(served, name, found)
+        new = _record_fields(ctx, served, old, new, options.manager)
+        if same_object(new, old):
+            return current
+        options.warnings.extend(await ctx.admission.validate(attributes, new, old))
+        if options.dry_run:
+            return unsaved(served, new)
+        try:
+            return await ctx.store.update(served, new, current.revision)
+        except StaleRevision:
+            if revision:
+                raise errors.conflict(resource, name, errors.STALE_OBJECT) from None
+    raise errors.conflict(resource, name, "too many concurrent writes to this object; try again")
+
+
+# -- HTTP -----------------------------------------------------------------------------------------------
+
+
+async def replace_approval(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
+    """PUT …/approval: the body's conditions become the request's."""
+    options = write_options(request)
+    decoded = decode_body(
+        await request.read(),
+        request.headers.get("Content-Type"),
+        find_duplicates=options.validation is FieldValidation.STRICT,
+    )
+    obj = normalize.check_kind(served, decoded.obj)
+    normalize.check_namespace(served, obj, info.namespace)
+    body_name = obj["metadata"].get("name")
+    if body_name not in (None, "") and body_name != info.name:
+        raise errors.BadRequest(
+            f"the name of the object ({body_name}) does not match the name on the URL ({info.name})"
+        )
+    obj["metadata"]["name"] = info.name
+    value_errors = normalize.decode_fields(
+        ctx, served, obj, options.validation, decoded.duplicate_fields, options.warnings
+    )
+    if value_errors:
+        raise invalid(served, info.name, value_errors)
+    pinned = str(obj["metadata"].get("resourceVersion") or "")
+    item = await write_approval(ctx, served, info.name, options, lambda _: obj, lambda _: pinned)
+    return object_response(request, ctx, served, item)
+
+
+async def patch_approval(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
+    """PATCH …/approval with a JSON, merge or strategic merge patch."""
+    kind = patch_type_of(request.headers.get("Content-Type"), served)
+    if kind == APPLY_PATCH:
+        raise errors.UnsupportedMediaType(
+            "server-side apply is not supported on the approval subresource; use a merge or JSON patch"
+        )
+    options = write_options(request)
+    body = await request.read()
+    pinned = [""]
+
+    def patched(current: CachedObject) -> dict[str, Any]:
+        start = current.copy()
+        start["metadata"].pop("resourceVersion", None)
+        obj = normalize.check_kind(served, apply_patch(kind, start, body, served))
+        pinned[0] = str(obj["metadata"].get("resourceVersion") or "")
+        value_errors = normalize.decode_fields(ctx, served, obj, options.validation, [], options.warnings)
+        if value_errors:
+            raise invalid(served, info.name, value_errors)
+        return obj
+
+    item = await write_approval(ctx, served, info.name, options, patched, lambda _: pinned[0])
+    return object_response(request, ctx, served, item)
+
+
+Handler = Callable[[web.Request, APIContext, RequestInfo, ServedResource], Awaitable[web.StreamResponse]]
+
+APPROVAL_HANDLERS: dict[str, Handler] = {
+    "get": reads.get,
+    "update": replace_approval,
+    "patch": patch_approval,
+}
+"""The `approval` subresource's verbs, for the dispatcher's subresource table."""

@@ -1,0 +1,62 @@
+"""`flotilla secrets`: the keys that encrypt Secrets at rest — rotate one in, re-encrypt under it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+
+DATA_DIR = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    required=True,
+    help="The API server's data directory (its encryption-keys.yaml and store.db).",
+)
+
+
+@click.group()
+def secrets() -> None:
+    """Encryption of Secrets at rest: rotate the key and re-encrypt the stored Secrets.
+
+    \b
+    Rotating a key (a running server picks up a new key when it restarts):
+      flotilla secrets rotate-key --data-dir .flotilla/hub   # a new first key; the old ones still decrypt
+      (stop the API server)
+      flotilla secrets reencrypt --data-dir .flotilla/hub    # every Secret under the new key
+      (the old keys may now be deleted from encryption-keys.yaml; start the API server)
+    """
+
+
+@secrets.command("rotate-key")
+@DATA_DIR
+def rotate_key(data_dir: Path) -> None:
+    """Put a new key first in DATA_DIR/encryption-keys.yaml (a running server uses it after a restart)."""
+    from flotilla.apiserver import encryption
+
+    path = data_dir / encryption.ENCRYPTION_KEYS_FILE
+    try:
+        key = encryption.rotate_key(path)
+    except encryption.EncryptionConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"added key {key.name!r} first in {path}; the API server encrypts with it from its next start")
+    click.echo(f"then, with the server stopped: flotilla secrets reencrypt --data-dir {data_dir}")
+
+
+@secrets.command("reencrypt")
+@DATA_DIR
+def reencrypt(data_dir: Path) -> None:
+    """Rewrite every stored Secret under the first key (offline: the API server must be stopped).
+
+    Older versions of every object are compacted away and the store is vacuumed, so afterwards only
+    the first key is needed to read the Secrets. Clients watching from before get 410 and relist.
+    """
+    from flotilla.apiserver import encryption
+
+    try:
+        result = asyncio.run(encryption.reencrypt_offline(data_dir))
+    except (encryption.EncryptionConfigError, encryption.StoreInUseError, encryption.DecryptionError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        f"{result.rewritten} of {result.secrets} Secrets re-encrypted; all are now under key {result.key!r}"
+    )
