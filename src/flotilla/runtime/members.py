@@ -64,7 +64,7 @@ class MemberClients:
         self._clients: dict[str, tuple[str, Client]] = {}
 
     async def _secret(self, cluster: dict[str, Any]) -> dict[str, Any] | None:
-        """The credentials Secret, from the informer once it has listed, waiting briefly for its first list."""
+        """The credentials Secret, from its informer (waiting briefly for the informer's first list)."""
         ref = (cluster.get("spec") or {}).get("secretRef") or {}
         if not ref.get("name"):
             return None
