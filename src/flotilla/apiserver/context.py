@@ -76,7 +76,7 @@ class APIContext:
         self.rbac = self.authorizer = RBACAuthorizer(self.cache)
         self.metadata_schema = builtin_schemas().definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
         self.strategy_env = StrategyEnv(
-            list_objects=self._list_objects, service_cidr=self.settings.service_cidr
+            list_objects=self._list_objects, service_cidr=self.settings.service_cidr, clock=self.clock
         )
 
     def strategy(self, served: ServedResource) -> Strategy:
