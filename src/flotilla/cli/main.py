@@ -5,12 +5,23 @@ from __future__ import annotations
 import click
 
 from flotilla import __version__
+from flotilla.cli.accept import accept
+from flotilla.cli.agent import agent
 from flotilla.cli.apiserver import apiserver
+from flotilla.cli.apply import apply
 from flotilla.cli.certs import certs
 from flotilla.cli.controllermanager import controller_manager
+from flotilla.cli.cordon import cordon, taint, uncordon
+from flotilla.cli.describe import describe
+from flotilla.cli.get import get
 from flotilla.cli.join import join, unjoin
+from flotilla.cli.plan import plan
+from flotilla.cli.promote import promote
+from flotilla.cli.register import register
 from flotilla.cli.secrets import secrets
 from flotilla.cli.sim import sim
+from flotilla.cli.token import token
+from flotilla.cli.up import down, up
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -25,13 +36,27 @@ def cli() -> None:
     """
 
 
-cli.add_command(apiserver)
-cli.add_command(certs)
-cli.add_command(controller_manager)
+cli.add_command(up)
+cli.add_command(down)
+cli.add_command(get)
+cli.add_command(describe)
+cli.add_command(apply)
+cli.add_command(promote)
+cli.add_command(plan)
+cli.add_command(cordon)
+cli.add_command(uncordon)
+cli.add_command(taint)
 cli.add_command(join)
 cli.add_command(unjoin)
-cli.add_command(secrets)
+cli.add_command(token)
+cli.add_command(register)
+cli.add_command(accept)
+cli.add_command(agent)
+cli.add_command(apiserver)
+cli.add_command(controller_manager)
 cli.add_command(sim)
+cli.add_command(certs)
+cli.add_command(secrets)
 
 
 def main() -> None:

@@ -1,0 +1,121 @@
+"""How the user-facing verbs reach the hub and its members.
+
+Every verb that talks to a running hub (`get`, `describe`, `apply`, `promote`, `cordon`, `plan`, …)
+takes the same `--kubeconfig` / `--context` options as kubectl (with `KUBECONFIG` honoured, including a
+list of files), runs one coroutine, and turns client failures into a one-line error instead of a
+traceback. Member clusters are reached the way the controllers reach them: with the endpoint of the
+`Cluster` object and the credentials in the Secret it references.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import APIStatusError, Client, ClientError, ClusterConfig, load_kubeconfig
+from flotilla.client.kubeconfig import KubeconfigError
+from flotilla.runtime.members import MemberCredentialsError, member_config
+
+CLUSTER = GroupVersionKind("cluster.karmada.io", "v1alpha1", "Cluster")
+SECRET = GroupVersionKind("", "v1", "Secret")
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class HubTarget:
+    """Which hub a verb talks to: a kubeconfig (None: `KUBECONFIG` or ~/.kube/config) and a context."""
+
+    kubeconfig: Path | None
+    context: str | None
+
+    def config(self) -> ClusterConfig:
+        return load_kubeconfig(self.kubeconfig, self.context)
+
+    def client(self, field_manager: str = "flotilla", timeout: float = 30.0) -> Client:
+        return Client(self.config(), field_manager=field_manager, timeout=timeout)
+
+
+def hub_options(command: Callable[P, T]) -> Callable[P, T]:
+    """Add kubectl's `--kubeconfig` and `--context`; the command takes `kubeconfig` and `context`."""
+    with_context = click.option(
+        "--context", default=None, help="The kubeconfig context of the hub (default: current-context)."
+    )(command)
+    return click.option(
+        "--kubeconfig",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Kubeconfig of the hub (default: $KUBECONFIG, else ~/.kube/config).",
+    )(with_context)
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a verb's coroutine; failures become `Error: …` on stderr with exit code 1, not a traceback."""
+    try:
+        return asyncio.run(coroutine)
+    except APIStatusError as exc:
+        raise click.ClickException(_status_message(exc)) from exc
+    except (ClientError, KubeconfigError, MemberCredentialsError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _status_message(exc: APIStatusError) -> str:
+    lines = [f"{exc.message} ({exc.reason or exc.code})"]
+    for cause in exc.causes:
+        field = cause.get("field")
+        lines.append(f"  {field}: {cause.get('message', '')}" if field else f"  {cause.get('message', '')}")
+    return "\n".join(lines)
+
+
+async def member_client(hub: Client, cluster_name: str, field_manager: str = "flotilla") -> Client:
+    """A client of member `cluster_name`, built from its Cluster and credentials Secret on the hub."""
+    cluster = await hub.get(CLUSTER, cluster_name)
+    ref = (cluster.get("spec") or {}).get("secretRef") or {}
+    secret = None
+    if ref.get("name"):
+        secret = await hub.get_or_none(SECRET, ref["name"], ref.get("namespace", ""))
+    return Client(member_config(cluster, secret), field_manager=field_manager, timeout=15.0)
+
+
+@contextlib.asynccontextmanager
+async def member_clients(
+    hub: Client, cluster_names: list[str], field_manager: str = "flotilla"
+) -> AsyncIterator[dict[str, Client]]:
+    """Clients of several members at once, closed on exit."""
+    clients: dict[str, Client] = {}
+    try:
+        for name in cluster_names:
+            clients[name] = await member_client(hub, name, field_manager)
+        yield clients
+    finally:
+        await asyncio.gather(*(client.close() for client in clients.values()), return_exceptions=True)
+
+
+async def gather_by_cluster(
+    calls: dict[str, Awaitable[T]],
+) -> tuple[dict[str, T], dict[str, str]]:
+    """Await one call per cluster concurrently: (results, errors) keyed by cluster name.
+
+    A member that fails (unreachable, forbidden) is reported in `errors` rather than failing the
+    verb, as karmadactl does for `get` across clusters.
+    """
+    names = list(calls)
+    outcomes = await asyncio.gather(*calls.values(), return_exceptions=True)
+    results: dict[str, T] = {}
+    errors: dict[str, str] = {}
+    for name, outcome in zip(names, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, Exception):
+                raise outcome
+            errors[name] = str(outcome)
+        else:
+            results[name] = outcome
+    return results, errors
