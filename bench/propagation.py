@@ -396,6 +396,8 @@ def main() -> None:
     parser.add_argument("--latency-samples", type=int, default=50)
     parser.add_argument("--timeout", type=float, default=1800.0)
     args = parser.parse_args()
+    # SIGTERM (e.g. `kill` of the bench) unwinds like Ctrl-C, so the child processes are stopped.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     with tempfile.TemporaryDirectory(prefix="flotilla-propagation-") as tmp:
         asyncio.run(run(args, Path(tmp)))
 

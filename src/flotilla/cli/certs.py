@@ -29,7 +29,12 @@ def certs() -> None:
 @certs.command("check-expiration")
 @DATA_DIR
 def check_expiration(data_dir: Path) -> None:
-    """Print each certificate's expiry and the time left, as `kubeadm certs check-expiration` does."""
+    """Print each certificate's expiry and the time left, as `kubeadm certs check-expiration` does.
+
+    \b
+    Example:
+      flotilla certs check-expiration --data-dir .flotilla/hub
+    """
     from flotilla.apiserver import certs as lifetime
     from flotilla.apiserver.pki import PKIPaths
 
@@ -51,6 +56,11 @@ def renew(target: str, data_dir: Path) -> None:
 
     A running API server serves a renewed serving certificate within seconds, without a restart;
     renewing `admin` also rewrites admin.kubeconfig.
+
+    \b
+    Examples:
+      flotilla certs renew all --data-dir .flotilla/hub
+      flotilla certs renew apiserver --data-dir .flotilla/hub
     """
     from flotilla.apiserver import certs as lifetime
     from flotilla.apiserver.pki import PKIPaths

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import click
 
 from flotilla import __version__
@@ -10,6 +13,7 @@ from flotilla.cli.agent import agent
 from flotilla.cli.apiserver import apiserver
 from flotilla.cli.apply import apply
 from flotilla.cli.certs import certs
+from flotilla.cli.completion import completion
 from flotilla.cli.controllermanager import controller_manager
 from flotilla.cli.cordon import cordon, taint, uncordon
 from flotilla.cli.describe import describe
@@ -31,8 +35,13 @@ def cli() -> None:
 
     \b
     Examples:
-      flotilla apiserver --data-dir .flotilla/hub      # serve the hub API on https://127.0.0.1:6443
-      kubectl --kubeconfig .flotilla/hub/admin.kubeconfig get namespaces
+      flotilla up                                      # a hub with 3 simulated members, in the foreground
+      export KUBECONFIG=.flotilla/hub.kubeconfig
+      flotilla get clusters
+      flotilla apply -f nginx.yaml                     # a Deployment and its PropagationPolicy
+      flotilla get deployments --operation-scope all   # the template and its copies in the members
+      flotilla plan -f nginx.yaml                      # where it would land, and why not elsewhere
+      flotilla down                                    # stop what `up` started
     """
 
 
@@ -57,7 +66,10 @@ cli.add_command(controller_manager)
 cli.add_command(sim)
 cli.add_command(certs)
 cli.add_command(secrets)
+cli.add_command(completion)
 
 
 def main() -> None:
-    cli()
+    """The console scripts `flotilla` and `kubectl-flotilla` (run by kubectl as `kubectl flotilla`)."""
+    invoked_as = Path(sys.argv[0]).name
+    cli(prog_name="kubectl flotilla" if invoked_as == "kubectl-flotilla" else "flotilla")

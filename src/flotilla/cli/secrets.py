@@ -20,7 +20,7 @@ def secrets() -> None:
     """Encryption of Secrets at rest: rotate the key and re-encrypt the stored Secrets.
 
     \b
-    Rotating a key (a running server picks up a new key when it restarts):
+    Example — rotating a key (a running server picks up a new key when it restarts):
       flotilla secrets rotate-key --data-dir .flotilla/hub   # a new first key; the old ones still decrypt
       (stop the API server)
       flotilla secrets reencrypt --data-dir .flotilla/hub    # every Secret under the new key
@@ -31,7 +31,12 @@ def secrets() -> None:
 @secrets.command("rotate-key")
 @DATA_DIR
 def rotate_key(data_dir: Path) -> None:
-    """Put a new key first in DATA_DIR/encryption-keys.yaml (a running server uses it after a restart)."""
+    """Put a new key first in DATA_DIR/encryption-keys.yaml (a running server uses it after a restart).
+
+    \b
+    Example:
+      flotilla secrets rotate-key --data-dir .flotilla/hub
+    """
     from flotilla.apiserver import encryption
 
     path = data_dir / encryption.ENCRYPTION_KEYS_FILE
@@ -50,6 +55,10 @@ def reencrypt(data_dir: Path) -> None:
 
     Older versions of every object are compacted away and the store is vacuumed, so afterwards only
     the first key is needed to read the Secrets. Clients watching from before get 410 and relist.
+
+    \b
+    Example:
+      flotilla secrets reencrypt --data-dir .flotilla/hub
     """
     from flotilla.apiserver import encryption
 
