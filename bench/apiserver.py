@@ -60,6 +60,7 @@ def start_apiserver(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
             "0",
             "--log-level",
             "warning",
+            *os.environ.get("BENCH_APISERVER_ARGS", "").split(),
         ],
         stdout=log,
         stderr=subprocess.STDOUT,

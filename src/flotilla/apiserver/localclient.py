@@ -4,7 +4,8 @@ Components that are part of a cluster — the simulator's kubelet, scheduler and
 the API server's own controllers — act on its objects through this client. Every write goes through
 the full pipeline (defaults, validation, admission, field ownership, generation, revisions), so what
 they do is exactly what a client over HTTP could do; only encoding and TLS are skipped. Reads come
-from the watch cache and return private copies.
+from the watch cache and return private copies; so do writes (what a write stored is handed to the
+watch cache, which must never see it change).
 
 Objects are addressed by kind (`GroupVersionKind`); events of a kind arrive through `on_change`,
 synchronously while the cache applies them — handlers should only enqueue keys.
@@ -72,7 +73,7 @@ class LocalClient:
         options = self._options()
         found = normalize.decode_fields(self.ctx, served, body, options.validation, [], options.warnings)
         item = await create_object(self.ctx, served, body, options, found)
-        return item.obj
+        return item.copy()
 
     async def update(
         self, gvk: GroupVersionKind, obj: dict[str, Any], *, subresource: str = ""
@@ -92,7 +93,7 @@ class LocalClient:
             pinned_revision=lambda _: pinned,
             subresource=subresource,
         )
-        return item.obj
+        return item.copy()
 
     async def mutate(
         self,
@@ -120,7 +121,7 @@ class LocalClient:
             compute,
             subresource=subresource,
         )
-        return item.obj
+        return item.copy()
 
     async def patch(
         self,
@@ -148,7 +149,7 @@ class LocalClient:
             compute,
             subresource=subresource,
         )
-        return item.obj
+        return item.copy()
 
     async def delete(
         self,
@@ -172,7 +173,7 @@ class LocalClient:
     async def bind(self, namespace: str, name: str, node_name: str) -> dict[str, Any]:
         """Assign a pod to a node, as a scheduler's `pods/<name>/binding` does (409 if already assigned)."""
         item = await bind_pod(self.ctx, namespace, name, node_name, self._options())
-        return item.obj
+        return item.copy()
 
     # -- events -----------------------------------------------------------------------------------
 

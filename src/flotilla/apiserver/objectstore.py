@@ -62,22 +62,31 @@ class ObjectStore:
         return self.cache.get(served.key(namespace, name))
 
     async def create(self, served: ServedResource, obj: dict[str, Any]) -> CachedObject:
+        """Store a new object. `obj` is handed over: the caller must not change it afterwards."""
         meta = obj["metadata"]
         key = served.key(meta.get("namespace", ""), meta["name"])
+        value = self.encode(key, obj)
+        self.cache.expect(key, value, obj)
         try:
-            revision = await self.backend.create(key, self.encode(key, obj))
+            revision = await self.backend.create(key, value)
+            await self.cache.wait_for(revision)
         except KeyExistsError as exc:
             raise errors.already_exists(served.type.group_resource, meta["name"]) from exc
         except StorageError as exc:
             raise errors.InternalError(f"storage error: {exc}") from exc
-        await self.cache.wait_for(revision)
-        return stamped(key, revision, obj)
+        finally:
+            self.cache.forget(key, value)
+        return self._stored(key, revision, obj)
 
     async def update(self, served: ServedResource, obj: dict[str, Any], expected: int) -> CachedObject:
+        """Replace an object stored at revision `expected`; `obj` is handed over as for `create`."""
         meta = obj["metadata"]
         key = served.key(meta.get("namespace", ""), meta["name"])
+        value = self.encode(key, obj)
+        self.cache.expect(key, value, obj)
         try:
-            revision = await self.backend.update(key, self.encode(key, obj), mod_revision=expected)
+            revision = await self.backend.update(key, value, mod_revision=expected)
+            await self.cache.wait_for(revision)
         except RevisionMismatchError as exc:
             if exc.current is not None:
                 await self.cache.wait_for(exc.current.mod_revision)
@@ -86,7 +95,16 @@ class ObjectStore:
             raise errors.not_found(served.type.group_resource, meta["name"]) from exc
         except StorageError as exc:
             raise errors.InternalError(f"storage error: {exc}") from exc
-        await self.cache.wait_for(revision)
+        finally:
+            self.cache.forget(key, value)
+        return self._stored(key, revision, obj)
+
+    def _stored(self, key: str, revision: int, obj: dict[str, Any]) -> CachedObject:
+        """What a write answers: the cache's own object when it holds this write (its JSON bytes are
+        then encoded once for the response and every watcher), else `obj` stamped with the revision."""
+        cached = self.cache.current(key, revision)
+        if cached is not None and cached.obj is obj:
+            return cached
         return stamped(key, revision, obj)
 
     async def delete(self, served: ServedResource, current: CachedObject) -> CachedObject:

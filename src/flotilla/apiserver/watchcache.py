@@ -257,6 +257,8 @@ class WatchCache:
         self._feeder: asyncio.Task[None] | None = None
         self._listeners: list[Callable[[CacheEvent], None]] = []
         self._failed: BaseException | None = None
+        # Objects this server is writing, by (key, stored bytes): their events need no decoding.
+        self._expected: dict[tuple[str, bytes], dict[str, Any]] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -330,6 +332,26 @@ class WatchCache:
             with contextlib.suppress(Exception):
                 await iterator.aclose()
 
+    # -- writes of this server ----------------------------------------------------------------
+
+    def expect(self, key: str, value: bytes, obj: dict[str, Any]) -> None:
+        """`obj` is being stored as `value` at `key`: when its event arrives, serve `obj` itself.
+
+        Decoding the stored bytes again would rebuild the same dict (the largest cost of applying an
+        event); the writer hands it over instead and from then on must not change it. An event whose
+        bytes differ (another writer won the race) is decoded as usual.
+        """
+        self._expected[(key, value)] = obj
+
+    def forget(self, key: str, value: bytes) -> None:
+        """The write of `value` at `key` is over (stored, failed or cancelled)."""
+        self._expected.pop((key, value), None)
+
+    def current(self, key: str, revision: int) -> CachedObject | None:
+        """The cached object at `key` if it is still at `revision`."""
+        found = self.get(key)
+        return found if found is not None and found.revision == revision else None
+
     # -- applying events -----------------------------------------------------------------------
 
     def bucket(self, prefix: str) -> Bucket:
@@ -356,7 +378,13 @@ class WatchCache:
                 return
             cache_event = CacheEvent("DELETED", prev.at_revision(event.revision), prev)
         else:
-            obj = decode(event.kv, self.transformer)
+            known = self._expected.pop((event.kv.key, event.kv.value), None) if self._expected else None
+            if known is None:
+                obj = decode(event.kv, self.transformer)
+            else:
+                known.setdefault("metadata", {})["resourceVersion"] = str(event.kv.mod_revision)
+                namespace, name = split_key(event.kv.key)
+                obj = CachedObject(event.kv.key, namespace, name, event.kv.mod_revision, known)
             prev = bucket.put(obj)
             cache_event = CacheEvent("MODIFIED" if prev else "ADDED", obj, prev)
         bucket.last_change = event.revision
