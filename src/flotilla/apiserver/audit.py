@@ -284,10 +284,16 @@ class AuditLog:
 
 
 def _write_lines(lines: queue.Queue[bytes], settings: AuditSettings) -> None:
-    """The writer thread: append batches of lines, rotating the file past its size limit."""
+    """The writer thread: append batches of lines, rotating the file past its size limit.
+
+    A failed write (disk full, file removed with its directory) loses that batch, is logged, and the
+    file is opened again for the next one: the thread keeps draining the queue, so requests never
+    wait on it and `stop` always finds it listening.
+    """
     assert settings.path is not None
     path = settings.path
-    handle = _open(path)
+    handle: IO[bytes] | None = None
+    failing = False
     try:
         while True:
             batch = [lines.get()]
@@ -295,18 +301,32 @@ def _write_lines(lines: queue.Queue[bytes], settings: AuditSettings) -> None:
                 while len(batch) < 1000:
                     batch.append(lines.get_nowait())
             stop = _STOP in batch
-            handle.write(b"".join(line for line in batch if line))
-            handle.flush()
-            if settings.max_size_bytes and handle.tell() >= settings.max_size_bytes:
-                handle.close()
-                _rotate(path, settings.max_backups)
-                handle = _open(path)
+            try:
+                if handle is None:
+                    handle = _open(path)
+                handle.write(b"".join(line for line in batch if line))
+                handle.flush()
+                if settings.max_size_bytes and handle.tell() >= settings.max_size_bytes:
+                    handle.close()
+                    handle = None
+                    _rotate(path, settings.max_backups)
+                if failing:
+                    log.warning("audit.write_recovered", path=str(path))
+                    failing = False
+            except OSError as exc:
+                if not failing:
+                    log.error("audit.write_failed", path=str(path), error=str(exc), lost=len(batch))  # noqa: TRY400
+                failing = True
+                if handle is not None:
+                    with contextlib.suppress(OSError):
+                        handle.close()
+                    handle = None
             if stop:
                 return
-    except OSError:
-        log.exception("audit.write_failed", path=str(path))
     finally:
-        handle.close()
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()
 
 
 def _open(path: Path) -> IO[bytes]:

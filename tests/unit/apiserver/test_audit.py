@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -146,6 +147,24 @@ async def test_the_writer_rotates_the_file_past_its_size(tmp_path: Path) -> None
     await audit.stop()
     kept = sorted(p.name for p in tmp_path.iterdir())  # noqa: ASYNC240 - a test reading its tmp dir
     assert "audit.log.1" in kept and "audit.log.3" not in kept
+
+
+async def test_the_writer_survives_a_failed_write_and_resumes(tmp_path: Path) -> None:
+    """A batch that cannot be written is lost, but the writer keeps draining and writes later ones."""
+    path = tmp_path / "audit.log"
+    path.mkdir()  # opening the log fails while a directory stands in its place
+    audit = AuditLog(AuditSettings(AuditLevel.METADATA, path))
+    audit.start()
+    audit.record({"n": 1})
+    for _ in range(200):
+        if audit._queue.empty():
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.5)  # the batch taken off the queue is being written (and failing)
+    path.rmdir()
+    audit.record({"n": 2})
+    await asyncio.wait_for(audit.stop(), timeout=10)
+    assert [orjson.loads(line)["n"] for line in path.read_text().splitlines()] == [2]
 
 
 def test_a_full_buffer_drops_and_counts_instead_of_waiting(tmp_path: Path) -> None:
