@@ -15,6 +15,7 @@ import orjson
 
 from flotilla.apiserver.content import Negotiated, View
 from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.tables import pod_row_conditions
 from flotilla.apiserver.watchcache import CachedObject
 
 
@@ -90,6 +91,10 @@ def table_row(
     convertor: Any, item: CachedObject, now: datetime, include_object: str, meta_version: str
 ) -> dict[str, Any]:
     row: dict[str, Any] = {"cells": convertor.cells(item.obj, now)}
+    if item.obj.get("kind") == "Pod" and item.obj.get("apiVersion") == "v1":
+        conditions = pod_row_conditions(item.obj)  # a finished pod's row is marked Completed, as kube's
+        if conditions:
+            row["conditions"] = conditions
     if include_object == "Object":
         row["object"] = item.obj
     elif include_object != "None":
