@@ -14,8 +14,9 @@ $(BIN)/flotilla: pyproject.toml constraints.txt
 
 install: $(BIN)/flotilla
 
+# A hub with three simulated members in the foreground (Ctrl-C stops it); UP_ARGS adds flags of `flotilla up`.
 up: install
-	$(BIN)/flotilla apiserver --data-dir $(DATA_DIR)/hub
+	$(BIN)/flotilla up --data-dir $(DATA_DIR) $(UP_ARGS)
 
 test: install
 	$(BIN)/pytest -q tests

@@ -1,19 +1,344 @@
-"""Placeholder for `flotilla up` while it is being written; replaced by the real command."""
+"""`flotilla up` / `flotilla down`: a local hub with simulated member clusters, in one command.
+
+`up` prepares the data dir — takes its lock, stops what a killed predecessor left running, settles
+the members (`DIR/sim.yaml`) and the hub's port — then hands over to `LocalHub`, which starts the
+API server, the sim and the controller manager, joins the members and supervises them in the
+foreground. `down` stops a running `up` from another terminal (or the leftovers of one that was
+killed) through the pids in `DIR/up.json`. The pieces live in `localhub*.py`; this module is the
+command line: options, messages, exit codes.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import click
 
+if TYPE_CHECKING:
+    from flotilla.cli.localhub_members import MemberPlacement
+    from flotilla.cli.localhub_state import UpState
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def up(args: tuple[str, ...]) -> None:
-    """Start a local hub with simulated members (issue 6)."""
-    raise click.ClickException("flotilla up is not available yet")
+DEFAULT_DATA_DIR = Path(".flotilla")
+DEFAULT_MEMBERS = 3
+DEFAULT_SECURE_PORT = 6443
+DEFAULT_GRACE = 10.0
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def down(args: tuple[str, ...]) -> None:
-    """Stop what `flotilla up` started."""
-    raise click.ClickException("flotilla down is not available yet")
+@click.command()
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_DATA_DIR,
+    show_default=True,
+    help="Where the hub, the members, their kubeconfigs, logs and up.json live.",
+)
+@click.option(
+    "--members",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Run member1…memberN over two regions "
+    f"(default: the previous run's members, else {DEFAULT_MEMBERS}).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="YAML listing the members: name, region, zone, provider, nodes, labels (see Examples).",
+)
+@click.option(
+    "--secure-port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help=f"The hub's HTTPS port (default: the previous run's, else {DEFAULT_SECURE_PORT}); "
+    "0 picks a free one.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=120.0,
+    show_default=True,
+    help="Seconds to wait for every member cluster to be Ready before giving up.",
+)
+def up(
+    data_dir: Path, members: int | None, config_file: Path | None, secure_port: int | None, timeout: float
+) -> None:
+    """Run a hub with simulated member clusters here, in the foreground, until Ctrl-C.
+
+    Starts the API server, the controller manager and the simulated members as child processes
+    (logs in DATA_DIR/logs), joins the members with region and zone labels, waits until every one
+    is Ready, writes DATA_DIR/hub.kubeconfig and DATA_DIR/members/NAME.kubeconfig, and supervises:
+    if a component dies, `up` says which and stops. Running `up` again reuses the data dir: same
+    port, members already joined are kept.
+
+    \b
+    Examples:
+      flotilla up                                  # hub on https://127.0.0.1:6443, member1..member3
+      flotilla up --members 5 --secure-port 0      # five members, any free port
+      flotilla up --config members.yaml            # members described in YAML:
+        # members:
+        # - {name: sz, region: cn-south, zone: cn-south-1a, nodes: 3, labels: {tier: gold}}
+        # - {name: gz, region: cn-north, zone: cn-north-1a}
+      export KUBECONFIG=$PWD/.flotilla/hub.kubeconfig; kubectl get clusters
+    """
+    from flotilla.cli.localhub import LocalHub, Progress, UpSettings
+    from flotilla.cli.localhub_processes import port_in_use
+    from flotilla.cli.localhub_state import StateError, UpLock, UpState, read_state, write_state
+
+    if members is not None and config_file is not None:
+        raise click.UsageError("give either --members N or --config FILE, not both")
+    data_dir = data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    lock = UpLock(data_dir)
+    if not lock.acquire():
+        raise click.ClickException(_already_running(data_dir))
+    try:
+        previous = read_state(data_dir)
+    except StateError as exc:
+        lock.release()
+        raise click.ClickException(str(exc)) from exc
+    if previous is not None:
+        _stop_leftovers(data_dir, previous.components)
+    # From here on up.json names this process, so `flotilla down` can stop it at any moment.
+    previous = replace(previous or UpState(), up_pid=os.getpid(), components={})
+    write_state(data_dir, previous)
+    try:
+        placements = _settle_members(data_dir, members, config_file)
+        _warn_about_dropped_members(data_dir, previous.members, placements)
+        port = secure_port
+        if port is None:
+            port = previous.secure_port or DEFAULT_SECURE_PORT
+        if port and port_in_use("127.0.0.1", port):
+            raise click.ClickException(
+                f"port {port} on 127.0.0.1 is already in use by another process; run "
+                "`flotilla up --secure-port 0` to pick a free port (or choose one with --secure-port N)"
+            )
+        progress = Progress(click.echo, mark=_mark())
+        click.echo(f"Starting Flotilla in {_shown(data_dir)} (logs: {_shown(data_dir / 'logs')}/)")
+        settings = UpSettings(data_dir, tuple(placements), secure_port=port, ready_timeout=timeout)
+
+        def on_ready(hub_url: str) -> None:
+            _write_example(data_dir, [p.name for p in placements])
+            for line in _summary(data_dir, [p.name for p in placements], hub_url, progress.elapsed):
+                click.echo(line)
+
+        hub = LocalHub(settings, previous, progress, on_ready)
+        failures = asyncio.run(hub.run())
+    finally:
+        state = read_state(data_dir)
+        if state is not None and state.up_pid == os.getpid():
+            write_state(data_dir, replace(state, up_pid=None, components={}))
+        lock.release()
+    if failures:
+        _report(failures)
+        raise click.exceptions.Exit(1)
+    click.echo(f"{_mark()} stopped: {', '.join(hub.stopped) or 'nothing was running yet'}")
+
+
+def _report(failures: list[BaseException]) -> None:
+    """Say what ended the run: a component that died (with the end of its log), or another failure."""
+    from flotilla.cli.localhub_processes import ComponentExited
+
+    for failure in failures:
+        if isinstance(failure, ComponentExited):
+            click.echo(f"Error: {failure} — last lines of {_shown(failure.log_path)}:", err=True)
+            click.echo(_indent(failure.tail) or "  (empty)", err=True)
+            if failure.name == "apiserver" and "address already in use" in failure.tail.lower():
+                click.echo("Hint: the port is taken; run `flotilla up --secure-port 0`.", err=True)
+        else:
+            click.echo(f"Error: {failure}", err=True)
+    click.echo("Stopped every component.", err=True)
+
+
+def _already_running(data_dir: Path) -> str:
+    from flotilla.cli.localhub_state import StateError, read_state
+
+    pid = ""
+    try:
+        state = read_state(data_dir)
+        if state is not None and state.up_pid is not None:
+            pid = f" (pid {state.up_pid})"
+    except StateError:
+        pass
+    return (
+        f"flotilla up is already running for {_shown(data_dir)}{pid}; "
+        f"stop it with Ctrl-C there or `flotilla down --data-dir {_shown(data_dir)}`"
+    )
+
+
+def _stop_leftovers(data_dir: Path, recorded: dict[str, int]) -> None:
+    """Stop the components of an earlier `up` that was killed before it could stop them itself."""
+    from flotilla.cli.localhub_processes import belongs_to, terminate
+
+    leftovers = {name: pid for name, pid in recorded.items() if belongs_to(pid, data_dir)}
+    if not leftovers:
+        return
+    listed = ", ".join(f"{name} (pid {pid})" for name, pid in leftovers.items())
+    click.echo(f"Stopping what an earlier `flotilla up` left running: {listed}")
+    try:
+        asyncio.run(terminate(leftovers, DEFAULT_GRACE))
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _settle_members(data_dir: Path, count: int | None, config_file: Path | None) -> list[MemberPlacement]:
+    """Write DATA_DIR/sim.yaml for this run (or keep the previous one) and read the members back from it."""
+    import yaml
+
+    from flotilla.cli.localhub_members import (
+        ConfigError,
+        default_sim_config,
+        placement_of,
+        sim_config_from_document,
+    )
+    from flotilla.sim.config import clusters_from_file
+    from flotilla.sim.spec import Timing
+
+    target = data_dir / "sim.yaml"
+    try:
+        if config_file is not None:
+            try:
+                document = yaml.safe_load(config_file.read_text())
+            except (OSError, yaml.YAMLError) as exc:
+                raise ConfigError(f"cannot read {config_file}: {exc}") from exc
+            config: dict[str, Any] | None = sim_config_from_document(document, str(config_file))
+        elif count is not None or not target.exists():
+            config = default_sim_config(count or DEFAULT_MEMBERS)
+        else:
+            config = None  # reuse the members of the previous run
+        candidate = target if config is None else target.with_name(".sim.yaml.tmp")
+        if config is not None:
+            candidate.write_text(yaml.safe_dump(config, sort_keys=False))
+        specs = clusters_from_file(candidate, Timing())
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if candidate != target:
+        candidate.replace(target)
+    return [placement_of(spec) for spec in specs]
+
+
+def _warn_about_dropped_members(
+    data_dir: Path, previous: tuple[str, ...], placements: list[MemberPlacement]
+) -> None:
+    current = {p.name for p in placements}
+    for name in previous:
+        if name not in current:
+            click.echo(
+                f"Note: {name} was joined by an earlier `flotilla up` and is not served now; "
+                f"`flotilla unjoin {name} --kubeconfig {_shown(data_dir / 'hub.kubeconfig')} --force` "
+                "removes it from the hub."
+            )
+
+
+def _write_example(data_dir: Path, members: list[str]) -> None:
+    from flotilla.cli.localhub_guide import NGINX_EXAMPLE, nginx_example
+
+    path = data_dir / NGINX_EXAMPLE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(nginx_example(members))
+
+
+def _summary(data_dir: Path, members: list[str], hub_url: str, elapsed: float) -> list[str]:
+    from flotilla.cli.localhub_guide import summary
+
+    return summary(data_dir=data_dir, cwd=Path.cwd(), members=members, hub_url=hub_url, elapsed=elapsed)
+
+
+def _shown(path: Path) -> str:
+    from flotilla.cli.localhub_guide import shown
+
+    return shown(path, Path.cwd())
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())
+
+
+def _mark() -> str:
+    """A check mark where the terminal can print one, `OK` where it cannot."""
+    try:
+        "✓".encode(sys.stdout.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return "OK"
+    return "✓"
+
+
+@click.command()
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_DATA_DIR,
+    show_default=True,
+    help="The data dir `flotilla up` runs in.",
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_GRACE,
+    show_default=True,
+    help="Seconds each process gets to exit after SIGTERM before it is killed.",
+)
+def down(data_dir: Path, grace: float) -> None:
+    """Stop what `flotilla up` started in DATA_DIR, from another terminal; the data is kept.
+
+    Stops the running `up` (which stops its components in order), then any component still
+    recorded in DATA_DIR/up.json — for instance those of an `up` that was killed. Processes get
+    SIGTERM, then SIGKILL after --grace seconds. The next `flotilla up` starts from the same state.
+
+    \b
+    Examples:
+      flotilla down                              # the default data dir, .flotilla
+      flotilla down --data-dir /tmp/demo --grace 2
+    """
+    from flotilla.cli.localhub_state import StateError, read_state
+
+    data_dir = data_dir.resolve()
+    try:
+        state = read_state(data_dir)
+    except StateError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if state is None:
+        click.echo(f"Nothing to stop: no `flotilla up` has run in {_shown(data_dir)}.")
+        return
+    if not state.pids():
+        click.echo(f"Nothing is running in {_shown(data_dir)}.")
+        return
+    try:
+        stopped = asyncio.run(_down(data_dir, state, grace))
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if stopped:
+        click.echo(f"{_mark()} stopped: {', '.join(stopped)}")
+    else:
+        click.echo(f"Nothing was running in {_shown(data_dir)} (the recorded processes had already exited).")
+
+
+async def _down(data_dir: Path, state: UpState, grace: float) -> list[str]:
+    """Stop the running `up` (it stops its components), then whatever it left; the roles that were running."""
+    from flotilla.cli.localhub_processes import alive, belongs_to, terminate
+    from flotilla.cli.localhub_state import CONTROLLER_MANAGER, read_state, up_is_running, write_state
+
+    running = {name: pid for name, pid in state.components.items() if belongs_to(pid, data_dir)}
+    stopped: list[str] = []
+    if state.up_pid is not None and up_is_running(data_dir) and alive(state.up_pid):
+        click.echo(f"Stopping flotilla up (pid {state.up_pid}) in {_shown(data_dir)} …")
+        # `up` stops the controller manager, then the sim and the API server, each within `grace`.
+        await terminate({"up": state.up_pid}, 2 * grace + 5)
+        stopped.append("up")
+        state = read_state(data_dir) or state
+    leftovers = {name: pid for name, pid in state.components.items() if belongs_to(pid, data_dir)}
+    # Clients before servers, as `up` itself stops them.
+    for batch in (
+        {k: v for k, v in leftovers.items() if k == CONTROLLER_MANAGER},
+        {k: v for k, v in leftovers.items() if k != CONTROLLER_MANAGER},
+    ):
+        if batch:
+            await terminate(batch, grace)
+    stopped += [name for name in running if not alive(running[name])]
+    write_state(data_dir, replace(state, up_pid=None, components={}))
+    return stopped

@@ -1,0 +1,303 @@
+"""A local hub with simulated members, as `flotilla up` runs it: start, join, wait, supervise, stop.
+
+Three child processes make the local hub: the API server (`DIR/hub`), one `flotilla sim` serving
+every member (`DIR/sim`), and the controller manager. The API server and the sim start together,
+since neither needs the other; the controller manager starts as soon as the hub serves (it needs the
+hub's kubeconfig), and the members are joined as soon as both the hub and the sim serve, while the
+controller manager is still starting. Each step is reported with the time since `up` began, and
+readiness is polled (logs, `/readyz`, the Cluster list) rather than slept for.
+
+Once every member is Ready, `up` stays in the foreground as a supervisor. Everything it waits for
+runs in one task group: one watcher per child (a child that exits is an error), the start-up
+sequence, and the stop request (SIGINT, SIGTERM, SIGHUP). The first of them to end decides how
+`up` ends; whichever it is, the children are then stopped — controller manager first, then the sim
+and the API server — and the state file is updated, so nothing is left running and the next `up`
+knows what there is to reuse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from flotilla.cli.localhub_clusters import join_members, wait_until_ready
+from flotilla.cli.localhub_members import MemberPlacement
+from flotilla.cli.localhub_processes import ChildProcess, ComponentExited, spawn
+from flotilla.cli.localhub_state import APISERVER, CONTROLLER_MANAGER, SIM, UpState, write_state
+from flotilla.client import Client, ClientError, load_kubeconfig
+
+SERVING = re.compile(r"flotilla apiserver: serving on (https://\S+)")
+SIM_SERVING = re.compile(r"flotilla sim: serving .*\(admin: (http://\S+)\)")
+MANAGER_RUNNING = re.compile(r"flotilla controller-manager: running \(health: (\S+)\)")
+
+
+@dataclass(frozen=True, slots=True)
+class UpSettings:
+    """One `flotilla up` run; paths are absolute (children are told them and `down` looks for them)."""
+
+    data_dir: Path
+    members: tuple[MemberPlacement, ...]
+    secure_port: int = 6443
+    """0 lets the API server pick a free port."""
+    bind_address: str = "127.0.0.1"
+    start_timeout: float = 60.0
+    """Seconds each component may take to serve after it is started."""
+    ready_timeout: float = 120.0
+    """Seconds the members may take to be Ready once joined."""
+    grace: float = 10.0
+    """Seconds a component gets to exit after SIGTERM before SIGKILL."""
+
+    @property
+    def sim_config(self) -> Path:
+        return self.data_dir / "sim.yaml"
+
+    @property
+    def hub_kubeconfig(self) -> Path:
+        return self.data_dir / "hub.kubeconfig"
+
+    def member_kubeconfig(self, name: str) -> Path:
+        return self.data_dir / "members" / f"{name}.kubeconfig"
+
+    def log_path(self, component: str) -> Path:
+        return self.data_dir / "logs" / f"{component}.log"
+
+
+class StopRequested(Exception):
+    """A signal asked `up` to stop: the normal way for it to end."""
+
+
+@dataclass
+class Progress:
+    """Prints one line per step with the time since `up` started."""
+
+    echo: Callable[[str], None]
+    mark: str = "✓"
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def step(self, message: str) -> None:
+        self.echo(f"{self.mark} {message} ({self.elapsed:.1f}s)")
+
+    def note(self, message: str) -> None:
+        self.echo(f"  {message}")
+
+
+class LocalHub:
+    """The children of one `flotilla up` and the sequence that brings them to Ready."""
+
+    def __init__(
+        self,
+        settings: UpSettings,
+        previous: UpState | None,
+        progress: Progress,
+        on_ready: Callable[[str], None],
+    ) -> None:
+        self.settings = settings
+        self.progress = progress
+        self.on_ready = on_ready
+        self.children: dict[str, ChildProcess] = {}
+        self.state = replace(
+            previous or UpState(),
+            up_pid=os.getpid(),
+            components={},
+            secure_port=settings.secure_port,
+            members=tuple(m.name for m in settings.members),
+        )
+        self.stopped: list[str] = []
+        """The components stopped when the run ended, in the order they were stopped."""
+        self._group: asyncio.TaskGroup | None = None
+        self._stop = asyncio.Event()
+        self._hurry = asyncio.Event()
+
+    async def run(self) -> list[BaseException]:
+        """Run until stopped; the failures that ended the run (empty when a signal stopped it)."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, self._signalled)
+        failures: list[BaseException] = []
+        try:
+            async with asyncio.TaskGroup() as group:
+                self._group = group
+                group.create_task(self._wait_for_stop())
+                group.create_task(self._start())
+        except* StopRequested:
+            pass
+        except* Exception as errors:
+            failures.extend(_flatten(errors))
+        finally:
+            await self._stop_children()
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                loop.remove_signal_handler(sig)
+        return failures
+
+    def _signalled(self) -> None:
+        if self._stop.is_set():
+            self._hurry.set()  # a second Ctrl-C: no more grace
+        self._stop.set()
+
+    async def _wait_for_stop(self) -> None:
+        await self._stop.wait()
+        raise StopRequested
+
+    # -- start-up --------------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        settings = self.settings
+        hub = await self._spawn(
+            APISERVER,
+            "apiserver",
+            "--data-dir",
+            str(settings.data_dir / "hub"),
+            "--secure-port",
+            str(settings.secure_port),
+            "--bind-address",
+            settings.bind_address,
+        )
+        sim = await self._spawn(
+            SIM, "sim", "--data-dir", str(settings.data_dir / "sim"), "--config", str(settings.sim_config)
+        )
+        url = (await hub.wait_for_line(SERVING, settings.start_timeout)).group(1)
+        _copy_private(settings.data_dir / "hub" / "admin.kubeconfig", settings.hub_kubeconfig)
+        await self._hub_ready(settings.hub_kubeconfig)
+        self.state = replace(self.state, hub_url=url, secure_port=int(url.rsplit(":", 1)[1]))
+        self.progress.step(f"API server ready on {url}")
+        manager = await self._spawn(
+            CONTROLLER_MANAGER,
+            "controller-manager",
+            "--kubeconfig",
+            str(settings.hub_kubeconfig),
+            "--health-address",
+            "127.0.0.1:0",
+        )
+        admin = (await sim.wait_for_line(SIM_SERVING, settings.start_timeout)).group(1)
+        names = [member.name for member in settings.members]
+        for name in names:
+            _copy_private(settings.data_dir / "sim" / f"{name}.kubeconfig", settings.member_kubeconfig(name))
+        self.progress.step(f"{len(names)} simulated member cluster(s) serving: {', '.join(names)}")
+        await self._join()
+        health = (await manager.wait_for_line(MANAGER_RUNNING, settings.start_timeout)).group(1)
+        self.state = replace(self.state, endpoints={"controllerManagerHealth": health, "simAdmin": admin})
+        self._record()
+        self.progress.step("controller manager running")
+        await wait_until_ready(
+            settings.hub_kubeconfig,
+            names,
+            settings.ready_timeout,
+            on_ready=lambda name: self.progress.step(f"cluster {name} Ready"),
+            on_waiting=lambda waiting: self.progress.note(
+                "waiting for " + "; ".join(f"{name} ({why})" for name, why in waiting.items())
+            ),
+        )
+        self.on_ready(url)
+
+    async def _spawn(self, name: str, *arguments: str) -> ChildProcess:
+        child = await spawn(name, list(arguments), self.settings.log_path(name))
+        self.children[name] = child
+        self._record()
+        assert self._group is not None
+        self._group.create_task(self._watch(child))
+        return child
+
+    async def _watch(self, child: ChildProcess) -> None:
+        await child.process.wait()
+        raise child.exited()
+
+    async def _hub_ready(self, kubeconfig: Path) -> None:
+        """Wait for the hub's /readyz (it serves before it is ready only for a moment, if at all)."""
+        async with Client(load_kubeconfig(kubeconfig), timeout=5) as client:
+            deadline = time.monotonic() + self.settings.start_timeout
+            while True:
+                try:
+                    status, _ = await client.text("/readyz")
+                except ClientError:
+                    status = 0
+                if status == 200:
+                    return
+                if time.monotonic() > deadline:
+                    raise TimeoutError(
+                        f"the hub's /readyz did not answer ok within {self.settings.start_timeout:.0f}s"
+                    )
+                await asyncio.sleep(0.05)
+
+    async def _join(self) -> None:
+        settings = self.settings
+        try:
+            outcomes = await join_members(
+                settings.hub_kubeconfig,
+                list(settings.members),
+                {m.name: settings.member_kubeconfig(m.name) for m in settings.members},
+            )
+        except (ClientError, RuntimeError, OSError, ValueError) as exc:
+            raise RuntimeError(f"joining the members to the hub failed: {exc}") from exc
+        joined = [o.name for o in outcomes if o.joined]
+        kept = [o.name for o in outcomes if not o.joined]
+        placements = {m.name: m for m in settings.members}
+        if joined:
+            described = ", ".join(f"{name} ({_where(placements[name])})" for name in joined)
+            self.progress.step(f"joined {described}")
+        if kept:
+            self.progress.step(f"already joined: {', '.join(kept)}")
+        for outcome in outcomes:
+            if outcome.endpoint_moved:
+                self.progress.note(f"{outcome.name}: its API endpoint moved; the Cluster was updated")
+
+    # -- stopping -------------------------------------------------------------------------------
+
+    async def _stop_children(self) -> None:
+        """Stop every child, clients before servers, and record that nothing runs any more."""
+        grace = self.settings.grace
+        manager = self.children.get(CONTROLLER_MANAGER)
+        if manager is not None:
+            await self._stop_one(manager, grace)
+        servers = [child for name, child in self.children.items() if name != CONTROLLER_MANAGER]
+        await asyncio.gather(*(self._stop_one(child, grace) for child in servers))
+        self.stopped = [*([CONTROLLER_MANAGER] if manager else []), *(child.name for child in servers)]
+        self.children = {}
+        self.state = replace(self.state, up_pid=None, components={})
+        self._record()
+
+    async def _stop_one(self, child: ChildProcess, grace: float) -> None:
+        stopping = asyncio.create_task(child.stop(grace))
+        hurry = asyncio.create_task(self._hurry.wait())
+        await asyncio.wait({stopping, hurry}, return_when=asyncio.FIRST_COMPLETED)
+        if not stopping.done():
+            await child.stop(0)  # asked twice: SIGKILL now
+            await stopping
+        hurry.cancel()
+
+    def _record(self) -> None:
+        self.state = replace(self.state, components={name: c.pid for name, c in self.children.items()})
+        write_state(self.settings.data_dir, self.state)
+
+
+def _where(member: MemberPlacement) -> str:
+    zones = ",".join(member.zones)
+    return f"{member.region}/{zones}" if zones else member.region or "no region"
+
+
+def _copy_private(source: Path, target: Path) -> None:
+    """Copy a kubeconfig readable only by its owner (it holds a client key), replacing atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_bytes(source.read_bytes())
+    temporary.chmod(0o600)
+    temporary.replace(target)
+
+
+def _flatten(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    found: list[BaseException] = []
+    for exc in group.exceptions:
+        found.extend(_flatten(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return found
+
+
+__all__ = ["ComponentExited", "LocalHub", "Progress", "StopRequested", "UpSettings"]
