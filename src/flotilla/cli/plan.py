@@ -1,12 +1,270 @@
-"""Placeholder for `flotilla plan` while it is being written; replaced by the real command."""
+"""`flotilla plan -f MANIFESTS`: where workloads would land, and why other clusters would not take them.
+
+The preview changes nothing on the hub. It reads:
+
+- the manifests (`-f` files, directories, `-`), each passed through a server-side dry-run apply so
+  it carries the hub's defaults (a Deployment's `replicas: 1`, Karmada's policy defaults) and is
+  validated as the real apply would validate it; an object the hub would refuse stops the plan
+  with exit code 1. When the dry run cannot be done (a namespace that does not exist yet, a kind
+  the hub does not serve yet, no permission), the object is planned as written, with a note;
+- the live Clusters (labels, taints, region and zones, API enablements, resource summaries), the
+  PropagationPolicies and ClusterPropagationPolicies (the manifests' replacing those of the same
+  namespace and name), and each template's current binding, for existing workloads;
+- the hub's templates that a policy in the manifests selects, so a policy change shows the
+  workloads it would move.
+
+Then, per template, `planning.workloads` runs the detector's matching and binding and the
+scheduler's preview, and `planning.report` prints the result. Scheduling errors are part of the
+plan (exit code 0); unreadable manifests and an unreachable hub are errors (exit code 1).
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
 import click
 
+from flotilla.cli.hub import HubTarget, hub_options, run
+from flotilla.cli.planning.report import OUTPUT_FORMATS
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def plan(args: tuple[str, ...]) -> None:
-    """Preview where workloads would be placed."""
-    raise click.ClickException("flotilla plan is not available yet")
+if TYPE_CHECKING:
+    from flotilla.api.scheme import GroupVersionKind
+    from flotilla.cli.planning.manifests import Manifest
+    from flotilla.cli.planning.workloads import PolicySet, WorkloadPlan
+    from flotilla.client import Client
+
+FIELD_MANAGER = "flotilla-plan"
+SELECTED_ON_HUB = "on the hub, selected by a policy in the manifests"
+_SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation")
+"""Metadata the server writes; a manifest saved from `kubectl get -o yaml` carries them, an apply must not."""
+
+
+@click.command()
+@click.option(
+    "-f",
+    "--filename",
+    "filenames",
+    multiple=True,
+    required=True,
+    help="Manifests to plan: a file, a directory of .yaml/.yml/.json files, or - for standard input.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    default=None,
+    help="Namespace of manifests that name none (default: the kubeconfig context's, else default).",
+)
+@hub_options
+def plan(
+    filenames: tuple[str, ...],
+    output: str,
+    namespace: str | None,
+    kubeconfig: Path | None,
+    context: str | None,
+) -> None:
+    """Preview where workloads would be placed, without changing anything.
+
+    Reads resource templates and (Cluster)PropagationPolicies from the manifests, matches them
+    with the policies and Clusters on the hub, and prints for every workload the policy that
+    would claim it, the clusters it would land on with the replica split, and for every cluster
+    left out the scheduler plugin and the reason that excluded it. For workloads that already
+    exist, the current placement and the change are shown too.
+
+    \b
+    Examples:
+      # Where would this Deployment and its policy go?
+      flotilla plan -f nginx.yaml --kubeconfig .flotilla/hub.kubeconfig
+    \b
+      # Every manifest of a directory, as JSON
+      flotilla plan -f manifests/ -o json
+    \b
+      # What would a changed policy do to the workloads it selects?
+      kubectl get pp nginx -o yaml | sed 's/maxGroups: 2/maxGroups: 1/' | flotilla plan -f -
+    """
+    from flotilla.cli.planning.manifests import ManifestError, read_manifests
+    from flotilla.cli.planning.report import render
+    from flotilla.cli.planning.workloads import PlanInputError
+
+    try:
+        manifests = read_manifests(filenames, sys.stdin)
+    except ManifestError as error:
+        raise click.ClickException(str(error)) from error
+    try:
+        plans = run(_plan(HubTarget(kubeconfig, context), manifests, namespace))
+    except PlanInputError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(render(plans, output), nl=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A manifest as the hub would store it (or as written, with a note saying why)."""
+
+    obj: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+
+async def _plan(
+    target: HubTarget, manifests: Sequence[Manifest], namespace: str | None
+) -> list[WorkloadPlan]:
+    from flotilla.api.karmada import constants
+    from flotilla.cli.planning.workloads import is_karmada_object, is_policy, merge_policies, plan_workload
+    from flotilla.scheduler.core.inputs import clusters_from_objects
+
+    async with target.client(field_manager=FIELD_MANAGER) as hub:
+        default_namespace = namespace or hub.config.namespace or "default"
+        prepared = _last_of_each([await _prepare(hub, item, default_namespace) for item in manifests])
+        cluster_objects, _ = await hub.list(constants.CLUSTER)
+        clusters = clusters_from_objects(sorted(cluster_objects, key=_name_of))
+        hub_policies = [
+            *(await hub.list(constants.PROPAGATION_POLICY))[0],
+            *(await hub.list(constants.CLUSTER_PROPAGATION_POLICY))[0],
+        ]
+        policies = merge_policies(hub_policies, [item.obj for item in prepared if is_policy(item.obj)])
+        templates = [item for item in prepared if not is_policy(item.obj) and not is_karmada_object(item.obj)]
+        templates.extend(await _selected_on_hub(hub, policies, [item.obj for item in templates]))
+        plans = []
+        for item in templates:
+            binding = await _binding_of(hub, item.obj)
+            plans.append(plan_workload(item.obj, policies, clusters, binding, notes=item.notes))
+        return plans
+
+
+async def _prepare(hub: Client, manifest: Manifest, default_namespace: str) -> _Prepared:
+    """The manifest after a server-side dry-run apply: the hub's defaults in, nothing stored."""
+    from flotilla.api.scheme import GroupVersionKind
+    from flotilla.client import APIStatusError, Invalid, NotFound
+    from flotilla.client.client import APPLY_PATCH
+
+    obj = dict(manifest.obj)
+    group, _, version = manifest.api_version.rpartition("/")
+    try:
+        info = await hub.resource(GroupVersionKind(group, version, manifest.kind))
+    except NotFound:
+        return _Prepared(
+            obj, (f"the hub does not serve {manifest.api_version} {manifest.kind}: planned as written",)
+        )
+    metadata = {key: value for key, value in (obj.get("metadata") or {}).items() if key not in _SERVER_FIELDS}
+    if info.namespaced:
+        metadata.setdefault("namespace", default_namespace)
+        metadata["namespace"] = metadata["namespace"] or default_namespace
+    else:
+        metadata.pop("namespace", None)
+    obj["metadata"] = metadata
+    path = info.path(str(metadata.get("namespace") or ""), quote(manifest.name, safe=""))
+    query = {"dryRun": "All", "fieldManager": FIELD_MANAGER, "force": "true"}
+    try:
+        answer = await hub.request("PATCH", path, query=query, body=obj, content_type=APPLY_PATCH)
+    except Invalid as error:
+        raise click.ClickException(
+            f"{manifest.source}: {manifest.kind} {manifest.name} would be refused by the hub: {error.message}"
+        ) from error
+    except APIStatusError as error:
+        live = await _live(hub, info.gvk, manifest.name, str(metadata.get("namespace") or ""))
+        return _Prepared(
+            _with_live_identity(obj, live),
+            (f"planned as written, without the hub's defaults: {error.message}",),
+        )
+    return _Prepared(answer if isinstance(answer, dict) else obj)
+
+
+async def _live(hub: Client, gvk: GroupVersionKind, name: str, namespace: str) -> dict[str, Any] | None:
+    from flotilla.client import APIStatusError
+
+    try:
+        return await hub.get_or_none(gvk, name, namespace)
+    except APIStatusError:
+        return None
+
+
+def _with_live_identity(obj: dict[str, Any], live: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The manifest with the live object's uid and policy claim, which an apply would keep."""
+    from flotilla.controllers.detector.claims import CLAIM_ANNOTATIONS, CLAIM_LABELS
+
+    if live is None:
+        return obj
+    live_metadata = live.get("metadata") or {}
+    metadata = dict(obj.get("metadata") or {})
+    for field in ("uid", "resourceVersion"):
+        if live_metadata.get(field):
+            metadata[field] = live_metadata[field]
+    for part, keys in (("labels", CLAIM_LABELS), ("annotations", CLAIM_ANNOTATIONS)):
+        kept = {key: value for key, value in (live_metadata.get(part) or {}).items() if key in keys}
+        if kept:
+            metadata[part] = {**kept, **(metadata.get(part) or {})}
+    return {**obj, "metadata": metadata}
+
+
+async def _selected_on_hub(
+    hub: Client, policies: PolicySet, known: Sequence[Mapping[str, Any]]
+) -> list[_Prepared]:
+    """Templates on the hub that a policy from the manifests selects and the manifests do not hold."""
+    from flotilla.api.karmada.policy import PropagationPolicy
+    from flotilla.api.scheme import GroupVersionKind
+    from flotilla.cli.planning.workloads import selects
+    from flotilla.client import NotFound
+    from flotilla.controllers.detector import watched
+
+    seen = {_identity(obj) for obj in known}
+    found: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for policy in policies.manifest_policies():
+        policy_namespace = policy.metadata.namespace or "" if isinstance(policy, PropagationPolicy) else ""
+        for selector in policy.spec.resource_selectors:
+            group, _, version = selector.api_version.rpartition("/")
+            gvk = GroupVersionKind(group, version, selector.kind)
+            try:
+                candidates, _ = await hub.list(gvk, policy_namespace or selector.namespace or "")
+            except NotFound:
+                continue
+            for obj in candidates:
+                key = _identity(obj)
+                deleting = (obj.get("metadata") or {}).get("deletionTimestamp")
+                if key in seen or deleting or not watched.is_template(obj) or not selects(policy, obj):
+                    continue
+                found[key] = obj
+    return [_Prepared(found[key], (SELECTED_ON_HUB,)) for key in sorted(found)]
+
+
+async def _binding_of(hub: Client, template: Mapping[str, Any]) -> dict[str, Any] | None:
+    from flotilla.controllers.detector.binding import binding_kind, binding_name_of
+
+    namespace = str((template.get("metadata") or {}).get("namespace") or "")
+    return await hub.get_or_none(binding_kind(template), binding_name_of(template), namespace)
+
+
+def _last_of_each(items: Iterable[_Prepared]) -> list[_Prepared]:
+    """One entry per object, the last one given (as applying them in order would leave it)."""
+    chosen: dict[tuple[str, str, str, str], _Prepared] = {}
+    for item in items:
+        key = _identity(item.obj)
+        chosen.pop(key, None)
+        chosen[key] = item
+    return list(chosen.values())
+
+
+def _identity(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    metadata = obj.get("metadata") or {}
+    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
+    return (
+        group,
+        str(obj.get("kind") or ""),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name")),
+    )
+
+
+def _name_of(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")

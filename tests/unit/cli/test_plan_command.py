@@ -1,0 +1,71 @@
+"""The `flotilla plan` command: its help, and one-line errors with exit code 1 before any plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from flotilla.cli.main import cli
+
+DEPLOYMENT = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n"
+
+
+def unreachable_kubeconfig(path: Path) -> Path:
+    """A kubeconfig for a hub nobody listens for (port 1 on loopback refuses at once)."""
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {"name": "hub", "cluster": {"server": "https://127.0.0.1:1", "insecure-skip-tls-verify": True}}
+        ],
+        "users": [{"name": "admin", "user": {"token": "not-a-real-token"}}],
+        "contexts": [{"name": "hub", "context": {"cluster": "hub", "user": "admin"}}],
+        "current-context": "hub",
+    }
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_help_explains_the_preview_with_examples() -> None:
+    """`--help` has an Examples block and lists the options."""
+    result = CliRunner().invoke(cli, ["plan", "--help"])
+    assert result.exit_code == 0
+    assert "Examples:" in result.output
+    for option in ("--filename", "--output", "--kubeconfig", "--context", "--namespace"):
+        assert option in result.output
+
+
+def test_without_manifests_it_is_a_usage_error() -> None:
+    """`-f` is required; click reports the usage error with exit code 2."""
+    result = CliRunner().invoke(cli, ["plan"])
+    assert result.exit_code == 2
+    assert "--filename" in result.output
+
+
+def test_an_unreadable_manifest_is_a_one_line_error(tmp_path: Path) -> None:
+    """Bad YAML stops the plan before the hub is asked: one `Error:` line, exit code 1."""
+    manifest = tmp_path / "bad.yaml"
+    manifest.write_text("kind: [unclosed")
+    result = CliRunner().invoke(
+        cli, ["plan", "-f", str(manifest), "--kubeconfig", str(unreachable_kubeconfig(tmp_path / "k"))]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {manifest}: not valid YAML")
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_an_unreachable_hub_is_a_one_line_error(tmp_path: Path) -> None:
+    """A hub that does not answer is exit code 1 with one line, never a traceback."""
+    manifest = tmp_path / "web.yaml"
+    manifest.write_text(DEPLOYMENT)
+    result = CliRunner().invoke(
+        cli, ["plan", "-f", str(manifest), "--kubeconfig", str(unreachable_kubeconfig(tmp_path / "k"))]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: ")
+    assert "127.0.0.1:1" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert isinstance(result.exception, SystemExit)  # click's clean exit, not an escaped error

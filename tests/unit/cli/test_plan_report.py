@@ -1,0 +1,226 @@
+"""`flotilla plan` output compared with golden files, and the data forms' shape.
+
+Set FLOTILLA_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change of layout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from flotilla.cli.planning.report import render, table
+from flotilla.cli.planning.workloads import WorkloadPlan, merge_policies, plan_workload
+from flotilla.scheduler.core.inputs import ClusterInfo
+
+GOLDEN = Path(__file__).parent / "golden"
+UNSCHEDULABLE = {"key": "cluster.karmada.io/unschedulable", "effect": "NoSchedule"}
+
+
+def cluster(name: str, region: str, taints: list[dict[str, str]] | None = None) -> ClusterInfo:
+    return ClusterInfo.from_object(
+        {
+            "metadata": {"name": name},
+            "spec": {"region": region, "taints": taints or []},
+            "status": {
+                "apiEnablements": [
+                    {"groupVersion": "apps/v1", "resources": [{"kind": "Deployment"}]},
+                    {"groupVersion": "v1", "resources": [{"kind": "ConfigMap"}]},
+                ],
+                "resourceSummary": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "20"}},
+            },
+        }
+    )
+
+
+CLUSTERS = [
+    cluster("member1", "region-a"),
+    cluster("member2", "region-a"),
+    cluster("member3", "region-b", [UNSCHEDULABLE]),
+    cluster("member4", "region-c"),
+]
+
+
+def template(kind: str, name: str, replicas: int | None = None, uid: str = "") -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "apiVersion": "apps/v1" if kind == "Deployment" else "v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": "shop", **({"uid": uid} if uid else {})},
+    }
+    if replicas is not None:
+        obj["spec"] = {
+            "replicas": replicas,
+            "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}},
+        }
+    return obj
+
+
+def policy(name: str, target_kind: str, target: str, placement: dict[str, Any]) -> dict[str, Any]:
+    api_version = "apps/v1" if target_kind == "Deployment" else "v1"
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": name, "namespace": "shop"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": api_version, "kind": target_kind, "name": target}],
+            "placement": placement,
+        },
+    }
+
+
+DIVIDED = {"replicaScheduling": {"replicaSchedulingType": "Divided"}}
+BY_AVAILABLE = {
+    "replicaScheduling": {
+        "replicaSchedulingType": "Divided",
+        "weightPreference": {"dynamicWeight": "AvailableReplicas"},
+    }
+}
+
+
+def new_workloads() -> list[WorkloadPlan]:
+    """A divided Deployment with a tainted cluster, a region spread, a duplicated ConfigMap, no policy."""
+    policies = merge_policies(
+        [],
+        [
+            policy("web", "Deployment", "web", DIVIDED),
+            policy(
+                "api",
+                "Deployment",
+                "api",
+                {
+                    "spreadConstraints": [
+                        {"spreadByField": "region", "minGroups": 2, "maxGroups": 2},
+                        {"spreadByField": "cluster", "minGroups": 2, "maxGroups": 2},
+                    ],
+                    **BY_AVAILABLE,
+                },
+            ),
+            policy(
+                "settings",
+                "ConfigMap",
+                "settings",
+                {"clusterAffinity": {"clusterNames": ["member1", "member4"]}},
+            ),
+        ],
+    )
+    return [
+        plan_workload(template("Deployment", "web", 4), policies, CLUSTERS),
+        plan_workload(template("Deployment", "api", 4), policies, CLUSTERS),
+        plan_workload(template("ConfigMap", "settings"), policies, CLUSTERS),
+        plan_workload(template("Deployment", "lonely", 1), policies, CLUSTERS),
+    ]
+
+
+def existing_workloads() -> list[WorkloadPlan]:
+    """Workloads already bound: one moved by a narrower policy, one unchanged, one unschedulable."""
+    hub_policies = [
+        {**policy("stay", "Deployment", "stay", DIVIDED), "metadata": {"name": "stay", "namespace": "shop"}},
+    ]
+    manifests = [
+        policy("move", "Deployment", "move", {"clusterAffinity": {"clusterNames": ["member2"]}, **DIVIDED}),
+        policy(
+            "stuck",
+            "Deployment",
+            "stuck",
+            {
+                "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 5, "maxGroups": 5}],
+                **BY_AVAILABLE,
+            },
+        ),
+    ]
+    policies = merge_policies(hub_policies, manifests)
+
+    def bound(name: str, clusters: dict[str, int], placement: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "metadata": {
+                "name": f"{name}-deployment",
+                "namespace": "shop",
+                "uid": f"{name}-binding",
+                "ownerReferences": [{"uid": f"{name}-uid", "controller": True}],
+                "annotations": {"policy.karmada.io/applied-placement": json.dumps(placement)},
+            },
+            "spec": {
+                "replicas": sum(clusters.values()),
+                "clusters": [{"name": k, "replicas": v} for k, v in clusters.items()],
+            },
+        }
+
+    return [
+        plan_workload(
+            template("Deployment", "move", 2, uid="move-uid"),
+            policies,
+            CLUSTERS,
+            bound("move", {"member1": 1, "member2": 1}, DIVIDED),
+        ),
+        plan_workload(
+            template("Deployment", "stay", 2, uid="stay-uid"),
+            policies,
+            CLUSTERS,
+            bound("stay", {"member1": 1, "member4": 1}, DIVIDED),
+        ),
+        plan_workload(
+            template("Deployment", "stuck", 2, uid="stuck-uid"),
+            policies,
+            CLUSTERS,
+            bound("stuck", {"member1": 2}, DIVIDED),
+        ),
+    ]
+
+
+def assert_golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("FLOTILLA_UPDATE_GOLDEN"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(actual)
+    assert actual == path.read_text(), f"{name} differs from the golden file"
+
+
+@pytest.mark.parametrize(
+    ("golden", "plans"),
+    [("plan_new.txt", new_workloads), ("plan_existing.txt", existing_workloads)],
+)
+def test_text_output_matches_the_golden_file(golden: str, plans: Any) -> None:
+    """The describe-like text layout, cluster table and decisions are exactly as recorded."""
+    assert_golden(golden, render(plans(), "text"))
+
+
+def test_json_output_matches_the_golden_file() -> None:
+    """The JSON form holds the same plan as data, placement in spec.clusters form."""
+    assert_golden("plan_existing.json", render(existing_workloads(), "json"))
+
+
+def test_yaml_and_json_hold_the_same_document() -> None:
+    """Both data forms decode to one document."""
+    plans = new_workloads()
+    assert yaml.safe_load(render(plans, "yaml")) == json.loads(render(plans, "json"))
+
+
+def test_the_placement_is_written_like_spec_clusters() -> None:
+    """Replica counts per cluster come as `{name, replicas}` entries, sorted by cluster name."""
+    web = json.loads(render(new_workloads(), "json"))["workloads"][0]
+    assert sorted(item["name"] for item in web["placement"]) == ["member1", "member2", "member4"]
+    assert sum(item["replicas"] for item in web["placement"]) == 4
+    assert web["policy"] == {
+        "kind": "PropagationPolicy",
+        "namespace": "shop",
+        "name": "web",
+        "source": "manifests",
+    }
+
+
+def test_no_workloads_say_so() -> None:
+    """An empty plan is one explanatory line, not an empty output."""
+    assert render([], "text") == "No workloads in the manifests.\n"
+
+
+def test_table_columns_are_three_spaces_apart_without_trailing_blanks() -> None:
+    """Cells are padded to the widest cell of their column, like kubectl's tabwriter."""
+    assert table([["CLUSTER", "PLANNED"], ["m1", "10"], ["member-two", "-"]]) == [
+        "CLUSTER      PLANNED",
+        "m1           10",
+        "member-two   -",
+    ]
