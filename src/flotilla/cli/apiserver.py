@@ -118,6 +118,14 @@ class Component(Protocol):
     show_default=True,
     help="Seconds before a non-watch request is answered 504 Timeout (0: never).",
 )
+@click.option(
+    "--cluster-acceptance",
+    type=click.Choice(["auto", "manual"]),
+    default="auto",
+    show_default=True,
+    help="Pull clusters registering with a bootstrap token: accepted at once (auto), or once an "
+    "operator runs `flotilla accept NAME` (manual).",
+)
 @click.option("--log-level", default="info", show_default=True)
 def apiserver(
     data_dir: Path,
@@ -136,6 +144,7 @@ def apiserver(
     max_requests_inflight: int,
     max_mutating_requests_inflight: int,
     request_timeout: float,
+    cluster_acceptance: str,
     log_level: str,
 ) -> None:
     """Serve the Kubernetes API (HTTPS; client certificates or bearer tokens) from a SQLite store in DATA_DIR.
@@ -146,6 +155,7 @@ def apiserver(
       kubectl --kubeconfig .flotilla/hub/admin.kubeconfig api-resources
     """
     from flotilla.apiserver.audit import AuditLevel, AuditSettings
+    from flotilla.apiserver.certificates.acceptance import CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance
     from flotilla.apiserver.context import APISettings
     from flotilla.apiserver.limits import LimitSettings
     from flotilla.apiserver.server import APIServer, ServerSettings
@@ -175,6 +185,7 @@ def apiserver(
         ),
     )
     server = APIServer(settings)
+    server.context.extras[CLUSTER_ACCEPTANCE_EXTRA] = ClusterAcceptance(cluster_acceptance)
     run_until_signalled(
         server, lambda: f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})"
     )

@@ -18,6 +18,15 @@ is an agent request and comes from someone entitled to one:
 It approves through the `approval` subresource with reason `AutoApproved`, as the server's own user.
 Requests it does not recognise, or from someone not entitled, are left for a human (`kubectl
 certificate approve`); the signer (`signer.py`) then issues the approved ones.
+
+On a hub (a server that serves Karmada's Cluster), a request that is not a renewal registers a Pull
+cluster, named by the common name after the prefix. Before approving it the approver accepts the
+registration (`acceptance.py`): it creates the Cluster and the agent's RBAC objects. A registration
+whose name is taken by another cluster (`registration_conflict`) is denied, with reason
+`ClusterRegistrationRefused` and the conflict as message, so `flotilla register` can say why. With
+manual acceptance, registrations by bootstrap identities stay pending for `flotilla accept`; those
+by users RBAC allows `certificatesigningrequests/clusteragent` are the operator's own consent and are
+accepted as in auto mode. Renewals are always approved.
 """
 
 from __future__ import annotations
@@ -27,8 +36,21 @@ from typing import Any
 import structlog
 from cryptography import x509
 
+from flotilla.api.karmada.agentrbac import AGENT_GROUP, AGENT_USER_PREFIX, cluster_of_agent
+from flotilla.api.karmada.registration import (
+    REGISTRATION_REFUSED,
+    cluster_name_problems,
+    registration_conflict,
+)
 from flotilla.apiserver.admission import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
+from flotilla.apiserver.certificates.acceptance import (
+    ClusterAcceptance,
+    accept_registration,
+    acceptance_mode,
+    existing_cluster,
+    serves_clusters,
+)
 from flotilla.apiserver.certificates.approval import write_approval
 from flotilla.apiserver.certificates.signingrequests import (
     APPROVED,
@@ -53,8 +75,6 @@ from flotilla.apiserver.watchcache import CachedObject, CacheEvent
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
 
-AGENT_GROUP = "system:karmada:agents"
-AGENT_USER_PREFIX = "system:karmada:agent:"
 BOOTSTRAPPERS = "system:bootstrappers"
 AGENT_USAGES = frozenset({"digital signature", "key encipherment", "client auth"})
 AGENT_USAGES_WITHOUT_KEY_ENCIPHERMENT = frozenset({"digital signature", "client auth"})
@@ -145,19 +165,48 @@ class AgentCSRApprover(InProcessController):
 
     async def reconcile(self, key: Any) -> float | None:
         current = self.ctx.store.get(self.served, "", str(key))
-        if current is None or not approval_message(self.ctx, current.obj):
+        if current is None:
             return None
+        message = approval_message(self.ctx, current.obj)
+        if not message:
+            return None
+        registration = message == AGENT_MESSAGE and serves_clusters(self.ctx)
+        if registration and not await self._accept(str(key), current.obj):
+            return None
+        await self._decide(str(key), APPROVED, REASON, message)
+        log.info("certificates.csr.auto_approved", name=str(key), requester=requester(current.obj).username)
+        return None
 
-        def approve(live: CachedObject) -> dict[str, Any]:
-            message = approval_message(self.ctx, live.obj)
-            if not message:  # decided by someone else meanwhile: leave it as it is
+    async def _accept(self, key: str, csr: dict[str, Any]) -> bool:
+        """Accept the registration this request makes; False when it is denied or left to an operator."""
+        request = parse_request(csr)
+        assert request is not None  # approval_message parsed it
+        name = cluster_of_agent(common_name(request)) or ""
+        annotations = (csr.get("metadata") or {}).get("annotations") or {}
+        problems = cluster_name_problems(name)
+        refusal = (
+            f"{name!r} cannot name a cluster: {'; '.join(problems)}"
+            if problems
+            else registration_conflict(name, existing_cluster(self.ctx, name), annotations)
+        )
+        if refusal:
+            await self._decide(key, DENIED, REGISTRATION_REFUSED, refusal)
+            log.info("certificates.registration.refused", name=key, cluster=name, reason=refusal)
+            return False
+        if acceptance_mode(self.ctx) is ClusterAcceptance.MANUAL and is_bootstrapper(requester(csr)):
+            log.info("certificates.registration.waiting_for_operator", name=key, cluster=name)
+            return False
+        await accept_registration(self.ctx, name, annotations)
+        return True
+
+    async def _decide(self, key: str, kind: str, reason: str, message: str) -> None:
+        def decided(live: CachedObject) -> dict[str, Any]:
+            if not approval_message(self.ctx, live.obj):  # decided by someone else meanwhile
                 return live.obj
-            added = {"type": APPROVED, "status": "True", "reason": REASON, "message": message}
+            added = {"type": kind, "status": "True", "reason": reason, "message": message}
             return {
                 **live.obj,
                 "status": {**(live.obj.get("status") or {}), "conditions": [*conditions(live.obj), added]},
             }
 
-        await write_approval(self.ctx, self.served, str(key), self.options, approve)
-        log.info("certificates.csr.auto_approved", name=str(key), requester=requester(current.obj).username)
-        return None
+        await write_approval(self.ctx, self.served, key, self.options, decided)

@@ -1,0 +1,99 @@
+"""Accepting a Pull cluster's registration on the hub: the mode, and what accepting creates.
+
+A member registers by asking, with a bootstrap token, for its agent's certificate (see
+`flotilla.api.karmada.registration`). The hub runs in one of two acceptance modes, chosen with
+`flotilla apiserver --cluster-acceptance`:
+
+- `auto` (the default, Karmada's behaviour): the agent approver accepts a valid registration at once;
+- `manual` (OCM's double handshake): registrations from bootstrap tokens wait, pending, until an
+  operator runs `flotilla accept NAME`, which does over the API what `accept_registration` does here.
+
+Accepting creates, in this order, the namespaces the agent's Roles live in, the Cluster (syncMode
+Pull) unless it is there already, and the agent's RBAC objects (`agent_rbac_objects`), so that when
+the certificate is issued the agent's identity can already do its work. Every step is idempotent:
+an interrupted acceptance is finished by the approver's retry.
+
+The mode travels in the context's extras (`CLUSTER_ACCEPTANCE_EXTRA`), set by the command before the
+server starts; absent means `auto`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+
+from flotilla.api.karmada.agentrbac import agent_namespaces, agent_rbac_objects
+from flotilla.api.karmada.constants import CLUSTER
+from flotilla.api.karmada.registration import pull_cluster
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.apiserver import errors
+from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.localclient import LocalClient
+
+log = structlog.get_logger("flotilla.apiserver.certificates")
+
+CLUSTER_ACCEPTANCE_EXTRA = "cluster-acceptance"
+MANAGER = "cluster-acceptance"
+
+
+class ClusterAcceptance(enum.StrEnum):
+    AUTO = "auto"
+    MANUAL = "manual"
+
+
+def acceptance_mode(ctx: APIContext) -> ClusterAcceptance:
+    """The hub's acceptance mode (auto unless the command set manual)."""
+    return ClusterAcceptance(ctx.extras.get(CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance.AUTO))
+
+
+def serves_clusters(ctx: APIContext) -> bool:
+    """Whether this server is a hub (serves Karmada's Cluster): only a hub accepts registrations."""
+    return ctx.registry.by_kind(CLUSTER) is not None
+
+
+def existing_cluster(ctx: APIContext, name: str) -> dict[str, Any] | None:
+    return LocalClient(ctx, MANAGER).peek(CLUSTER, "", name)
+
+
+async def accept_registration(ctx: APIContext, name: str, annotations: Mapping[str, Any]) -> None:
+    """Create what the agent of cluster `name` needs on the hub: namespaces, its Cluster, its RBAC."""
+    client = LocalClient(ctx, MANAGER)
+    for namespace in agent_namespaces(name):
+        with contextlib.suppress(errors.AlreadyExists):
+            await client.create(GroupVersionKind("", "v1", "Namespace"), namespace)
+    if client.peek(CLUSTER, "", name) is None:
+        await client.create(CLUSTER, pull_cluster(name, annotations))
+        log.info("certificates.registration.cluster_created", cluster=name)
+    for obj in agent_rbac_objects(name):
+        await _ensure(client, obj)
+
+
+async def _ensure(client: LocalClient, wanted: dict[str, Any]) -> None:
+    """Create an RBAC object, or make an existing one's rules, subjects and labels the wanted ones."""
+    api_version: str = wanted["apiVersion"]
+    group, version = api_version.split("/")
+    gvk = GroupVersionKind(group, version, wanted["kind"])
+    meta = wanted["metadata"]
+    namespace = meta.get("namespace", "")
+    current = client.peek(gvk, namespace, meta["name"])
+    if current is None:
+        with contextlib.suppress(errors.AlreadyExists):  # created meanwhile: the next pass checks it
+            await client.create(gvk, wanted)
+        return
+    fields = [field for field in ("rules", "subjects") if field in wanted]
+    labels = {**((current.get("metadata") or {}).get("labels") or {}), **(meta.get("labels") or {})}
+    if all(current.get(field) == wanted[field] for field in fields) and labels == (
+        (current.get("metadata") or {}).get("labels") or {}
+    ):
+        return
+
+    def change(obj: dict[str, Any]) -> None:
+        for field in fields:
+            obj[field] = wanted[field]
+        obj["metadata"]["labels"] = labels
+
+    await client.mutate(gvk, namespace, meta["name"], change)

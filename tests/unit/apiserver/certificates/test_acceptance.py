@@ -1,0 +1,164 @@
+"""Registrations through an in-memory hub: auto and manual acceptance, conflicts, renewals."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from flotilla.api.karmada.constants import CLUSTER
+from flotilla.api.karmada.registration import registration_annotations
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.apiserver.admission.attributes import UserInfo
+from flotilla.apiserver.certificates.acceptance import CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance
+from flotilla.apiserver.certificates.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
+from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.karmadacrds.install import install_karmada_crds
+from flotilla.apiserver.pki import create_ca
+from flotilla.storage.memory import MemoryBackend
+from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
+from tests.unit.apiserver.certificates.test_flow import create_as, eventually, stored
+
+BOOTSTRAP = UserInfo("system:bootstrap:abcdef", ("system:bootstrappers", "system:authenticated"))
+AGENTS = ("system:karmada:agents",)
+ROLE = GroupVersionKind("rbac.authorization.k8s.io", "v1", "Role")
+CLUSTER_ROLE_BINDING = GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding")
+
+
+async def _hub(mode: ClusterAcceptance) -> EmbeddedAPI:
+    server = EmbeddedAPI(MemoryBackend())
+    cert, key = create_ca("test-ca", datetime.now(UTC))
+    server.context.extras[SIGNING_AUTHORITY_EXTRA] = SigningAuthority(cert, key)
+    server.context.extras[CLUSTER_ACCEPTANCE_EXTRA] = mode
+    await server.start()
+    await install_karmada_crds(server.context)
+    return server
+
+
+@pytest.fixture
+async def hub() -> AsyncIterator[EmbeddedAPI]:
+    server = await _hub(ClusterAcceptance.AUTO)
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+@pytest.fixture
+async def manual_hub() -> AsyncIterator[EmbeddedAPI]:
+    server = await _hub(ClusterAcceptance.MANUAL)
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def registration(name: str, cluster: str, cluster_id: str, region: str = "") -> dict[str, Any]:
+    request = certificate_request(f"system:karmada:agent:{cluster}", AGENTS)
+    body = signing_request(name, request, usages=AGENT_USAGES)
+    body["metadata"]["annotations"] = registration_annotations(cluster_id, "cloud", region, ["z1", "z2"])
+    return body
+
+
+def conditions(api: EmbeddedAPI, name: str) -> list[dict[str, Any]]:
+    return list((stored(api, name).get("status") or {}).get("conditions") or [])
+
+
+async def test_auto_acceptance_creates_the_pull_cluster_and_rbac_before_issuing(hub: EmbeddedAPI) -> None:
+    """A bootstrap registration gets its Cluster (from the annotations) and RBAC, then its certificate."""
+    await create_as(hub, BOOTSTRAP, registration("agent-east", "east", "id-1", region="eu"))
+    await eventually(lambda: (stored(hub, "agent-east").get("status") or {}).get("certificate"))
+    cluster = hub.client("test").get(CLUSTER, "", "east")
+    assert cluster is not None
+    spec = cluster["spec"]
+    assert (spec["syncMode"], spec["id"], spec["region"], spec["provider"], spec["zones"]) == (
+        "Pull",
+        "id-1",
+        "eu",
+        "cloud",
+        ["z1", "z2"],
+    )
+    assert hub.client("test").get(ROLE, "karmada-es-east", "system:karmada:agent:east") is not None
+    assert hub.client("test").get(CLUSTER_ROLE_BINDING, "", "system:karmada:agent:east") is not None
+
+
+async def test_a_name_taken_by_another_member_is_denied_with_the_reason(hub: EmbeddedAPI) -> None:
+    """A second member registering an existing Pull cluster's name under another id is Denied, not issued."""
+    await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
+    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+    await create_as(hub, BOOTSTRAP, registration("second", "east", "id-2"))
+    (denied,) = await eventually(lambda: conditions(hub, "second"))
+    assert (denied["type"], denied["reason"]) == ("Denied", "ClusterRegistrationRefused")
+    assert "already registered by another member" in denied["message"]
+    assert "id-1" in denied["message"]
+    assert "id-2" in denied["message"]
+
+
+async def test_the_same_member_registering_again_is_accepted(hub: EmbeddedAPI) -> None:
+    """Same name and same cluster id (a member that lost its data directory) is approved again."""
+    await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
+    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+    await create_as(hub, BOOTSTRAP, registration("again", "east", "id-1"))
+    await eventually(lambda: (stored(hub, "again").get("status") or {}).get("certificate"))
+
+
+async def test_a_push_cluster_s_name_cannot_be_registered(hub: EmbeddedAPI) -> None:
+    """A registration under the name of a joined Push cluster is Denied."""
+    push = {
+        "apiVersion": "cluster.karmada.io/v1alpha1",
+        "kind": "Cluster",
+        "metadata": {"name": "west"},
+        "spec": {"syncMode": "Push", "apiEndpoint": "https://10.0.0.1:6443"},
+    }
+    await hub.client("test").create(CLUSTER, push)
+    await create_as(hub, BOOTSTRAP, registration("west-agent", "west", "id-9"))
+    (denied,) = await eventually(lambda: conditions(hub, "west-agent"))
+    assert denied["type"] == "Denied"
+    assert "already joined in Push mode" in denied["message"]
+
+
+async def test_manual_acceptance_leaves_bootstrap_registrations_pending(manual_hub: EmbeddedAPI) -> None:
+    """With manual acceptance nothing is created and the request stays undecided."""
+    await create_as(manual_hub, BOOTSTRAP, registration("agent-east", "east", "id-1"))
+    # Reconcile it here as well, so the check below follows the approver's decision.
+    await manual_hub.controllers.certificates.approver.reconcile("agent-east")
+    assert conditions(manual_hub, "agent-east") == []
+    assert manual_hub.client("test").get(CLUSTER, "", "east") is None
+
+
+async def test_renewals_are_approved_even_with_manual_acceptance(manual_hub: EmbeddedAPI) -> None:
+    """An agent renewing its own certificate (selfclusteragent) needs no operator."""
+    await manual_hub.client("test").create(
+        GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRole"),
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": "renew"},
+            "rules": [
+                {
+                    "apiGroups": ["certificates.k8s.io"],
+                    "resources": ["certificatesigningrequests/selfclusteragent"],
+                    "verbs": ["create"],
+                }
+            ],
+        },
+    )
+    await manual_hub.client("test").create(
+        CLUSTER_ROLE_BINDING,
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": "renew"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "renew"},
+            "subjects": [
+                {"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "system:karmada:agents"}
+            ],
+        },
+    )
+    agent = UserInfo("system:karmada:agent:east", ("system:karmada:agents", "system:authenticated"))
+    await create_as(manual_hub, agent, registration("renewal", "east", "id-1"))
+    await eventually(lambda: (stored(manual_hub, "renewal").get("status") or {}).get("certificate"))
+    (approved,) = conditions(manual_hub, "renewal")
+    assert approved["message"] == "Auto approving self karmada agent certificate after SubjectAccessReview."
