@@ -6,16 +6,20 @@ DATA_DIR ?= .flotilla
 
 .PHONY: up test lint install bench clean
 
+# Two install levels: what running Flotilla needs (`make up`), and the test and lint tools on top.
 $(BIN)/flotilla: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e .
 	@touch $@
 
-install: $(BIN)/flotilla
+$(VENV)/.dev-installed: $(BIN)/flotilla
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.dev-installed
 
 # A hub with three simulated members in the foreground (Ctrl-C stops it); UP_ARGS adds flags of `flotilla up`.
-up: install
+up: $(BIN)/flotilla
 	$(BIN)/flotilla up --data-dir $(DATA_DIR) $(UP_ARGS)
 
 test: install
