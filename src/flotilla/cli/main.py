@@ -2,33 +2,60 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
 import click
 
 from flotilla import __version__
-from flotilla.cli.accept import accept
-from flotilla.cli.agent import agent
-from flotilla.cli.apiserver import apiserver
-from flotilla.cli.apply import apply
-from flotilla.cli.certs import certs
-from flotilla.cli.completion import completion
-from flotilla.cli.controllermanager import controller_manager
-from flotilla.cli.cordon import cordon, taint, uncordon
-from flotilla.cli.describe import describe
-from flotilla.cli.get import get
-from flotilla.cli.join import join, unjoin
-from flotilla.cli.plan import plan
-from flotilla.cli.promote import promote
-from flotilla.cli.register import register
-from flotilla.cli.secrets import secrets
-from flotilla.cli.sim import sim
-from flotilla.cli.token import token
-from flotilla.cli.up import down, up
+
+COMMANDS: dict[str, str] = {
+    "up": "flotilla.cli.up:up",
+    "down": "flotilla.cli.up:down",
+    "get": "flotilla.cli.get:get",
+    "describe": "flotilla.cli.describe:describe",
+    "apply": "flotilla.cli.apply:apply",
+    "promote": "flotilla.cli.promote:promote",
+    "plan": "flotilla.cli.plan:plan",
+    "cordon": "flotilla.cli.cordon:cordon",
+    "uncordon": "flotilla.cli.cordon:uncordon",
+    "taint": "flotilla.cli.cordon:taint",
+    "join": "flotilla.cli.join:join",
+    "unjoin": "flotilla.cli.join:unjoin",
+    "token": "flotilla.cli.token:token",
+    "register": "flotilla.cli.register:register",
+    "accept": "flotilla.cli.accept:accept",
+    "agent": "flotilla.cli.agent:agent",
+    "apiserver": "flotilla.cli.apiserver:apiserver",
+    "controller-manager": "flotilla.cli.controllermanager:controller_manager",
+    "sim": "flotilla.cli.sim:sim",
+    "certs": "flotilla.cli.certs:certs",
+    "secrets": "flotilla.cli.secrets:secrets",
+    "completion": "flotilla.cli.completion:completion",
+}
+"""Every command and where it lives: a verb imports its module (and its dependencies) only when run."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use, so `flotilla get` does not load the server."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(
+    cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110}
+)
 @click.version_option(__version__, prog_name="flotilla")
 def cli() -> None:
     """Flotilla: one Kubernetes-native hub for many clusters, with Karmada's API.
@@ -43,30 +70,6 @@ def cli() -> None:
       flotilla plan -f nginx.yaml                      # where it would land, and why not elsewhere
       flotilla down                                    # stop what `up` started
     """
-
-
-cli.add_command(up)
-cli.add_command(down)
-cli.add_command(get)
-cli.add_command(describe)
-cli.add_command(apply)
-cli.add_command(promote)
-cli.add_command(plan)
-cli.add_command(cordon)
-cli.add_command(uncordon)
-cli.add_command(taint)
-cli.add_command(join)
-cli.add_command(unjoin)
-cli.add_command(token)
-cli.add_command(register)
-cli.add_command(accept)
-cli.add_command(agent)
-cli.add_command(apiserver)
-cli.add_command(controller_manager)
-cli.add_command(sim)
-cli.add_command(certs)
-cli.add_command(secrets)
-cli.add_command(completion)
 
 
 def main() -> None:
