@@ -26,6 +26,7 @@ metadata: {name: pod-reader, namespace: a}
 rules:
 - {apiGroups: [""], resources: [pods], verbs: [get, list, watch]}
 - {apiGroups: [rbac.authorization.k8s.io], resources: [roles], verbs: [create]}
+- {apiGroups: [""], resources: [configmaps], resourceNames: [mine], verbs: [get, list, watch]}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -83,6 +84,30 @@ def test_a_user_bound_to_a_role_lists_pods_there_and_is_forbidden_elsewhere(jane
         'Error from server (Forbidden): pods is forbidden: User "jane" cannot list resource "pods" '
         'in API group "" in the namespace "b"'
     ) in refused.stderr
+
+
+def test_a_name_field_selector_authorizes_a_list_as_a_read_of_that_object(jane: Kubectl) -> None:
+    """With get/list/watch on one ConfigMap by name, jane lists it by `metadata.name`, not the rest."""
+    pinned = jane.run("get", "configmaps", "-n", "a", "--field-selector", "metadata.name=mine")
+    assert pinned.returncode == 0, pinned.stderr
+    watched = jane.run(
+        "get",
+        "configmaps",
+        "-n",
+        "a",
+        "--field-selector",
+        "metadata.name=mine",
+        "--watch-only",
+        "--request-timeout",
+        "1s",
+        check=False,
+    )
+    assert "Forbidden" not in watched.stderr
+    everything = jane.run("get", "configmaps", "-n", "a", check=False)
+    assert everything.returncode == 1
+    assert 'cannot list resource "configmaps"' in everything.stderr
+    other = jane.run("get", "configmaps", "-n", "a", "--field-selector", "metadata.name=theirs", check=False)
+    assert 'configmaps "theirs" is forbidden' in other.stderr
 
 
 def test_auth_can_i_answers_yes_where_bound_and_no_elsewhere(jane: Kubectl) -> None:

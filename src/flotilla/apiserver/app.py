@@ -27,10 +27,29 @@ log = structlog.get_logger("flotilla.apiserver")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+def selected_name(field_selector: str) -> str:
+    """The name a `metadata.name=X` field selector pins a list or watch to ("" if it does not).
+
+    kube-apiserver authorizes such a list or watch as a request on object X, so a Role limited by
+    `resourceNames` lets its holder watch the objects it may get (an agent watching its own Cluster).
+    """
+    name = ""
+    for requirement in field_selector.split(","):
+        field, _, value = requirement.partition("==") if "==" in requirement else requirement.partition("=")
+        if field.strip() == "metadata.name":
+            if name and name != value.strip():
+                return ""  # two different names select nothing; authorize as the collection
+            name = value.strip()
+    return name
+
+
 def _attributes(request: web.Request, user: UserInfo) -> AuthorizationAttributes:
     info = parse_request_info(request.path, request.method, request.query)
     if info is None:
         return AuthorizationAttributes(user, request.method.lower(), False, path=request.path)
+    name = info.name
+    if not name and info.verb in ("list", "watch"):
+        name = selected_name(request.query.get("fieldSelector", ""))
     return AuthorizationAttributes(
         user,
         info.verb,
@@ -40,7 +59,7 @@ def _attributes(request: web.Request, user: UserInfo) -> AuthorizationAttributes
         info.resource,
         info.subresource,
         info.namespace,
-        info.name,
+        name,
         request.path,
     )
 
