@@ -63,7 +63,13 @@ def token() -> None:
 def create(
     kubeconfig: Path | None, context: str | None, ttl: str, description: str, print_register_command: bool
 ) -> None:
-    """Create a bootstrap token on the hub and print it."""
+    """Create a bootstrap token on the hub and print it.
+
+    \b
+    Examples:
+      flotilla token create --ttl 2h --print-register-command
+      flotilla token create --description "edge site 12"
+    """
     try:
         lifetime = parse_duration(ttl)
     except ValueError as exc:
@@ -96,7 +102,12 @@ def create(
 @token.command("list")
 @hub_options
 def list_tokens(kubeconfig: Path | None, context: str | None) -> None:
-    """List the bootstrap tokens on the hub."""
+    """List the bootstrap tokens on the hub.
+
+    \b
+    Example:
+      flotilla token list --kubeconfig .flotilla/hub.kubeconfig
+    """
     target = HubTarget(kubeconfig, context)
 
     async def read() -> list[dict[str, object]]:
@@ -116,7 +127,12 @@ def list_tokens(kubeconfig: Path | None, context: str | None) -> None:
 @hub_options
 @click.argument("tokens", nargs=-1, required=True, metavar="ID|ID.SECRET...")
 def delete(kubeconfig: Path | None, context: str | None, tokens: tuple[str, ...]) -> None:
-    """Delete bootstrap tokens (by id, or the whole token) so they can no longer register anything."""
+    """Delete bootstrap tokens (by id, or the whole token) so they can no longer register anything.
+
+    \b
+    Example:
+      flotilla token delete abcdef
+    """
     try:
         token_ids = [token_id_of(text) for text in tokens]
     except ValueError as exc:
