@@ -32,6 +32,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from flotilla.api.duration import short_human_duration
 from flotilla.apiserver import pki
 
 log = structlog.get_logger("flotilla.apiserver.certs")
@@ -72,22 +73,8 @@ def check_expiration(paths: pki.PKIPaths) -> tuple[list[CertificateExpiry], list
 
 
 def residual_time(not_after: datetime, now: datetime) -> str:
-    """Time left the way kubectl and kubeadm shorten durations: 59s, 59m, 23h, 364d, 9y."""
-    seconds = int((not_after - now).total_seconds())
-    if seconds < -1:
-        return "<invalid>"
-    if seconds < 0:
-        return "0s"
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m"
-    hours = seconds // 3600
-    if hours < 24:
-        return f"{hours}h"
-    if hours < 24 * 365:
-        return f"{hours // 24}d"
-    return f"{hours // (24 * 365)}y"
+    """Time left the way kubeadm shortens durations: 59s, 59m, 23h, 364d, 9y."""
+    return short_human_duration(not_after - now)
 
 
 def _expires(entry: CertificateExpiry) -> str:

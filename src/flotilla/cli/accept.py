@@ -26,6 +26,7 @@ import click
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
+from flotilla.api.duration import UNKNOWN, short_human_duration, timestamp
 from flotilla.api.karmada.agentrbac import AGENT_GROUP, agent_namespaces, agent_rbac_objects, cluster_of_agent
 from flotilla.api.karmada.constants import CLUSTER
 from flotilla.api.karmada.registration import (
@@ -36,7 +37,7 @@ from flotilla.api.karmada.registration import (
 )
 from flotilla.cli.hub import HubTarget, hub_options, run
 from flotilla.cli.registrationrequest import CSR, SIGNER
-from flotilla.cli.registrationtokens import format_table, short_human_duration
+from flotilla.cli.registrationtokens import format_table
 from flotilla.client import AlreadyExists, Client, Conflict
 
 FIELD_MANAGER = "flotilla-accept"
@@ -119,11 +120,8 @@ def acceptance_problem(name: str, pending: list[PendingRegistration], existing: 
 
 
 def _age(created: str, now: datetime) -> str:
-    try:
-        then = datetime.fromisoformat(created.replace("Z", "+00:00"))
-    except ValueError:
-        return "<unknown>"
-    return short_human_duration(now - then)
+    then = timestamp(created)
+    return UNKNOWN if then is None else short_human_duration(now - then)
 
 
 @click.command()

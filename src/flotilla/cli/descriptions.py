@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from flotilla.cli.duration import age, parse_timestamp
+from flotilla.api.duration import since, timestamp
 from flotilla.cli.printers import cell_text
 from flotilla.cli.tabwriter import DESCRIBE_PADDING, align
 
@@ -151,7 +151,7 @@ def conditions_table(
             (
                 str(condition.get("type") or ""),
                 str(condition.get("status") or ""),
-                age(condition.get("lastTransitionTime"), now),
+                since(condition.get("lastTransitionTime"), now),
                 str(condition.get("reason") or ""),
                 str(condition.get("message") or ""),
             )
@@ -230,10 +230,10 @@ def _event_time(event: Mapping[str, Any]) -> Any:
 
 
 def _event_age(event: Mapping[str, Any], now: datetime) -> str:
-    last = age(_event_time(event), now)
+    last = since(_event_time(event), now)
     count = event.get("count") or (event.get("series") or {}).get("count") or 1
     if isinstance(count, int) and count > 1:
-        first = age(event.get("firstTimestamp") or _event_time(event), now)
+        first = since(event.get("firstTimestamp") or _event_time(event), now)
         return f"{last} (x{count} over {first})"
     return last
 
@@ -250,7 +250,7 @@ def events_section(description: Description, events: Sequence[Mapping[str, Any]]
     if not events:
         description.field(0, "Events", NONE)
         return
-    ordered = sorted(events, key=lambda event: parse_timestamp(_event_time(event)) or now)
+    ordered = sorted(events, key=lambda event: timestamp(_event_time(event)) or now)
     description.line(0, "Events:")
     description.table(
         1,

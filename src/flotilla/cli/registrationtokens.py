@@ -25,6 +25,8 @@ from typing import Any
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
+from flotilla.api.duration import short_human_duration
+
 SECRET_NAMESPACE = "kube-system"  # noqa: S105 - where token Secrets live, not a secret
 SECRET_NAME_PREFIX = "bootstrap-token-"  # noqa: S105 - a name prefix, not a secret
 SECRET_TYPE = "bootstrap.kubernetes.io/token"  # noqa: S105 - a Secret type, not a secret
@@ -132,25 +134,6 @@ def secret_value(secret: Mapping[str, Any], key: str) -> str:
         return base64.b64decode(raw, validate=True).decode()
     except (binascii.Error, UnicodeDecodeError):
         return ""
-
-
-def short_human_duration(delta: timedelta) -> str:
-    """apimachinery's ShortHumanDuration (kubeadm's TTL column): `45s`, `23h`, `6d`, `<invalid>`."""
-    seconds = int(delta.total_seconds())
-    if seconds < -1:
-        return "<invalid>"
-    if seconds < 0:
-        return "0s"
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m"
-    hours = seconds // 3600
-    if hours < 24:
-        return f"{hours}h"
-    if hours < 24 * 365:
-        return f"{hours // 24}d"
-    return f"{hours // (24 * 365)}y"
 
 
 TOKEN_LIST_HEADER = ("TOKEN", "TTL", "EXPIRES", "USAGES", "DESCRIPTION", "EXTRA GROUPS")

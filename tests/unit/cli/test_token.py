@@ -20,7 +20,6 @@ from flotilla.cli.registrationtokens import (
     parse_duration,
     parse_token,
     register_command,
-    short_human_duration,
     token_id_of,
     token_row,
     token_secret,
@@ -96,22 +95,6 @@ def test_secrets_that_are_not_tokens_are_not_listed() -> None:
     """Other Secret types and malformed token Secrets give no row."""
     assert token_row({"type": "Opaque", "data": {}}, NOW) is None
     assert token_row({"type": "bootstrap.kubernetes.io/token", "data": {}}, NOW) is None
-
-
-@pytest.mark.parametrize(
-    ("delta", "shown"),
-    [
-        (timedelta(seconds=45), "45s"),
-        (timedelta(minutes=5), "5m"),
-        (timedelta(hours=5), "5h"),
-        (timedelta(days=3), "3d"),
-        (timedelta(days=800), "2y"),
-        (timedelta(seconds=-10), "<invalid>"),
-    ],
-)
-def test_ttls_are_short_human_durations(delta: timedelta, shown: str) -> None:
-    """apimachinery's ShortHumanDuration, <invalid> once expired."""
-    assert short_human_duration(delta) == shown
 
 
 def test_delete_takes_an_id_or_a_whole_token() -> None:

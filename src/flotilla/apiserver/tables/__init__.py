@@ -10,10 +10,11 @@ into a row of cells. This package is the pure core of that: no I/O, no clock (ca
 - `custom_resource_convertor(columns)`: a CRD version's `additionalPrinterColumns` (`printercolumns`,
   evaluated with the client-go JSONPath dialect in `jsonpath`), and `printer_column_errors` to
   validate them;
-- `human_duration`: Kubernetes' `HumanDuration`, used for every age.
+- `human_duration`: Kubernetes' `HumanDuration`, used for every age (it lives in `flotilla.api.duration`,
+  which the CLI shares).
 """
 
-from flotilla.apiserver.tables.duration import human_duration
+from flotilla.api.duration import human_duration
 from flotilla.apiserver.tables.jsonpath import JSONPathError, PrinterPath, parse_printer_jsonpath
 from flotilla.apiserver.tables.model import Cell, Column, TableConvertor
 from flotilla.apiserver.tables.pods import pod_row_conditions

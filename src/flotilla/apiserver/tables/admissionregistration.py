@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.tables.duration import since
+from flotilla.api.duration import since
 from flotilla.apiserver.tables.model import AGE, NAME, Cell, Column, Printer
 from flotilla.apiserver.tables.objects import created, items, name
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.duration import since
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import since
 from flotilla.apiserver.tables.labels import (
     NONE,
     InvalidSelectorError,

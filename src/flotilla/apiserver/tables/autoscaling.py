@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.duration import since
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import since
 from flotilla.apiserver.tables.labels import NONE
 from flotilla.apiserver.tables.model import AGE, NAME, Cell, Column, Printer
 from flotilla.apiserver.tables.objects import child, created, integer, mapping, name, objects, text

@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.duration import between, since, timestamp
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import between, since, timestamp
 from flotilla.apiserver.tables.labels import NONE, format_label_selector
 from flotilla.apiserver.tables.model import AGE, CONTAINERS, IMAGES, NAME, Cell, Column, Printer, wide
 from flotilla.apiserver.tables.objects import (

@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from flotilla.api.duration import human_duration, since
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import human_duration, since
 from flotilla.apiserver.tables.labels import NONE
 from flotilla.apiserver.tables.model import AGE, NAME, Cell, Column, Printer
 from flotilla.apiserver.tables.objects import created, name, objects, optional_integer, text

@@ -5,8 +5,8 @@ Leases carry leader election and node heartbeats; HOLDER is the current holder's
 
 from __future__ import annotations
 
+from flotilla.api.duration import since
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import since
 from flotilla.apiserver.tables.model import AGE, NAME, Column, Printer
 from flotilla.apiserver.tables.objects import created, name, text
 

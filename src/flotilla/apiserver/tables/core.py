@@ -12,8 +12,8 @@ import ipaddress
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.duration import since
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import since
 from flotilla.apiserver.tables.labels import NONE, format_labels
 from flotilla.apiserver.tables.model import AGE, CONTAINERS, IMAGES, NAME, Cell, Column, Printer, wide
 from flotilla.apiserver.tables.objects import (

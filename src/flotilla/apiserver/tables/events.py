@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.duration import since, timestamp
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import since, timestamp
 from flotilla.apiserver.tables.model import NAME, Cell, Column, Printer, wide
 from flotilla.apiserver.tables.objects import child, integer, mapping, name, text
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.duration import UNKNOWN, InvalidTimestampError, between, parse_timestamp
 from flotilla.api.fielderrors import FieldError, child, invalid, required
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import UNKNOWN, InvalidTimestampError, between, parse_timestamp
 from flotilla.apiserver.tables.jsonpath import JSONPathError, PrinterPath, parse_printer_jsonpath
 from flotilla.apiserver.tables.model import NAME, Cell, Column
 from flotilla.apiserver.tables.objects import name

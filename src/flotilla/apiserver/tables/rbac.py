@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.duration import since
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import since
 from flotilla.apiserver.tables.model import AGE, NAME, Cell, Column, Printer, wide
 from flotilla.apiserver.tables.objects import created, name, objects, text
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.builtin import BUILTIN_RESOURCES
+from flotilla.api.duration import rfc3339
 from flotilla.apiserver.tables import (
     admissionregistration,
     apps,
@@ -29,7 +30,6 @@ from flotilla.apiserver.tables import (
     storage,
 )
 from flotilla.apiserver.tables.descriptions import swagger_doc
-from flotilla.apiserver.tables.duration import rfc3339
 from flotilla.apiserver.tables.model import NAME, Column, Printer, TableConvertor
 from flotilla.apiserver.tables.objects import created, name
 

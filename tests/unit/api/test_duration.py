@@ -1,12 +1,17 @@
+"""Durations and timestamps as Kubernetes prints them, for the server's tables and the CLI alike."""
+
+from __future__ import annotations
+
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from flotilla.apiserver.tables.duration import (
+from flotilla.api.duration import (
     InvalidTimestampError,
     human_duration,
     parse_timestamp,
     rfc3339,
+    short_human_duration,
     since,
 )
 
@@ -55,6 +60,27 @@ def test_human_duration_matches_kubernetes_at_every_unit_boundary(delta: timedel
     assert human_duration(delta) == expected
 
 
+@pytest.mark.parametrize(
+    ("delta", "expected"),
+    [
+        (timedelta(seconds=-10), "<invalid>"),
+        (timedelta(seconds=-1), "0s"),
+        (timedelta(seconds=45), "45s"),
+        (timedelta(seconds=59), "59s"),
+        (timedelta(minutes=5), "5m"),
+        (timedelta(minutes=59), "59m"),
+        (timedelta(hours=5), "5h"),
+        (timedelta(hours=23), "23h"),
+        (timedelta(days=3), "3d"),
+        (timedelta(days=364), "364d"),
+        (timedelta(days=800), "2y"),
+    ],
+)
+def test_short_human_duration_keeps_one_unit(delta: timedelta, expected: str) -> None:
+    """ShortHumanDuration (kubeadm's TTL and residual time): the largest whole unit only."""
+    assert short_human_duration(delta) == expected
+
+
 def test_parse_timestamp_reads_rfc3339_with_fraction_and_offset() -> None:
     """Fractional seconds and numeric offsets are accepted and normalised to UTC."""
     parsed = parse_timestamp("2025-03-01T13:30:00.5+01:30")
@@ -78,6 +104,13 @@ def test_since_prints_unknown_for_a_missing_timestamp() -> None:
     """An object without creationTimestamp has age `<unknown>`, as kubectl shows."""
     assert since(None, NOW) == "<unknown>"
     assert since("not a time", NOW) == "<unknown>"
+
+
+def test_since_reads_offsets_and_fractions_as_the_api_writes_them() -> None:
+    """`Z`, numeric offsets and fractional seconds all give the age kubectl shows."""
+    now = datetime(2026, 1, 1, 0, 10, tzinfo=UTC)
+    assert since("2026-01-01T00:05:00Z", now) == "5m"
+    assert since("2026-01-01T01:05:00.123456+01:00", now) == "4m59s"
 
 
 def test_since_accepts_a_naive_now_as_utc() -> None:

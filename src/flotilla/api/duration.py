@@ -1,9 +1,15 @@
-"""Human durations and ages, exactly as kubectl shows them (`5m`, `3h12m`, `2d4h`, `<invalid>`).
+"""Durations and timestamps exactly as Kubernetes prints them (`5m`, `3h12m`, `2d4h`, `<invalid>`).
 
-Kubernetes renders ages server-side with `duration.HumanDuration`: about two significant figures,
-the second unit dropped when it is zero. Durations shorter than -1s are `<invalid>` (a clock far in
-the future); -1s..0s is rounded to `0s` to tolerate small clock skew. Timestamps are RFC 3339 strings
-as the API stores them; a missing or unreadable timestamp is the zero time, printed `<unknown>`.
+Ages are rendered server-side in tables and client-side by the CLI (the Events of `describe`, the
+AGE of `accept --list`, the TTL of `token list`), and both must agree with kubectl, so the rules
+live here, in the pure layer both may import.
+
+`human_duration` is apimachinery's `duration.HumanDuration`: about two significant figures, the
+second unit dropped when it is zero. `short_human_duration` is its `ShortHumanDuration` (one unit:
+`45s`, `23h`, `6d`), which kubeadm uses for token TTLs and certificate residual times. Durations
+shorter than -1s are `<invalid>` (a clock far in the future); -1s..0s is rounded to `0s` to tolerate
+small clock skew. Timestamps are RFC 3339 strings as the API stores them; a missing or unreadable
+timestamp is the zero time, printed `<unknown>`.
 
 Arithmetic is done on whole microseconds so that boundaries (119s vs 2m) never suffer float rounding.
 """
@@ -28,11 +34,15 @@ def _micros(delta: timedelta) -> int:
     return (delta.days * 86_400 + delta.seconds) * _MICROS_PER_SECOND + delta.microseconds
 
 
+def _whole_seconds(micros: int) -> int:
+    """Go's `int(d.Seconds())`, which truncates toward zero."""
+    return micros // _MICROS_PER_SECOND if micros >= 0 else -(-micros // _MICROS_PER_SECOND)
+
+
 def human_duration(delta: timedelta) -> str:
     """`delta` as Kubernetes' `duration.HumanDuration` writes it."""
     micros = _micros(delta)
-    # Go converts with int(d.Seconds()), which truncates toward zero.
-    seconds = micros // _MICROS_PER_SECOND if micros >= 0 else -(-micros // _MICROS_PER_SECOND)
+    seconds = _whole_seconds(micros)
     if seconds < -1:
         return "<invalid>"
     if seconds < 0:
@@ -62,6 +72,25 @@ def human_duration(delta: timedelta) -> str:
         rest = days % 365
         return f"{years}y" if rest == 0 else f"{years}y{rest}d"
     return f"{years}y"
+
+
+def short_human_duration(delta: timedelta) -> str:
+    """`delta` as apimachinery's `duration.ShortHumanDuration` writes it: one unit, truncated."""
+    seconds = _whole_seconds(_micros(delta))
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    hours = seconds // 3600
+    if hours < 24:
+        return f"{hours}h"
+    if hours < 24 * 365:
+        return f"{hours // 24}d"
+    return f"{hours // (24 * 365)}y"
 
 
 class InvalidTimestampError(ValueError):
