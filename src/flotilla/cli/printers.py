@@ -33,15 +33,13 @@ from typing import Any
 
 import yaml
 
-from flotilla.api.karmada.constants import MANAGED_BY_KARMADA_LABEL
+from flotilla.api.karmada.constants import CACHED_FROM_CLUSTER_ANNOTATION, MANAGED_BY_KARMADA_LABEL
 from flotilla.api.scheme import ResourceType
 from flotilla.cli.resources import qualified_kind
 from flotilla.cli.tabwriter import GET_PADDING, align
 
 HUB_CLUSTER = "Karmada"
 """The CLUSTER cell of the hub's own rows, as karmadactl names the control plane."""
-CACHED_FROM_CLUSTER_ANNOTATION = "resource.karmada.io/cached-from-cluster"
-"""Karmada's annotation naming the member cluster an object was read from."""
 TABLE_ACCEPT = (
     "application/json;as=Table;v=v1;g=meta.k8s.io,"
     "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"

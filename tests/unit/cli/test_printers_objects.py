@@ -6,9 +6,9 @@ import json
 
 import yaml
 
+from flotilla.api.karmada.constants import CACHED_FROM_CLUSTER_ANNOTATION
 from flotilla.api.scheme import ResourceType
 from flotilla.cli.printers import (
-    CACHED_FROM_CLUSTER_ANNOTATION,
     as_list,
     dump_json,
     dump_yaml,

@@ -104,6 +104,8 @@ APPLIED_OVERRIDES_ANNOTATION = "policy.karmada.io/applied-overrides"
 APPLIED_CLUSTER_OVERRIDES_ANNOTATION = "policy.karmada.io/applied-cluster-overrides"
 APPLIED_PLACEMENT_ANNOTATION = "policy.karmada.io/applied-placement"
 BINDING_DEPENDENCIES_ANNOTATION = "resourcebinding.karmada.io/dependencies"
+CACHED_FROM_CLUSTER_ANNOTATION = "resource.karmada.io/cached-from-cluster"
+"""karmada-search's mark on an object read from a member: the member's name (`get` across clusters)."""
 
 # --- finalizers -----------------------------------------------------------------------------------
 
