@@ -37,7 +37,7 @@ from flotilla.api.karmada.registration import (
 )
 from flotilla.cli.hub import HubTarget, hub_options, run
 from flotilla.cli.registrationrequest import CSR, SIGNER
-from flotilla.cli.registrationtokens import format_table
+from flotilla.cli.tabwriter import table
 from flotilla.client import AlreadyExists, Client, Conflict
 
 FIELD_MANAGER = "flotilla-accept"
@@ -147,7 +147,7 @@ def accept(kubeconfig: Path | None, context: str | None, name: str | None, list_
             (p.cluster_name, p.cluster_id or "<unknown>", p.requester, _age(p.created, now), p.request_name)
             for p in pending
         ]
-        click.echo(format_table(("NAME", "CLUSTER-ID", "REQUESTOR", "AGE", "REQUEST"), rows))
+        click.echo("\n".join(table([("NAME", "CLUSTER-ID", "REQUESTOR", "AGE", "REQUEST"), *rows])))
         return
     if not name:
         raise click.UsageError("name the cluster to accept (or --list those waiting)")

@@ -169,16 +169,6 @@ def token_row(secret: Mapping[str, Any], now: datetime) -> tuple[str, ...] | Non
     )
 
 
-def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """Columns padded like kubectl's printer (three spaces between)."""
-    widths = [max(len(row[column]) for row in (header, *rows)) for column in range(len(header))]
-    lines = [
-        "   ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        for row in (header, *rows)
-    ]
-    return "\n".join(line.rstrip() for line in lines)
-
-
 def ca_cert_hash(ca_pem: bytes) -> str:
     """`sha256:<hex>` of the CA certificate's SubjectPublicKeyInfo, kubeadm's CA pin."""
     certificate = x509.load_pem_x509_certificate(ca_pem)

@@ -11,11 +11,15 @@ its widest cell":
   that column. A line with fewer tabs ends the block, and the next block is aligned on its own.
   That is why `describe` aligns `Name:` with `Namespace:` but not with a value after `Spec:`;
 - a cell is padded to the widest cell of its block plus the padding, counting characters.
+
+`table` is the same layout for the CLI's own small tables (`token list`, `accept --list`, the
+clusters of `plan`, the fields of a plan): rows given as cells, so a tab inside a value stays in
+its cell, and trailing blanks trimmed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 GET_PADDING = 3
 """kubectl get's tabwriter: `tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)`."""
@@ -25,7 +29,11 @@ DESCRIBE_PADDING = 2
 
 def align(lines: Iterable[str], padding: int) -> list[str]:
     """Each line with its tab-terminated cells padded as Go's tabwriter pads them."""
-    rows = [line.split("\t") for line in lines]
+    return align_cells([line.split("\t") for line in lines], padding)
+
+
+def align_cells(rows: Sequence[Sequence[str]], padding: int) -> list[str]:
+    """`align` of lines already split into cells: every cell but a line's last is padded."""
     widths: list[list[int]] = [[0] * (len(cells) - 1) for cells in rows]
     _measure(rows, widths, 0, len(rows), 0, padding)
     aligned = []
@@ -36,7 +44,7 @@ def align(lines: Iterable[str], padding: int) -> list[str]:
 
 
 def _measure(
-    rows: list[list[str]], widths: list[list[int]], first: int, end: int, column: int, padding: int
+    rows: Sequence[Sequence[str]], widths: list[list[int]], first: int, end: int, column: int, padding: int
 ) -> None:
     """Set the width of `column` for every block of lines in [first, end), then recurse rightwards."""
     line = first
@@ -57,3 +65,8 @@ def _measure(
 def render(lines: Iterable[str], padding: int) -> str:
     """The aligned lines joined, each ending in a newline (empty when there are no lines)."""
     return "".join(f"{line}\n" for line in align(lines, padding))
+
+
+def table(rows: Sequence[Sequence[str]], padding: int = GET_PADDING) -> list[str]:
+    """Rows of cells aligned as kubectl aligns a table, each line without trailing blanks."""
+    return [line.rstrip() for line in align_cells(rows, padding)]

@@ -21,7 +21,6 @@ from flotilla.cli.registrationtokens import (
     SECRET_NAMESPACE,
     TOKEN_LIST_HEADER,
     ca_cert_hash,
-    format_table,
     generate_token,
     parse_duration,
     register_command,
@@ -29,6 +28,7 @@ from flotilla.cli.registrationtokens import (
     token_row,
     token_secret,
 )
+from flotilla.cli.tabwriter import table
 
 SECRET = GroupVersionKind("", "v1", "Secret")
 FIELD_MANAGER = "flotilla-token"
@@ -120,7 +120,7 @@ def list_tokens(kubeconfig: Path | None, context: str | None) -> None:
     if not rows:
         click.echo("No bootstrap tokens found.", err=True)
         return
-    click.echo(format_table(TOKEN_LIST_HEADER, sorted(rows)))
+    click.echo("\n".join(table([TOKEN_LIST_HEADER, *sorted(rows)])))
 
 
 @token.command("delete")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from flotilla.cli.planning.report import render, table
+from flotilla.cli.planning.report import render
 from flotilla.cli.planning.workloads import WorkloadPlan, merge_policies, plan_workload
 from flotilla.scheduler.core.inputs import ClusterInfo
 
@@ -215,12 +215,3 @@ def test_the_placement_is_written_like_spec_clusters() -> None:
 def test_no_workloads_say_so() -> None:
     """An empty plan is one explanatory line, not an empty output."""
     assert render([], "text") == "No workloads in the manifests.\n"
-
-
-def test_table_columns_are_three_spaces_apart_without_trailing_blanks() -> None:
-    """Cells are padded to the widest cell of their column, like kubectl's tabwriter."""
-    assert table([["CLUSTER", "PLANNED"], ["m1", "10"], ["member-two", "-"]]) == [
-        "CLUSTER      PLANNED",
-        "m1           10",
-        "member-two   -",
-    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flotilla.cli.tabwriter import DESCRIBE_PADDING, GET_PADDING, align, render
+from flotilla.cli.tabwriter import DESCRIBE_PADDING, GET_PADDING, align, render, table
 
 
 def test_cells_are_padded_to_the_widest_cell_plus_padding() -> None:
@@ -35,6 +35,22 @@ def test_render_ends_every_line_with_a_newline_and_nothing_for_no_lines() -> Non
     """The rendered text is one newline-terminated line per input line."""
     assert render([], GET_PADDING) == ""
     assert render(["x\ty"], GET_PADDING) == "x   y\n"
+
+
+def test_tables_pad_columns_three_apart_without_trailing_blanks() -> None:
+    """`table` (token list, accept --list, plan): every cell starts under its header, no blank tails."""
+    assert table([("A", "LONGER"), ("value", "x")]) == ["A       LONGER", "value   x"]
+    assert table([["CLUSTER", "PLANNED"], ["m1", "10"], ["member-two", "-"]]) == [
+        "CLUSTER      PLANNED",
+        "m1           10",
+        "member-two   -",
+    ]
+    assert table([("NAME", "DESCRIPTION"), ("a", "")]) == ["NAME   DESCRIPTION", "a"]
+
+
+def test_table_cells_keep_their_tabs() -> None:
+    """Cells are given as cells, so a tab in a value does not start a new column."""
+    assert table([("A", "B"), ("x\ty", "z")], DESCRIBE_PADDING) == ["A    B", "x\ty  z"]
 
 
 @given(

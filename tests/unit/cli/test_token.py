@@ -13,7 +13,6 @@ from flotilla.apiserver.pki import create_ca
 from flotilla.cli.registrationtokens import (
     BootstrapToken,
     ca_cert_hash,
-    format_table,
     generate_token,
     hub_address,
     parse_ca_hash,
@@ -135,9 +134,3 @@ def test_ca_hashes_are_normalised_or_refused() -> None:
     assert parse_ca_hash("SHA256:" + "AB" * 32) == "sha256:" + "ab" * 32
     with pytest.raises(ValueError, match="sha256:<64 hexadecimal digits>"):
         parse_ca_hash("md5:abc")
-
-
-def test_tables_are_padded_into_columns() -> None:
-    """Every cell starts under its header."""
-    table = format_table(("A", "LONGER"), [("value", "x")]).splitlines()
-    assert table == ["A       LONGER", "value   x"]

@@ -2,7 +2,8 @@
 
 The text form reads like `kubectl describe`: `Field:` lines with aligned values, then a table of
 every cluster with kubectl's table conventions (upper-case headers, columns three spaces apart,
-`<none>` for "not there"). A cluster's DECISION says what happened to it and, when it was left out,
+`<none>` for "not there"), both laid out by `tabwriter.table`. A cluster's DECISION says what
+happened to it and, when it was left out,
 which stage did it and why — `excluded by TaintToleration: cluster(s) had untolerated taint
 {key:NoSchedule}`, `not selected by SpreadConstraint (region spread: …)`.
 
@@ -20,12 +21,12 @@ import orjson
 import yaml
 
 from flotilla.cli.planning.workloads import WorkloadPlan
+from flotilla.cli.tabwriter import DESCRIBE_PADDING, table
 from flotilla.scheduler.core.generic import ScheduleResult
 from flotilla.scheduler.core.inputs import TargetCluster
 from flotilla.scheduler.core.placement import Placement, Strategy
 from flotilla.scheduler.preview import ClusterDecision, Outcome
 
-COLUMN_GAP = "   "
 NONE = "<none>"
 OUTPUT_FORMATS = ("text", "yaml", "json")
 
@@ -90,8 +91,7 @@ def _text_block(plan: WorkloadPlan) -> str:
                 f"a tie in the split is broken by the new binding's uid: it may be {alternative} instead",
             )
     fields.extend(("Note", note) for note in notes)
-    width = max(len(label) for label, _ in fields) + 3
-    lines = [f"{label + ':':<{width}}{value}".rstrip() for label, value in fields]
+    lines = table([(f"{label}:", value) for label, value in fields], DESCRIBE_PADDING)
     if preview is not None and preview.decisions:
         lines.append("Clusters:")
         lines.extend("  " + row for row in _cluster_table(preview.decisions, plan))
@@ -164,15 +164,6 @@ def decision_text(decision: ClusterDecision) -> str:
     if decision.outcome == Outcome.DELETING:
         return f"skipped: {reason}"
     return f"not placed: {reason}"
-
-
-def table(rows: Sequence[Sequence[str]]) -> list[str]:
-    """Rows laid out as kubectl's tabwriter does: columns padded to their widest cell, 3 spaces apart."""
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return [
-        COLUMN_GAP.join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
 
 
 # --- data ------------------------------------------------------------------------------------------
