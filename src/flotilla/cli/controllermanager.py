@@ -36,6 +36,13 @@ import click
 )
 @click.option("--cluster-success-threshold", type=float, default=30.0, show_default=True)
 @click.option("--cluster-failure-threshold", type=float, default=30.0, show_default=True)
+@click.option(
+    "--cluster-lease-grace",
+    type=float,
+    default=40.0,
+    show_default=True,
+    help="Seconds without a Lease renewal by a Pull cluster's agent before the cluster turns Ready=Unknown.",
+)
 @click.option("--log-level", default="info", show_default=True)
 def controller_manager(
     kubeconfig: Path | None,
@@ -45,6 +52,7 @@ def controller_manager(
     cluster_status_interval: float,
     cluster_success_threshold: float,
     cluster_failure_threshold: float,
+    cluster_lease_grace: float,
     log_level: str,
 ) -> None:
     """Run Flotilla's controllers (detector, scheduler, binding, execution, status, cluster…) for a hub.
@@ -72,6 +80,7 @@ def controller_manager(
                 cluster_status_interval=cluster_status_interval,
                 cluster_success_threshold=cluster_success_threshold,
                 cluster_failure_threshold=cluster_failure_threshold,
+                cluster_lease_grace=cluster_lease_grace,
             ),
             default_off=DEFAULT_OFF,
         )

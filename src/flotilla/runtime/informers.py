@@ -1,27 +1,66 @@
-"""Shared informers: one list+watch per kind (and namespace), shared by every controller that reads it."""
+"""Shared informers: one list+watch per kind (and namespace), shared by every controller that reads it.
+
+A controller asks for the informer of a kind across all namespaces (`get(gvk)`); what "all" means
+is the factory's business. The controller manager sees the whole hub. A Pull cluster's agent may
+read only its own corner of it — the Works of its execution namespace, its own Cluster — so its
+factory is built with `scopes`: the request for a kind's informer across all namespaces is then
+served by an informer restricted to the scope's namespace and field selector. The same controllers
+thus run unchanged in both places, and an agent never lists what RBAC forbids it.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client
 from flotilla.client.informer import Informer
 
 
+@dataclass(frozen=True, slots=True)
+class InformerScope:
+    """What an informer of a kind lists and watches instead of every object of that kind."""
+
+    namespace: str = ""
+    """Only this namespace ("" for every namespace)."""
+    field_selector: str = ""
+    """Only objects matching this field selector (`metadata.name=<name>` for one object)."""
+
+
 class SharedInformers:
-    def __init__(self, client: Client, *, watch_timeout: int = 300) -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        watch_timeout: int = 300,
+        scopes: Mapping[GroupVersionKind, InformerScope] | None = None,
+    ) -> None:
         self._client = client
         self._informers: dict[tuple[GroupVersionKind, str], Informer] = {}
         self._started = False
         self._watch_timeout = watch_timeout
+        self._scopes = dict(scopes or {})
 
     def get(self, gvk: GroupVersionKind, namespace: str = "") -> Informer:
-        """The informer of a kind; created on first use (started at once if the factory already runs)."""
+        """The informer of a kind; created on first use (started at once if the factory already runs).
+
+        Asked for every namespace of a scoped kind, it is the scope's informer.
+        """
+        scope = self._scopes.get(gvk) if not namespace else None
+        if scope is not None:
+            namespace = scope.namespace
         key = (gvk, namespace)
         informer = self._informers.get(key)
         if informer is None:
-            informer = Informer(self._client, gvk, namespace=namespace, watch_timeout=self._watch_timeout)
+            informer = Informer(
+                self._client,
+                gvk,
+                namespace=namespace,
+                field_selector=scope.field_selector if scope is not None else "",
+                watch_timeout=self._watch_timeout,
+            )
             self._informers[key] = informer
             if self._started:
                 informer.start()

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import structlog
-from aiohttp import web
 
 from flotilla.client import Client, load_kubeconfig
 from flotilla.runtime.clock import SystemClock
+from flotilla.runtime.health import HealthEndpoint
 from flotilla.runtime.hubcontroller import ControllerContext, HubController, ManagerSettings
 from flotilla.runtime.informers import SharedInformers
 from flotilla.runtime.members import MemberClients
@@ -64,7 +64,7 @@ class ControllerManager:
         self._settings = settings or ManagerSettings()
         self.controllers: list[HubController] = []
         self.ctx: ControllerContext | None = None
-        self._runner: web.AppRunner | None = None
+        self._health: HealthEndpoint | None = None
         self.health_url = ""
         self._ready = False
 
@@ -92,37 +92,22 @@ class ControllerManager:
             await self.ctx.informers.stop()
             await self.ctx.members.close()
             await self.ctx.hub.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        if self._health is not None:
+            await self._health.stop()
+            self._health = None
         log.info("controller_manager.stopped")
 
     async def _start_health(self) -> None:
-        app = web.Application()
+        self._health = HealthEndpoint(self._health_address, self._readiness, self._metrics)
+        await self._health.start()
+        self.health_url = self._health.url
 
-        async def healthz(request: web.Request) -> web.Response:
-            return web.Response(text="ok")
+    def _readiness(self) -> str:
+        ok = self._ready and self.ctx is not None and self.ctx.informers.synced
+        return "" if ok else "informers not synced"
 
-        async def readyz(request: web.Request) -> web.Response:
-            ok = self._ready and self.ctx is not None and self.ctx.informers.synced
-            return web.Response(text="ok" if ok else "informers not synced", status=200 if ok else 503)
-
-        async def metrics(request: web.Request) -> web.Response:
-            lines = []
-            for controller in self.controllers:
-                lines.append(
-                    f'flotilla_workqueue_depth{{controller="{controller.NAME}"}} {len(controller.loop.queue)}'
-                )
-            return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
-
-        app.router.add_get("/healthz", healthz)
-        app.router.add_get("/livez", healthz)
-        app.router.add_get("/readyz", readyz)
-        app.router.add_get("/metrics", metrics)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, *self._health_address)
-        await site.start()
-        sockets = getattr(site._server, "sockets", None) or []
-        port = sockets[0].getsockname()[1] if sockets else self._health_address[1]
-        self.health_url = f"http://{self._health_address[0]}:{port}"
+    def _metrics(self) -> list[str]:
+        return [
+            f'flotilla_workqueue_depth{{controller="{controller.NAME}"}} {len(controller.loop.queue)}'
+            for controller in self.controllers
+        ]

@@ -1,9 +1,16 @@
-"""Clients of member clusters, built from Cluster objects and their credential Secrets.
+"""Clients of member clusters: built from Cluster objects and their credential Secrets, or given.
 
-A Push cluster names its API endpoint in `spec.apiEndpoint` and its credentials in the Secret at
-`spec.secretRef` (Karmada's keys `token` and `caBundle`; Flotilla also accepts a client certificate as
-`tls.crt`/`tls.key`). Clients are cached per cluster and rebuilt when the endpoint or credentials
-change; members are reached only through their API over the network.
+Controllers that reach members (execution, work status, cluster status) ask a `MemberClientProvider`
+for the client of a Cluster. Two providers exist:
+
+- `MemberClients`, in the controller manager, for Push clusters: a Push cluster names its API
+  endpoint in `spec.apiEndpoint` and its credentials in the Secret at `spec.secretRef` (Karmada's
+  keys `token` and `caBundle`; Flotilla also accepts a client certificate as `tls.crt`/`tls.key`).
+  Clients are cached per cluster and rebuilt when the endpoint or credentials change.
+- `LocalMemberClient`, in a Pull cluster's agent: the one member the agent runs beside, reached
+  with the agent's own kubeconfig; any other cluster has no client there.
+
+Either way members are reached only through their API over the network.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -56,7 +63,22 @@ def member_config(cluster: dict[str, Any], secret: dict[str, Any] | None) -> Clu
     )
 
 
+class MemberClientProvider(Protocol):
+    """Where controllers get the client of a member cluster."""
+
+    async def client_for(self, cluster: dict[str, Any]) -> Client:
+        """The client of the member of `cluster`; `MemberCredentialsError` when there is none."""
+
+    async def forget(self, name: str) -> None:
+        """Drop what is kept for a cluster that is gone."""
+
+    async def close(self) -> None:
+        """Close every client."""
+
+
 class MemberClients:
+    """Clients of Push members, from their Cluster objects and credential Secrets on the hub."""
+
     def __init__(self, informers: SharedInformers, *, field_manager: str, timeout: float = 10.0) -> None:
         self._informers = informers
         self._field_manager = field_manager
@@ -106,3 +128,29 @@ class MemberClients:
         for _, client in self._clients.values():
             await client.close()
         self._clients.clear()
+
+
+class LocalMemberClient:
+    """The member an agent runs beside: one cluster's client, given, and no other cluster's.
+
+    The client outlives the agent's hub sessions (a certificate renewal replaces the hub client,
+    not the member's), so `forget` keeps it and only `close` closes it.
+    """
+
+    def __init__(self, cluster_name: str, client: Client) -> None:
+        self.cluster_name = cluster_name
+        self.client = client
+
+    async def client_for(self, cluster: dict[str, Any]) -> Client:
+        name = (cluster.get("metadata") or {}).get("name", "")
+        if name != self.cluster_name:
+            raise MemberCredentialsError(
+                f"cluster {name} is not reachable from the agent of cluster {self.cluster_name}"
+            )
+        return self.client
+
+    async def forget(self, name: str) -> None:
+        return None
+
+    async def close(self) -> None:
+        await self.client.close()

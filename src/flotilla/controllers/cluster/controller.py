@@ -9,14 +9,16 @@ One reconcile of a Cluster, level-based from the informers' copies:
    is removed so the Cluster can go. Work and namespace deletions bring the Cluster back here.
 2. Otherwise the finalizer is added, the execution namespace is created when missing, and — for a
    Push cluster whose status interval has passed — the member is probed and read, and the status
-   is applied (`probe.py`, `health.py`, `status.py`). Pull clusters report their own status.
+   is applied (`collection.py`). A Pull cluster's agent reports its status itself; the hub never
+   reaches a Pull member, it watches the agent's Lease and marks the cluster `Ready=Unknown`
+   when the agent falls silent for `cluster_lease_grace` seconds (`lease.py`).
 3. The `not-ready` / `unreachable` NoSchedule taints are set to follow the Ready condition
    (`taints.py`), written against the resourceVersion they were computed from.
 
-The reconcile returns the seconds until the next probe is due, so each cluster is looked at once
-per `cluster_status_interval` however many events arrive in between. Per-cluster memory (the
-Ready history and the last probe time) lives on the controller and is only a damping aid: after
-a restart it starts again from the Cluster's status.
+The reconcile returns the seconds until the next probe (or lease check) is due, so each cluster is
+looked at once per `cluster_status_interval` however many events arrive in between. Per-cluster
+memory (the Ready history, the last probe time, when the Lease last changed) lives on the
+controller and is only a damping aid: after a restart it starts again from the Cluster's status.
 
 A Cluster that no longer exists leaves nothing behind: a leftover execution namespace (after
 `flotilla unjoin --force` removed the finalizer) is deleted.
@@ -25,7 +27,6 @@ A Cluster that no longer exists leaves nothing behind: a leftover execution name
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime
 from typing import Any
 
 import structlog
@@ -33,22 +34,23 @@ import structlog
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.cluster import Cluster
 from flotilla.api.karmada.constants import CLUSTER_CONTROLLER_FINALIZER, ClusterSyncMode
-from flotilla.api.karmada.model import Condition, Taint
+from flotilla.api.karmada.model import Taint
 from flotilla.api.karmada.names import cluster_of_execution_namespace, execution_namespace
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import AlreadyExists, Conflict
-from flotilla.controllers.cluster.health import (
-    ReadyHistory,
-    observed_ready_condition,
-    ready_condition,
-    status_collection_failed,
-    threshold_adjusted,
+from flotilla.controllers.cluster.collection import StatusCollection, apply_status
+from flotilla.controllers.cluster.health import ready_condition, set_condition
+from flotilla.controllers.cluster.lease import (
+    LEASE,
+    LeaseObservation,
+    lease_expired_condition,
+    observe_lease,
+    renew_time,
+    silence_left,
 )
-from flotilla.controllers.cluster.probe import probe_health, read_member
-from flotilla.controllers.cluster.status import MemberStatus, desired_status, owned_fields, status_changed
 from flotilla.controllers.cluster.taints import health_taints, terminating_taints
-from flotilla.runtime.hubcontroller import ControllerContext, HubController
-from flotilla.runtime.members import SECRET, MemberCredentialsError
+from flotilla.runtime.hubcontroller import ControllerContext, HubController, cluster_sync_mode
+from flotilla.runtime.members import SECRET
 
 log = structlog.get_logger("flotilla.controllers.cluster")
 
@@ -56,10 +58,6 @@ FIELD_MANAGER = "flotilla-cluster-controller"
 NAMESPACE = GroupVersionKind("", "v1", "Namespace")
 
 Object = dict[str, Any]
-
-
-class CredentialsNotSynced(Exception):
-    """The Secret informer of a cluster's credentials has not listed yet; retried shortly."""
 
 
 class ClusterController(HubController):
@@ -70,10 +68,11 @@ class ClusterController(HubController):
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._namespaces = ctx.informers.get(NAMESPACE)
         self._works = ctx.informers.get(constants.WORK)
+        self._leases = ctx.informers.get(LEASE, constants.KARMADA_CLUSTER_NAMESPACE)
         # Join stores credentials here; listing it up front means the first probe finds them.
         ctx.informers.get(SECRET, constants.KARMADA_CLUSTER_NAMESPACE)
-        self._histories: dict[str, ReadyHistory] = {}
-        self._probed_at: dict[str, datetime] = {}
+        self._collection = StatusCollection(ctx, field_manager=FIELD_MANAGER, controller=self.NAME)
+        self._lease_observations: dict[str, LeaseObservation] = {}
 
     # -- events: enqueue the Cluster's name ----------------------------------------------------------
 
@@ -81,6 +80,7 @@ class ClusterController(HubController):
         self._clusters.add_handler(self._on_cluster)
         self._namespaces.add_handler(self._on_namespace)
         self._works.add_handler(self._on_work)
+        self._leases.add_handler(self._on_lease)
 
     def _on_cluster(self, event: str, new: Object | None, old: Object | None) -> None:
         self.enqueue(_name(new or old or {}))
@@ -98,6 +98,12 @@ class ClusterController(HubController):
         found = self._clusters.get(cluster) if cluster else None
         if cluster and found is not None and _deleting(found):
             self.enqueue(cluster)
+
+    def _on_lease(self, event: str, new: Object | None, old: Object | None) -> None:
+        name = _name(new or old or {})
+        cluster = self._clusters.get(name)
+        if cluster is not None and cluster_sync_mode(cluster) == ClusterSyncMode.PULL:
+            self.enqueue(name)
 
     # -- reconcile -----------------------------------------------------------------------------------
 
@@ -151,65 +157,42 @@ class ClusterController(HubController):
     # -- status --------------------------------------------------------------------------------------
 
     async def _sync_status(self, cluster: Object) -> tuple[Object, float | None]:
-        """Probe and write the status when due; the Cluster as it now is and the seconds to the next probe."""
-        name = _name(cluster)
-        model = Cluster.from_object(cluster)
-        if model.spec.sync_mode != ClusterSyncMode.PUSH:
-            return cluster, None
-        interval = self.ctx.settings.cluster_status_interval
-        now = self.ctx.clock.now()
-        last = self._probed_at.get(name)
-        if last is not None and (elapsed := (now - last).total_seconds()) < interval:
-            return cluster, interval - elapsed
-        ready, member = await self._observe(model, now)
-        desired = desired_status(model.status, ready, member, now)
-        if status_changed(model.status, desired):
-            cluster = await self.ctx.hub.apply(
-                {
-                    "apiVersion": constants.CLUSTER.api_version,
-                    "kind": constants.CLUSTER.kind,
-                    "metadata": {"name": name},
-                    # The status subresource ignores spec and gives no ownership of it; the hub
-                    # checks an apply body's required fields as if it were a whole object, and
-                    # the Cluster schema requires spec.syncMode. Drop once the hub no longer does.
-                    "spec": {"syncMode": model.spec.sync_mode},
-                    "status": owned_fields(desired),
-                },
-                field_manager=FIELD_MANAGER,
-                subresource="status",
-            )
-            log.info(
-                "cluster.status_updated",
-                controller=self.NAME,
-                cluster=name,
-                ready=ready.status,
-                reason=ready.reason,
-            )
-        self._probed_at[name] = now
-        return cluster, interval
+        """Collect a Push cluster's status, or watch a Pull cluster's Lease; the Cluster as it now is
+        and the seconds until it is due again."""
+        sync_mode = cluster_sync_mode(cluster)
+        if sync_mode == ClusterSyncMode.PUSH:
+            return await self._collection.sync(cluster)
+        if sync_mode == ClusterSyncMode.PULL:
+            return await self._watch_lease(cluster)
+        return cluster, None
 
-    async def _observe(self, cluster: Cluster, now: datetime) -> tuple[Condition, MemberStatus | None]:
-        """The Ready condition to report, and the member's status when it is Ready and was read."""
-        name = cluster.metadata.name
-        ref = cluster.spec.secret_ref
-        if ref is not None and ref.name and not self.ctx.informers.get(SECRET, ref.namespace).synced:
-            raise CredentialsNotSynced(f"secret {ref.namespace}/{ref.name} not listed yet")
-        try:
-            member = await self.ctx.members.client_for(cluster.to_object())
-        except MemberCredentialsError as exc:
-            return status_collection_failed(f"failed to create a client: {exc}"), None
-        probe = await probe_health(member)
-        ready, self._histories[name] = threshold_adjusted(
-            observed_ready_condition(probe),
-            ready_condition(cluster.status.conditions),
-            self._histories.get(name),
-            now,
-            success_threshold=self.ctx.settings.cluster_success_threshold,
-            failure_threshold=self.ctx.settings.cluster_failure_threshold,
+    async def _watch_lease(self, cluster: Object) -> tuple[Object, float | None]:
+        """Mark a Pull cluster Ready=Unknown once its agent has not renewed its Lease for the grace."""
+        name = _name(cluster)
+        now = self.ctx.clock.now()
+        lease = self._leases.get(name, constants.KARMADA_CLUSTER_NAMESPACE)
+        observation = observe_lease(self._lease_observations.get(name), renew_time(lease), now)
+        self._lease_observations[name] = observation
+        grace = self.ctx.settings.cluster_lease_grace
+        left = silence_left(observation, now, grace)
+        if left > 0:
+            return cluster, left
+        model = Cluster.from_object(cluster)
+        current = ready_condition(model.status.conditions)
+        condition = lease_expired_condition(current)
+        if condition is None:
+            return cluster, grace
+        conditions = set_condition(model.status.conditions, condition, now)
+        ready = [c.to_object() for c in conditions if c.type == constants.CLUSTER_CONDITION_READY]
+        cluster = await apply_status(self.ctx, model, {"conditions": ready}, field_manager=FIELD_MANAGER)
+        log.info(
+            "cluster.lease_expired",
+            controller=self.NAME,
+            cluster=name,
+            renew_time=observation.renew_time,
+            reason=condition.reason,
         )
-        if probe == "healthy" and ready.status == "True":
-            return ready, await read_member(name, member)
-        return ready, None
+        return cluster, grace
 
     # -- taints --------------------------------------------------------------------------------------
 
@@ -274,8 +257,8 @@ class ClusterController(HubController):
         log.info("cluster.orphaned_execution_namespace_deleted", controller=self.NAME, cluster=name)
 
     async def _drop_memory(self, name: str) -> None:
-        self._histories.pop(name, None)
-        self._probed_at.pop(name, None)
+        self._collection.forget(name)
+        self._lease_observations.pop(name, None)
         await self.ctx.members.forget(name)
 
     async def _patch(self, cluster: Object, patch: Object) -> Object:

@@ -1,4 +1,10 @@
-"""The execution controller (Push mode): Works in `karmada-es-<cluster>` → objects in that member cluster.
+"""The execution controller: Works in `karmada-es-<cluster>` → objects in that member cluster.
+
+It runs in the controller manager for Push clusters, and in each Pull cluster's agent for that
+cluster alone (`ControllerContext.sync_mode`); each leaves the other's Works alone. One exception
+keeps a dead agent from blocking an unregistration: a Work being deleted whose Pull cluster is
+being deleted and is not Ready (its agent stopped renewing its Lease) is released by the hub,
+without member cleanup, as for an unreachable Push member.
 
 For each Work it applies every manifest to the member with server-side apply (field manager
 `flotilla-execution`, forced), so fields the member writes under its own managers stay and fields
@@ -157,6 +163,8 @@ class ExecutionController(HubController):
             self._verify.discard(key)
             return None
         cluster = self._clusters.get(cluster_name)
+        if cluster is not None and not self.ctx.reaches(cluster):
+            return await self._release_abandoned(work, cluster)
         if _metadata(work).get("deletionTimestamp"):
             return await self._finalize(work, cluster_name, cluster)
         await self._set_finalizer(work, present=True)
@@ -245,6 +253,24 @@ class ExecutionController(HubController):
                     )
         await self._set_finalizer(work, present=False)
         self._verify.discard((namespace, name))
+        return None
+
+    async def _release_abandoned(self, work: Mapping[str, Any], cluster: dict[str, Any]) -> float | None:
+        """A Work of a cluster someone else delivers to: released only when its deliverer is gone —
+        the Work and its Cluster are being deleted, and the cluster is not Ready."""
+        abandoned = (
+            bool(_metadata(work).get("deletionTimestamp"))
+            and bool(_metadata(cluster).get("deletionTimestamp"))
+            and not cluster_ready(cluster)
+        )
+        if abandoned:
+            await self._set_finalizer(work, present=False)
+            log.info(
+                "execution.cleanup_skipped",
+                namespace=_metadata(work).get("namespace"),
+                work=_metadata(work).get("name"),
+                cluster=_metadata(cluster).get("name"),
+            )
         return None
 
     async def _cleanup_client(self, cluster: dict[str, Any]) -> Client | None:

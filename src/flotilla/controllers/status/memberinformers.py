@@ -16,13 +16,13 @@ from typing import Any
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client.informer import Handler, Informer
-from flotilla.runtime.members import MemberClients
+from flotilla.runtime.members import MemberClientProvider
 
 MANAGED_SELECTOR = f"{constants.MANAGED_BY_KARMADA_LABEL}=true"
 
 
 class MemberInformers:
-    def __init__(self, members: MemberClients, handler: Handler, *, watch_timeout: int = 300) -> None:
+    def __init__(self, members: MemberClientProvider, handler: Handler, *, watch_timeout: int = 300) -> None:
         self._members = members
         self._handler = handler
         self._watch_timeout = watch_timeout

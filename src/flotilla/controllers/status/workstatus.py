@@ -9,6 +9,9 @@ watch event.
 
 Keys are `("Work", namespace, name)`, and `("Cluster", "", name)` for dropping the informers of a
 deleted Cluster. Works of clusters that are not Ready are left until the cluster turns Ready.
+
+It runs in the controller manager for Push clusters and in a Pull cluster's agent for that one
+(`ControllerContext.sync_mode`); the Works of the other mode's clusters are left to their owner.
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ class WorkStatusController(HubController):
         if work is None or cluster_name is None or (work.get("metadata") or {}).get("deletionTimestamp"):
             return None
         cluster = self._clusters.get(cluster_name)
-        if cluster is None or not cluster_ready(cluster):
+        if cluster is None or not self.ctx.reaches(cluster) or not cluster_ready(cluster):
             return None
         manifests = ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []
         statuses = []
