@@ -24,7 +24,8 @@ from typing import Any
 import click
 
 from flotilla.api.karmada import constants as karmada
-from flotilla.api.karmada.names import binding_name, is_reserved_namespace
+from flotilla.api.karmada import templates
+from flotilla.api.karmada.names import binding_name
 from flotilla.api.scheme import GroupVersionKind, ResourceType
 from flotilla.cli.descriptions import Description, body, events_section, header
 from flotilla.cli.hub import HubTarget, hub_options, member_client, run
@@ -44,8 +45,6 @@ from flotilla.client import APIStatusError, Client, ClientError, NotFound
 from flotilla.runtime.members import MemberCredentialsError
 
 EVENT = GroupVersionKind("", "v1", "Event")
-NOT_TEMPLATE_GROUPS = frozenset({"events.k8s.io", "coordination.k8s.io"})
-"""Groups the detector never propagates, besides Karmada's own (`*.karmada.io`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +60,8 @@ class DescribeSettings:
 
 def is_template(resource: ResourceType, obj: Mapping[str, Any]) -> bool:
     """Whether the hub's detector treats `obj` as a resource template (so it may have a binding)."""
-    if resource.group.endswith("karmada.io") or resource.group in NOT_TEMPLATE_GROUPS:
-        return False
-    if (resource.group, resource.kind) in (("", "Event"), ("", "Namespace")):
-        return False
-    namespace = str((obj.get("metadata") or {}).get("namespace") or "")
-    return not (is_reserved_namespace(namespace) or namespace.startswith("kube-"))
+    typed = {"apiVersion": resource.api_version, "kind": resource.kind, **obj}
+    return templates.is_template_kind(resource.group, resource.kind) and templates.is_template(typed)
 
 
 async def _binding(

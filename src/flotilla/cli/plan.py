@@ -212,11 +212,11 @@ async def _selected_on_hub(
     hub: Client, policies: PolicySet, known: Sequence[Mapping[str, Any]]
 ) -> list[_Prepared]:
     """Templates on the hub that a policy from the manifests selects and the manifests do not hold."""
+    from flotilla.api.karmada import templates
     from flotilla.api.karmada.policy import PropagationPolicy
     from flotilla.api.scheme import GroupVersionKind
     from flotilla.cli.planning.workloads import selects
     from flotilla.client import NotFound
-    from flotilla.controllers.detector import watched
 
     seen = {_identity(obj) for obj in known}
     found: dict[tuple[str, str, str, str], dict[str, Any]] = {}
@@ -232,7 +232,7 @@ async def _selected_on_hub(
             for obj in candidates:
                 key = _identity(obj)
                 deleting = (obj.get("metadata") or {}).get("deletionTimestamp")
-                if key in seen or deleting or not watched.is_template(obj) or not selects(policy, obj):
+                if key in seen or deleting or not templates.is_template(obj) or not selects(policy, obj):
                     continue
                 found[key] = obj
     return [_Prepared(found[key], (SELECTED_ON_HUB,)) for key in sorted(found)]

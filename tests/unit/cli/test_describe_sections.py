@@ -177,7 +177,7 @@ def test_cluster_description_summarises_status_instead_of_listing_it() -> None:
         (CONFIGMAPS, "kube-system", False),
         (CONFIGMAPS, "karmada-es-member1", False),
         (CLUSTERS, "", False),
-        (ResourceType("", "v1", "Namespace", "namespaces", "namespace", namespaced=False), "", False),
+        (ResourceType("", "v1", "Event", "events", "event", namespaced=True), "default", False),
         (
             ResourceType("coordination.k8s.io", "v1", "Lease", "leases", "lease", namespaced=True),
             "default",
@@ -188,5 +188,14 @@ def test_cluster_description_summarises_status_instead_of_listing_it() -> None:
 def test_only_resource_templates_get_a_propagation_section(
     resource: ResourceType, namespace: str, expected: bool
 ) -> None:
-    """Karmada's own kinds, events, leases, namespaces and reserved namespaces are not templates."""
+    """Karmada's own kinds, events, leases and objects of reserved namespaces are not templates."""
     assert is_template(resource, {"metadata": {"name": "x", "namespace": namespace}}) is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"), [("shop", True), ("kube-system", False), ("karmada-es-m1", False)]
+)
+def test_a_namespace_is_a_template_unless_the_detector_skips_it(name: str, expected: bool) -> None:
+    """As for the detector, a Namespace may be propagated unless it is reserved or `kube-*`."""
+    namespaces = ResourceType("", "v1", "Namespace", "namespaces", "namespace", namespaced=False)
+    assert is_template(namespaces, {"metadata": {"name": name}}) is expected

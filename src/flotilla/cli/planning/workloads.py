@@ -25,9 +25,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from flotilla.api.karmada import constants
+from flotilla.api.karmada import constants, templates
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
-from flotilla.controllers.detector import watched
 from flotilla.controllers.detector.binding import (
     DETECTOR_SPEC_FIELDS,
     build_binding,
@@ -147,7 +146,7 @@ def is_policy(obj: Mapping[str, Any]) -> bool:
 def is_karmada_object(obj: Mapping[str, Any]) -> bool:
     """An object of a Karmada API group (policies, overrides, clusters…): never a template."""
     group = str(obj.get("apiVersion") or "").rpartition("/")[0]
-    return group == watched.SKIPPED_GROUP_SUFFIX or group.endswith("." + watched.SKIPPED_GROUP_SUFFIX)
+    return templates.is_karmada_group(group)
 
 
 def merge_policies(hub: Iterable[Mapping[str, Any]], manifests: Iterable[Mapping[str, Any]]) -> PolicySet:
@@ -222,7 +221,7 @@ def plan_workload(
         current=BindingInfo.from_object(existing).clusters if existing is not None else None,
         notes=tuple(notes),
     )
-    if not watched.is_template(template):
+    if not templates.is_template(template):
         return replace(plan, unplanned=SKIPPED_NAMESPACE)
     policy = choose_policy(template, policies.in_namespace(namespace), policies.cluster_propagation_policies)
     if policy is None:
@@ -278,7 +277,7 @@ def _own_binding(template: Mapping[str, Any], binding: Mapping[str, Any] | None)
 
 def _unmatched(template: Mapping[str, Any], current: Sequence[TargetCluster] | None) -> str:
     group = str(template.get("apiVersion") or "").rpartition("/")[0]
-    if (group, template.get("kind")) == watched.NAMESPACE_KIND:
+    if (group, template.get("kind")) == templates.NAMESPACE_KIND:
         return NAMESPACE_AUTO_PROPAGATED
     return NO_POLICY_RELEASED if current else NO_POLICY
 
