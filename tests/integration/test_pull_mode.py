@@ -197,30 +197,16 @@ class Environment:
         assert "agent started" in registered.stdout, registered.stdout
         stop_detached_agent(int((self.agent_dir / "agent.pid").read_text()))
         (self.agent_dir / "agent.pid").unlink()
-        self.allow_single_cluster_watch(self.kubectl(self.root / "cache-register"))
+        self.check_single_cluster_watch()
 
-    def allow_single_cluster_watch(self, hub: Kubectl) -> None:
-        """Until the hub authorizes a list or watch that selects one name by `metadata.name` as a request
-        for that name (kube-apiserver's RequestInfo does), `resourceNames` cannot grant the agent its
-        Cluster informer: grant list and watch of clusters for the test. Not needed once it does."""
+    def check_single_cluster_watch(self) -> None:
+        """The agent's RBAC names its Cluster; a list or watch selecting it by `metadata.name` is allowed
+        (kube-apiserver authorizes it as a request for that name), a list of every cluster is not."""
         agent = self.agent_kubectl(self.root / "cache-probe")
-        probe = agent.run("get", "clusters", "--field-selector", f"metadata.name={PULL}", check=False)
-        if probe.returncode == 0:
-            return
-        hub(
-            "create",
-            "clusterrole",
-            "test-agent-cluster-watch",
-            "--verb=list,watch",
-            "--resource=clusters.cluster.karmada.io",
-        )
-        hub(
-            "create",
-            "clusterrolebinding",
-            "test-agent-cluster-watch",
-            "--clusterrole=test-agent-cluster-watch",
-            f"--user=system:karmada:agent:{PULL}",
-        )
+        pinned = agent.run("get", "clusters", "--field-selector", f"metadata.name={PULL}", check=False)
+        assert pinned.returncode == 0, pinned.stderr
+        everything = agent.run("get", "clusters", check=False)
+        assert "Forbidden" in everything.stderr, everything.stderr
 
     def stop(self) -> None:
         self.agent.stop()
