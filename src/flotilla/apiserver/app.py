@@ -128,6 +128,8 @@ async def api_middleware(request: web.Request, handler: Handler) -> web.StreamRe
         response = status_response(exc)
     except web.HTTPException as exc:
         response = status_response(_from_http(exc))
+    except ConnectionResetError:
+        raise  # the client went away (e.g. a watch closed before its headers): nothing to answer or log
     except Exception:
         log.exception("request.failed", method=request.method, path=request.path)
         response = status_response(
