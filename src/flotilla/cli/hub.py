@@ -78,6 +78,11 @@ def _status_message(exc: APIStatusError) -> str:
 async def member_client(hub: Client, cluster_name: str, field_manager: str = "flotilla") -> Client:
     """A client of member `cluster_name`, built from its Cluster and credentials Secret on the hub."""
     cluster = await hub.get(CLUSTER, cluster_name)
+    if (cluster.get("spec") or {}).get("syncMode") == "Pull":
+        raise MemberCredentialsError(
+            f"cluster {cluster_name} is in Pull mode: the hub cannot reach its API server "
+            "(its agent dials out); use the member's own kubeconfig"
+        )
     ref = (cluster.get("spec") or {}).get("secretRef") or {}
     secret = None
     if ref.get("name"):
