@@ -1,6 +1,6 @@
 """Reading the manifests of `-f`: files, directories and standard input, as kubectl reads them.
 
-`flotilla apply -f` (and the other verbs that take manifests) accept what `kubectl apply -f` does
+`flotilla apply -f` and `flotilla plan -f` accept what `kubectl apply -f` does
 except URLs: a file of any name, a directory (its `.json`, `.yaml` and `.yml` files in name order,
 sub-directories too with `-R`), or `-` for standard input. A file holds one JSON object or a YAML
 stream of `---`-separated documents; empty documents are skipped, and a `List` (`v1 List` or a
@@ -9,14 +9,14 @@ typed `DeploymentList`) stands for its items.
 Decoding follows kubectl's YAML reading rather than YAML 1.1 to the letter: unquoted timestamps stay
 strings (a Kubernetes object never holds a YAML timestamp), so what is applied is what was written.
 A problem with one source (missing file, broken YAML, an object without `kind`) is reported in
-kubectl's words and does not stop the other sources: the caller applies what could be read and
-exits non-zero at the end, as kubectl does.
+kubectl's words and does not stop the other sources: `apply` applies what could be read and exits
+non-zero at the end, as kubectl does; `plan` plans nothing unless everything could be read.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -49,12 +49,25 @@ class Manifest:
     source: str
 
     @property
+    def api_version(self) -> str:
+        return str(self.object.get("apiVersion") or "")
+
+    @property
+    def kind(self) -> str:
+        return str(self.object.get("kind") or "")
+
+    @property
     def name(self) -> str:
-        return str((self.object.get("metadata") or {}).get("name") or "")
+        return str(self._metadata.get("name") or "")
 
     @property
     def namespace(self) -> str:
-        return str((self.object.get("metadata") or {}).get("namespace") or "")
+        return str(self._metadata.get("namespace") or "")
+
+    @property
+    def _metadata(self) -> Mapping[str, Any]:
+        metadata = self.object.get("metadata")
+        return metadata if isinstance(metadata, Mapping) else {}
 
 
 @dataclass

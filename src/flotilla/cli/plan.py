@@ -2,11 +2,12 @@
 
 The preview changes nothing on the hub. It reads:
 
-- the manifests (`-f` files, directories, `-`), each passed through a server-side dry-run apply so
-  it carries the hub's defaults (a Deployment's `replicas: 1`, Karmada's policy defaults) and is
-  validated as the real apply would validate it; an object the hub would refuse stops the plan
-  with exit code 1. When the dry run cannot be done (a namespace that does not exist yet, a kind
-  the hub does not serve yet, no permission), the object is planned as written, with a note;
+- the manifests (`-f` files, directories, `-`, read as `apply` reads them: `manifests.py`), each
+  passed through a server-side dry-run apply so it carries the hub's defaults (a Deployment's
+  `replicas: 1`, Karmada's policy defaults) and is validated as the real apply would validate it;
+  an object the hub would refuse stops the plan with exit code 1. When the dry run cannot be done
+  (a namespace that does not exist yet, a kind the hub does not serve yet, no permission), the
+  object is planned as written, with a note;
 - the live Clusters (labels, taints, region and zones, API enablements, resource summaries), the
   PropagationPolicies and ClusterPropagationPolicies (the manifests' replacing those of the same
   namespace and name), and each template's current binding, for existing workloads;
@@ -34,7 +35,7 @@ from flotilla.cli.planning.report import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
     from flotilla.api.scheme import GroupVersionKind
-    from flotilla.cli.planning.manifests import Manifest
+    from flotilla.cli.manifests import Manifest
     from flotilla.cli.planning.workloads import PolicySet, WorkloadPlan
     from flotilla.client import Client
 
@@ -94,19 +95,25 @@ def plan(
       # What would a changed policy do to the workloads it selects?
       kubectl get pp nginx -o yaml | sed 's/maxGroups: 2/maxGroups: 1/' | flotilla plan -f -
     """
-    from flotilla.cli.planning.manifests import ManifestError, read_manifests
+    from flotilla.cli.manifests import read_manifests
     from flotilla.cli.planning.report import render
     from flotilla.cli.planning.workloads import PlanInputError
 
-    try:
-        manifests = read_manifests(filenames, sys.stdin)
-    except ManifestError as error:
-        raise click.ClickException(str(error)) from error
+    read = read_manifests(filenames, recursive=False, stdin=sys.stdin)
+    manifests = read.manifests
+    problems = [*read.errors, *(_unnamed(manifest) for manifest in manifests if not manifest.name)]
+    if problems:
+        raise click.ClickException("\n".join(problems))
     try:
         plans = run(_plan(HubTarget(kubeconfig, context), manifests, namespace))
     except PlanInputError as error:
         raise click.ClickException(str(error)) from error
     click.echo(render(plans, output), nl=False)
+
+
+def _unnamed(manifest: Manifest) -> str:
+    """A plan needs every object's name: it is planned under it, and compared with the hub's."""
+    return f'unable to plan "{manifest.source}": a {manifest.kind or "manifest"} has no metadata.name'
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +156,7 @@ async def _prepare(hub: Client, manifest: Manifest, default_namespace: str) -> _
     from flotilla.client import APIStatusError, Invalid, NotFound
     from flotilla.client.client import APPLY_PATCH
 
-    obj = dict(manifest.obj)
+    obj = dict(manifest.object)
     group, _, version = manifest.api_version.rpartition("/")
     try:
         info = await hub.resource(GroupVersionKind(group, version, manifest.kind))

@@ -52,9 +52,20 @@ def test_an_unreadable_manifest_is_a_one_line_error(tmp_path: Path) -> None:
         cli, ["plan", "-f", str(manifest), "--kubeconfig", str(unreachable_kubeconfig(tmp_path / "k"))]
     )
     assert result.exit_code == 1
-    assert result.output.startswith(f"Error: {manifest}: not valid YAML")
+    assert result.output.startswith(f"Error: error parsing {manifest}: ")
     assert len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output
+
+
+def test_a_manifest_without_a_name_is_an_error_before_any_plan(tmp_path: Path) -> None:
+    """Every object is planned under its name: one without `metadata.name` is refused, exit code 1."""
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: shop}\n")
+    result = CliRunner().invoke(
+        cli, ["plan", "-f", str(manifest), "--kubeconfig", str(unreachable_kubeconfig(tmp_path / "k"))]
+    )
+    assert result.exit_code == 1
+    assert result.output == f'Error: unable to plan "{manifest}": a ConfigMap has no metadata.name\n'
 
 
 def test_an_unreachable_hub_is_a_one_line_error(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Reading `-f` manifests: YAML and JSON streams, Lists, directories, stdin, and kubectl's errors."""
+"""Reading `-f` manifests for apply and plan: YAML and JSON streams, Lists, directories, stdin, errors."""
 
 from __future__ import annotations
 
