@@ -31,7 +31,7 @@ from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.cli.manifests import Manifest
 from flotilla.cli.propagation import apply_policy, propagates
-from flotilla.cli.resourcetypes import printed_object_name
+from flotilla.cli.resources import printed_object_name
 from flotilla.client import APIStatusError, Client, Conflict, NotFound
 from flotilla.client.client import APPLY_PATCH
 from flotilla.client.discovery import ResourceInfo

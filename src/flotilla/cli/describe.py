@@ -1,8 +1,8 @@
 """`flotilla describe`: one object in detail, on the hub or a member, like karmadactl describe.
 
-The command resolves the type against the target's discovery (`resources.py`), reads the objects
-(by name; by name prefix when no object has the exact name, as kubectl does; or every object of
-the type), and renders each one (`descriptions.py`): the generic kubectl layout, the Events whose
+The command resolves the type against the target's discovery (the client's REST mapper), reads
+the objects (by name; by name prefix when no object has the exact name, as kubectl does; or every
+object of the type), and renders each one (`descriptions.py`): the generic kubectl layout, the Events whose
 `involvedObject` is the object, and the Karmada sections (`karmadadescriptions.py`) — for a
 template on the hub, where its ResourceBinding scheduled it and what each cluster reported; for a
 Cluster, its status summarised.
@@ -26,22 +26,15 @@ import click
 from flotilla.api.karmada import constants as karmada
 from flotilla.api.karmada import templates
 from flotilla.api.karmada.names import binding_name
-from flotilla.api.scheme import GroupVersionKind, ResourceType
+from flotilla.api.scheme import GroupVersionKind
 from flotilla.cli.descriptions import Description, body, events_section, header
 from flotilla.cli.hub import HubTarget, hub_options, member_client, run
 from flotilla.cli.karmadadescriptions import CLUSTER_HIDDEN_FIELDS, cluster_section, propagation_section
 from flotilla.cli.kubectlerrors import Failure, KubectlError, failure_of
 from flotilla.cli.operationscope import OperationScope
-from flotilla.cli.resources import (
-    ArgumentError,
-    ResourceRequest,
-    ResourceTypeNotFound,
-    discover,
-    parse_arguments,
-    resolve,
-    resource_path,
-)
+from flotilla.cli.resources import ArgumentError, ResourceRequest, parse_arguments, resource_path
 from flotilla.client import APIStatusError, Client, ClientError, NotFound
+from flotilla.client.discovery import ResourceInfo, UnknownResourceType
 from flotilla.runtime.members import MemberCredentialsError
 
 EVENT = GroupVersionKind("", "v1", "Event")
@@ -58,14 +51,14 @@ class DescribeSettings:
     show_events: bool = True
 
 
-def is_template(resource: ResourceType, obj: Mapping[str, Any]) -> bool:
+def is_template(resource: ResourceInfo, obj: Mapping[str, Any]) -> bool:
     """Whether the hub's detector treats `obj` as a resource template (so it may have a binding)."""
     typed = {"apiVersion": resource.api_version, "kind": resource.kind, **obj}
     return templates.is_template_kind(resource.group, resource.kind) and templates.is_template(typed)
 
 
 async def _binding(
-    hub: Client, resource: ResourceType, obj: Mapping[str, Any]
+    hub: Client, resource: ResourceInfo, obj: Mapping[str, Any]
 ) -> tuple[dict[str, Any] | None, str]:
     """The template's ResourceBinding (ClusterResourceBinding if cluster-scoped) and its name."""
     metadata = obj.get("metadata") or {}
@@ -79,7 +72,7 @@ async def _binding(
         return None, label
 
 
-async def _events(client: Client, resource: ResourceType, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+async def _events(client: Client, resource: ResourceInfo, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The events about `obj` (same kind, name, namespace and uid); none if they cannot be read."""
     metadata = obj.get("metadata") or {}
     selectors = {
@@ -103,7 +96,7 @@ async def _events(client: Client, resource: ResourceType, obj: Mapping[str, Any]
 
 async def _objects(
     client: Client,
-    resource: ResourceType,
+    resource: ResourceInfo,
     request: ResourceRequest,
     settings: DescribeSettings,
     namespace: str,
@@ -141,7 +134,7 @@ class Related:
 
 
 def render_description(
-    resource: ResourceType, obj: Mapping[str, Any], related: Related, now: datetime
+    resource: ResourceInfo, obj: Mapping[str, Any], related: Related, now: datetime
 ) -> str:
     """The description of `obj`: kubectl's generic layout, then the Karmada sections, then Events."""
     typed = {"apiVersion": resource.api_version, "kind": resource.kind, **obj}
@@ -160,7 +153,7 @@ def render_description(
 
 
 async def _description(
-    client: Client, resource: ResourceType, obj: dict[str, Any], settings: DescribeSettings, now: datetime
+    client: Client, resource: ResourceInfo, obj: dict[str, Any], settings: DescribeSettings, now: datetime
 ) -> str:
     binding_label: str | None = None
     binding = None
@@ -175,14 +168,14 @@ async def _describe_on(
 ) -> tuple[list[str], list[Failure], bool]:
     """Descriptions of everything asked, the failures, and whether every type was namespaced."""
     now = datetime.now(UTC)
-    available = await discover(client)
+    mapper = await client.discover()
     texts: list[str] = []
     failures: list[Failure] = []
     namespaced = True
     for request in settings.requests:
         try:
-            resources = resolve(request.type_argument, available)
-        except ResourceTypeNotFound as error:
+            resources = mapper.resources_for(request.type_argument)
+        except UnknownResourceType as error:
             failures.append(Failure(str(error)))
             continue
         for resource in resources:

@@ -1,7 +1,7 @@
 """`flotilla get`: list or fetch resources on the hub and its member clusters, like karmadactl get.
 
-The command resolves each type argument against every target cluster's own discovery
-(`resources.py`), asks each target for what the user wants — a server-side `Table` for human
+The command resolves each type argument against every target cluster's own discovery (the
+client's REST mapper), asks each target for what the user wants — a server-side `Table` for human
 output, whole objects for `-o name|yaml|json` — and prints it as kubectl and karmadactl do
 (`printers.py`). Targets are read concurrently; one that fails (an unreachable member, a name
 that does not exist there) is reported on stderr in kubectl's words (`kubectlerrors.py`) while
@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from flotilla.api.scheme import ResourceType
+from flotilla.api.scheme import GroupResource
 from flotilla.cli.hub import HubTarget, gather_by_cluster, hub_options, run
 from flotilla.cli.kubectlerrors import Failure, KubectlError, failure_of
 from flotilla.cli.operationscope import OperationScope, Target, open_targets, split_cluster_names
@@ -35,18 +35,10 @@ from flotilla.cli.printers import (
     with_type,
     without_managed_fields,
 )
-from flotilla.cli.resources import (
-    ArgumentError,
-    ResourceRequest,
-    ResourceTypeNotFound,
-    discover,
-    parse_arguments,
-    resolve,
-    resource_key,
-    resource_path,
-)
+from flotilla.cli.resources import ArgumentError, ResourceRequest, parse_arguments, resource_path
 from flotilla.client import APIStatusError, Client, ClientError
 from flotilla.client.client import JSON
+from flotilla.client.discovery import ResourceInfo, UnknownResourceType
 
 CHUNK_SIZE = 500
 """Objects per list request, as kubectl's `--chunk-size` default."""
@@ -82,7 +74,7 @@ class GetSettings:
 class Found:
     """What one target answered for one resource."""
 
-    resource: ResourceType
+    resource: ResourceInfo
     table: ClusterTable | None = None
     objects: list[dict[str, Any]] = field(default_factory=list)
 
@@ -128,7 +120,7 @@ def _merged(cluster: str, tables: list[ClusterTable]) -> ClusterTable:
 async def _read_resource(
     client: Client,
     cluster: str,
-    resource: ResourceType,
+    resource: ResourceInfo,
     request: ResourceRequest,
     settings: GetSettings,
     namespace: str,
@@ -166,11 +158,11 @@ async def _fetch(target: Target, settings: GetSettings, namespace: str) -> Fetch
         fetched.failures.append(target.failure or Failure("no client"))
         return fetched
     try:
-        available = await discover(target.client)
+        mapper = await target.client.discover()
         for request in settings.requests:
             try:
-                resources = resolve(request.type_argument, available)
-            except ResourceTypeNotFound as error:
+                resources = mapper.resources_for(request.type_argument)
+            except UnknownResourceType as error:
                 fetched.failures.append(Failure(str(error)))
                 continue
             for resource in resources:
@@ -192,15 +184,14 @@ async def _fetch(target: Target, settings: GetSettings, namespace: str) -> Fetch
 # --- printing -------------------------------------------------------------------------------------
 
 
-def _sections(fetched: list[Fetched]) -> list[tuple[ResourceType, list[ClusterTable]]]:
+def _sections(fetched: list[Fetched]) -> list[tuple[ResourceInfo, list[ClusterTable]]]:
     """One section per resource, in the order first seen (the hub first), every cluster's table in it."""
-    sections: dict[tuple[str, str], tuple[ResourceType, list[ClusterTable]]] = {}
+    sections: dict[GroupResource, tuple[ResourceInfo, list[ClusterTable]]] = {}
     for answer in fetched:
         for found in answer.found:
             if found.table is None:
                 continue
-            key = resource_key(found.resource)
-            sections.setdefault(key, (found.resource, []))[1].append(found.table)
+            sections.setdefault(found.resource.group_resource, (found.resource, []))[1].append(found.table)
     return list(sections.values())
 
 

@@ -34,9 +34,9 @@ from typing import Any
 import yaml
 
 from flotilla.api.karmada.constants import CACHED_FROM_CLUSTER_ANNOTATION, MANAGED_BY_KARMADA_LABEL
-from flotilla.api.scheme import ResourceType
-from flotilla.cli.resources import qualified_kind
+from flotilla.cli.resources import printed_name, qualified_kind
 from flotilla.cli.tabwriter import GET_PADDING, align
+from flotilla.client.discovery import ResourceInfo
 
 HUB_CLUSTER = "Karmada"
 """The CLUSTER cell of the hub's own rows, as karmadactl names the control plane."""
@@ -165,7 +165,7 @@ def _adoption(table: ClusterTable, row: Row) -> str:
     return _ADOPTED if labels.get(MANAGED_BY_KARMADA_LABEL) == "true" else _NOT_ADOPTED
 
 
-def table_lines(resource: ResourceType, tables: Sequence[ClusterTable], options: TableOptions) -> list[str]:
+def table_lines(resource: ResourceInfo, tables: Sequence[ClusterTable], options: TableOptions) -> list[str]:
     """The tab-separated header and rows of one resource over `tables`; none without rows."""
     if not any(table.rows for table in tables):
         return []
@@ -186,7 +186,9 @@ def table_lines(resource: ResourceType, tables: Sequence[ClusterTable], options:
         for row in table.rows:
             cells = list(row.cells[: len(columns)]) + [None] * (len(columns) - len(row.cells))
             if options.with_kind and cells:
-                cells[name_at] = f"{qualified_kind(resource)}/{cell_text(cells[name_at])}"
+                cells[name_at] = (
+                    f"{qualified_kind(resource.kind, resource.group)}/{cell_text(cells[name_at])}"
+                )
             texts = [str(row.metadata.get("namespace") or "")] if with_namespace else []
             for position in visible:
                 texts.append(cell_text(cells[position]))
@@ -199,7 +201,7 @@ def table_lines(resource: ResourceType, tables: Sequence[ClusterTable], options:
 
 
 def render_tables(
-    sections: Sequence[tuple[ResourceType, Sequence[ClusterTable]]], options: TableOptions
+    sections: Sequence[tuple[ResourceInfo, Sequence[ClusterTable]]], options: TableOptions
 ) -> str:
     """Every resource's block, aligned on its own, blocks separated by a blank line."""
     blocks = []
@@ -213,9 +215,9 @@ def render_tables(
 # --- whole objects --------------------------------------------------------------------------------
 
 
-def object_name(resource: ResourceType, obj: Mapping[str, Any]) -> str:
+def object_name(resource: ResourceInfo, obj: Mapping[str, Any]) -> str:
     """`-o name`: `deployment.apps/nginx`, `pod/web-0`."""
-    return f"{qualified_kind(resource)}/{(obj.get('metadata') or {}).get('name', '')}"
+    return printed_name(resource.kind, resource.group, str((obj.get("metadata") or {}).get("name", "")))
 
 
 def from_cluster(obj: Mapping[str, Any], cluster: str) -> dict[str, Any]:
@@ -227,7 +229,7 @@ def from_cluster(obj: Mapping[str, Any], cluster: str) -> dict[str, Any]:
     return marked
 
 
-def with_type(resource: ResourceType, obj: Mapping[str, Any]) -> dict[str, Any]:
+def with_type(resource: ResourceInfo, obj: Mapping[str, Any]) -> dict[str, Any]:
     """`obj` with its apiVersion and kind, which list items omit on the wire."""
     typed = dict(obj)
     typed.setdefault("apiVersion", resource.api_version)

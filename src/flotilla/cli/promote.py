@@ -132,7 +132,7 @@ def promote(
 
 
 def _print_lines(plan: PromotionPlan, cluster: str, suffix: str) -> None:
-    from flotilla.cli.resourcetypes import printed_object_name
+    from flotilla.cli.resources import printed_object_name
 
     if plan.namespace is not None:
         click.echo(f"{printed_object_name(plan.namespace)} created{suffix}")
@@ -187,15 +187,11 @@ class Promoter:
     async def plan(self) -> PromotionPlan:
         from flotilla.cli.promotion import promoted_template
         from flotilla.cli.propagation import promotion_policy
-        from flotilla.cli.resourcetypes import (
-            UnknownResourceType,
-            discover_served_resources,
-            resolve_resource,
-        )
+        from flotilla.client.discovery import UnknownResourceType
 
         request = self.request
         try:
-            resource = resolve_resource(request.resource, await discover_served_resources(self.member))
+            resource = (await self.member.discover()).resource_for(request.resource)
         except UnknownResourceType as exc:
             raise click.ClickException(f"{exc} in cluster {request.cluster}") from exc
         namespace = (
@@ -234,7 +230,7 @@ class Promoter:
 
     async def _plan_dependencies(self, member_object: dict[str, Any], plan: PromotionPlan) -> None:
         from flotilla.cli.promotion import dependency_references, promoted_template
-        from flotilla.cli.resourcetypes import printed_name
+        from flotilla.cli.resources import printed_name
 
         for reference in dependency_references(member_object):
             printed = printed_name(reference.gvk.kind, reference.gvk.group, reference.name)

@@ -18,7 +18,7 @@ import aiohttp
 import orjson
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client.discovery import AGGREGATED_ACCEPT, ResourceInfo, RESTMapper
+from flotilla.client.discovery import AGGREGATED_ACCEPT, ResourceInfo, RESTMapper, legacy_document
 from flotilla.client.errors import NotFound, Unavailable, status_error
 from flotilla.client.kubeconfig import ClusterConfig
 
@@ -168,7 +168,6 @@ class Client:
 
     async def _legacy_discovery(self, root: str, answer: Any) -> dict[str, Any]:
         """Servers without aggregated discovery: read each group version, shape it like the v2 list."""
-        items = []
         if root == "/api":
             versions = [(("", v)) for v in (answer or {}).get("versions", [])]
         else:
@@ -176,32 +175,11 @@ class Client:
             for group in (answer or {}).get("groups", []):
                 for version in group.get("versions", []):
                     versions.append((group["name"], version["version"]))
-        grouped: dict[str, list[dict[str, Any]]] = {}
+        listings = []
         for group, version in versions:
             path = f"/apis/{group}/{version}" if group else f"/api/{version}"
-            listing = await self.request("GET", path)
-            resources = []
-            subresources: dict[str, list[dict[str, Any]]] = {}
-            for entry in (listing or {}).get("resources", []):
-                name = entry.get("name", "")
-                if "/" in name:
-                    parent, sub = name.split("/", 1)
-                    subresources.setdefault(parent, []).append({"subresource": sub})
-                    continue
-                resources.append(
-                    {
-                        "resource": name,
-                        "responseKind": {"group": group, "version": version, "kind": entry.get("kind", "")},
-                        "scope": "Namespaced" if entry.get("namespaced") else "Cluster",
-                        "verbs": entry.get("verbs", []),
-                    }
-                )
-            for resource in resources:
-                resource["subresources"] = subresources.get(resource["resource"], [])
-            grouped.setdefault(group, []).append({"version": version, "resources": resources})
-        for group, group_versions in grouped.items():
-            items.append({"metadata": {"name": group}, "versions": group_versions})
-        return {"items": items}
+            listings.append((group, version, await self.request("GET", path)))
+        return legacy_document(listings)
 
     async def resource(self, gvk: GroupVersionKind) -> ResourceInfo:
         """The resource serving `gvk` (re-discovering once if unknown); NotFound if none does."""

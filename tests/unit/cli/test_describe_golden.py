@@ -13,12 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from flotilla.api.scheme import ResourceType
 from flotilla.cli.describe import Related, render_description
+from flotilla.client.discovery import ResourceInfo
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = datetime(2026, 11, 29, 20, 15, tzinfo=UTC)
-DEPLOYMENTS = ResourceType("apps", "v1", "Deployment", "deployments", "deployment", namespaced=True)
+DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)
 
 
 def recorded(name: str) -> Any:

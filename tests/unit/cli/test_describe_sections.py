@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from flotilla.api.scheme import ResourceType
 from flotilla.cli.describe import Related, is_template, render_description
 from flotilla.cli.descriptions import Description, body, events_section, header, smart_label
 from flotilla.cli.karmadadescriptions import propagation_section
+from flotilla.client.discovery import ResourceInfo
 
 GOLDEN = Path(__file__).parent / "golden"
 NOW = datetime(2026, 11, 29, 20, 15, tzinfo=UTC)
-CLUSTERS = ResourceType("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", "cluster", namespaced=False)
-CONFIGMAPS = ResourceType("", "v1", "ConfigMap", "configmaps", "configmap", namespaced=True)
+CLUSTERS = ResourceInfo("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", namespaced=False)
+CONFIGMAPS = ResourceInfo("", "v1", "ConfigMap", "configmaps", namespaced=True)
 
 
 def lines(description: Description) -> list[str]:
@@ -177,16 +177,16 @@ def test_cluster_description_summarises_status_instead_of_listing_it() -> None:
         (CONFIGMAPS, "kube-system", False),
         (CONFIGMAPS, "karmada-es-member1", False),
         (CLUSTERS, "", False),
-        (ResourceType("", "v1", "Event", "events", "event", namespaced=True), "default", False),
+        (ResourceInfo("", "v1", "Event", "events", namespaced=True), "default", False),
         (
-            ResourceType("coordination.k8s.io", "v1", "Lease", "leases", "lease", namespaced=True),
+            ResourceInfo("coordination.k8s.io", "v1", "Lease", "leases", namespaced=True),
             "default",
             False,
         ),
     ],
 )
 def test_only_resource_templates_get_a_propagation_section(
-    resource: ResourceType, namespace: str, expected: bool
+    resource: ResourceInfo, namespace: str, expected: bool
 ) -> None:
     """Karmada's own kinds, events, leases and objects of reserved namespaces are not templates."""
     assert is_template(resource, {"metadata": {"name": "x", "namespace": namespace}}) is expected
@@ -197,5 +197,5 @@ def test_only_resource_templates_get_a_propagation_section(
 )
 def test_a_namespace_is_a_template_unless_the_detector_skips_it(name: str, expected: bool) -> None:
     """As for the detector, a Namespace may be propagated unless it is reserved or `kube-*`."""
-    namespaces = ResourceType("", "v1", "Namespace", "namespaces", "namespace", namespaced=False)
+    namespaces = ResourceInfo("", "v1", "Namespace", "namespaces", namespaced=False)
     assert is_template(namespaces, {"metadata": {"name": name}}) is expected

@@ -15,21 +15,20 @@ from typing import Any
 
 import pytest
 
-from flotilla.api.scheme import ResourceType
 from flotilla.cli.get import Fetched, Found, GetSettings, human_output, object_output
 from flotilla.cli.operationscope import OperationScope
 from flotilla.cli.printers import HUB_CLUSTER, parse_table
 from flotilla.cli.resources import ResourceRequest
+from flotilla.client.discovery import ResourceInfo
 
 GOLDEN = Path(__file__).parent / "golden"
-CLUSTERS = ResourceType("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", "cluster", namespaced=False)
-DEPLOYMENTS = ResourceType("apps", "v1", "Deployment", "deployments", "deployment", namespaced=True)
-PROPAGATION_POLICIES = ResourceType(
+CLUSTERS = ResourceInfo("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", namespaced=False)
+DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)
+PROPAGATION_POLICIES = ResourceInfo(
     "policy.karmada.io",
     "v1alpha1",
     "PropagationPolicy",
     "propagationpolicies",
-    "propagationpolicy",
     namespaced=True,
 )
 
@@ -53,7 +52,7 @@ def settings(*types: str, names: tuple[str, ...] = (), **options: Any) -> GetSet
     )
 
 
-def hub_tables(resource: ResourceType, table_file: str) -> Fetched:
+def hub_tables(resource: ResourceInfo, table_file: str) -> Fetched:
     return Fetched(HUB_CLUSTER, True, [Found(resource, table=parse_table(HUB_CLUSTER, recorded(table_file)))])
 
 

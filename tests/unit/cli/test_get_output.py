@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.api.scheme import ResourceType
 from flotilla.cli.get import Fetched, Found, GetSettings, human_output, no_resources_message, object_output
 from flotilla.cli.operationscope import OperationScope, split_cluster_names
 from flotilla.cli.printers import HUB_CLUSTER, ClusterTable, Column, Row
 from flotilla.cli.resources import ResourceRequest
+from flotilla.client.discovery import ResourceInfo
 
-DEPLOYMENTS = ResourceType("apps", "v1", "Deployment", "deployments", "deployment", namespaced=True)
-CLUSTERS = ResourceType("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", "cluster", namespaced=False)
+DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)
+CLUSTERS = ResourceInfo("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", namespaced=False)
 COLUMNS = (Column("Name", 0, "name"), Column("Age", 0))
 
 

@@ -7,7 +7,6 @@ import json
 import yaml
 
 from flotilla.api.karmada.constants import CACHED_FROM_CLUSTER_ANNOTATION
-from flotilla.api.scheme import ResourceType
 from flotilla.cli.printers import (
     as_list,
     dump_json,
@@ -17,9 +16,10 @@ from flotilla.cli.printers import (
     with_type,
     without_managed_fields,
 )
+from flotilla.client.discovery import ResourceInfo
 
-CONFIGMAPS = ResourceType("", "v1", "ConfigMap", "configmaps", "configmap", namespaced=True)
-CLUSTERS = ResourceType("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", "cluster", namespaced=False)
+CONFIGMAPS = ResourceInfo("", "v1", "ConfigMap", "configmaps", namespaced=True)
+CLUSTERS = ResourceInfo("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", namespaced=False)
 
 
 def test_object_names_are_lower_case_kind_dot_group_slash_name() -> None:

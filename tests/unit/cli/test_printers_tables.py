@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from flotilla.api.scheme import ResourceType
 from flotilla.cli.printers import (
     HUB_CLUSTER,
     ClusterTable,
@@ -18,10 +17,11 @@ from flotilla.cli.printers import (
     render_tables,
     table_lines,
 )
+from flotilla.client.discovery import ResourceInfo
 
-PODS = ResourceType("", "v1", "Pod", "pods", "pod", namespaced=True)
-DEPLOYMENTS = ResourceType("apps", "v1", "Deployment", "deployments", "deployment", namespaced=True)
-CLUSTERS = ResourceType("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", "cluster", namespaced=False)
+PODS = ResourceInfo("", "v1", "Pod", "pods", namespaced=True)
+DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)
+CLUSTERS = ResourceInfo("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", namespaced=False)
 COLUMNS = (Column("Name", 0, "name"), Column("Ready", 0), Column("Node", 1))
 
 
