@@ -1,4 +1,12 @@
-"""Real `flotilla apiserver` processes on loopback, and the system kubectl pointed at them."""
+"""Real Flotilla processes on loopback, and the system kubectl pointed at them.
+
+Every component an integration test starts (`flotilla apiserver`, `flotilla sim`, `flotilla
+controller-manager`) is a `python -m flotilla …` child of the test process writing to its own log
+file; `ChildProcess` starts one, waits until its log says it is ready (or fails with the log when
+it exits or times out), and stops it with a signal. `Kubectl` runs the system kubectl with a fresh
+cache directory, so discovery is never shared between tests. `federation.py` builds a hub with
+members out of these pieces.
+"""
 
 from __future__ import annotations
 
@@ -11,69 +19,54 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, ClassVar
 
 import yaml
 
 SERVING = re.compile(r"serving on (https://\S+)")
 
 
-@dataclass
-class ServerProcess:
-    """One API server child process with its own data directory."""
+class ChildProcess:
+    """One `python -m flotilla …` child with its own log file; the subclasses say what "ready" reads like."""
 
-    data_dir: Path
-    extra_args: list[str] = field(default_factory=list)
+    component: ClassVar[str]
+    stop_timeout: ClassVar[float] = 30.0
     process: subprocess.Popen[bytes] | None = None
-    url: str = ""
     log_path: Path | None = None
-    _log_file: Any = None
+    _log_file: IO[bytes] | None = None
 
-    @property
-    def kubeconfig(self) -> Path:
-        return self.data_dir / "admin.kubeconfig"
+    def started(self, log: str) -> bool:
+        """Whether `log` (everything written so far) shows the component ready to serve."""
+        raise NotImplementedError
 
-    def start(self, timeout: float = 30.0) -> ServerProcess:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = self.data_dir / f"apiserver-{int(time.time() * 1000)}.log"
-        log = self._log_file = self.log_path.open("wb")
+    def spawn(self, log_dir: Path, args: list[str], timeout: float) -> None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / f"{self.component}-{int(time.time() * 1000)}.log"
+        self._log_file = self.log_path.open("wb")
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "flotilla",
-                "apiserver",
-                "--data-dir",
-                str(self.data_dir),
-                "--secure-port",
-                "0",
-                *self.extra_args,
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            [sys.executable, "-m", "flotilla", *args], stdout=self._log_file, stderr=subprocess.STDOUT
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 code = self.stop()
-                raise RuntimeError(f"apiserver exited with {code}:\n{self.log()}")
-            match = SERVING.search(self.log())
-            if match:
-                self.url = match.group(1)
-                return self
+                raise RuntimeError(f"{self.component} exited with {code}:\n{self.log()}")
+            if self.started(self.log()):
+                return
             time.sleep(0.05)
-        raise TimeoutError(f"apiserver did not start within {timeout}s:\n{self.log()}")
+        raise TimeoutError(f"{self.component} did not start within {timeout}s:\n{self.log()}")
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> int:
+    def stop(self, sig: int = signal.SIGTERM, timeout: float | None = None) -> int:
+        """Signal the child, wait (SIGKILL after `timeout`) and return its exit code; 0 if not running."""
         if self.process is None:
             return 0
         if self.process.poll() is None:
             self.process.send_signal(sig)
         try:
-            code = self.process.wait(timeout)
+            code = self.process.wait(self.stop_timeout if timeout is None else timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
             code = self.process.wait()
@@ -85,6 +78,33 @@ class ServerProcess:
 
     def kill(self) -> None:
         self.stop(signal.SIGKILL)
+
+
+@dataclass
+class ServerProcess(ChildProcess):
+    """One API server child process with its own data directory."""
+
+    component: ClassVar[str] = "apiserver"
+    stop_timeout: ClassVar[float] = 15.0
+    data_dir: Path
+    extra_args: list[str] = field(default_factory=list)
+    url: str = ""
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.data_dir / "admin.kubeconfig"
+
+    def start(self, timeout: float = 30.0) -> ServerProcess:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = ["apiserver", "--data-dir", str(self.data_dir), "--secure-port", "0", *self.extra_args]
+        self.spawn(self.data_dir, args, timeout)
+        return self
+
+    def started(self, log: str) -> bool:
+        match = SERVING.search(log)
+        if match:
+            self.url = match.group(1)
+        return match is not None
 
 
 @dataclass
@@ -136,6 +156,15 @@ class Kubectl:
     def json(self, *args: str) -> Any:
         return json.loads(self.run(*args, "-o", "json").stdout)
 
+    def json_or_none(self, *args: str) -> Any:
+        """`json(*args)`, or None where kubectl fails (the object is not there, or not yet)."""
+        result = self.run(*args, "-o", "json", check=False)
+        return json.loads(result.stdout) if result.returncode == 0 else None
+
+    def succeeds(self, *args: str) -> bool:
+        """Whether kubectl exits 0: `succeeds("get", "cm", name)` asks whether the ConfigMap exists."""
+        return self.run(*args, check=False).returncode == 0
+
     def apply_yaml(self, documents: Any, *extra: str) -> str:
         text = yaml.safe_dump_all(documents if isinstance(documents, list) else [documents])
         return self(*("apply", "-f", "-", *extra), input=text)
@@ -154,75 +183,43 @@ def kubectl_version_binary(minor: int) -> str | None:
 
 
 @dataclass
-class SimProcess:
+class SimProcess(ChildProcess):
     """A `flotilla sim` child process serving simulated clusters."""
 
+    component: ClassVar[str] = "sim"
     data_dir: Path
     args: list[str] = field(default_factory=list)
-    process: subprocess.Popen[bytes] | None = None
-    _log_file: Any = None
 
     def start(self, timeout: float = 60.0) -> SimProcess:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        log_path = self.data_dir / f"sim-{int(time.time() * 1000)}.log"
-        self.log_path = log_path
-        self._log_file = log_path.open("wb")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "flotilla", "sim", "--data-dir", str(self.data_dir), *self.args],
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                code = self.stop()
-                raise RuntimeError(f"sim exited with {code}:\n{self.log()}")
-            if "flotilla sim: serving" in self.log():
-                return self
-            time.sleep(0.05)
-        raise TimeoutError(f"sim did not start within {timeout}s:\n{self.log()}")
+        self.spawn(self.data_dir, ["sim", "--data-dir", str(self.data_dir), *self.args], timeout)
+        return self
 
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+    def started(self, log: str) -> bool:
+        return "flotilla sim: serving" in log
 
     def kubeconfig(self, cluster: str) -> Path:
         return self.data_dir / f"{cluster}.kubeconfig"
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        if self.process is None:
-            return 0
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            code = self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self.process = None
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-        return code
-
     def fault(self, cluster: str, *flags: str) -> str:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "flotilla",
-                "sim",
-                "fault",
-                cluster,
-                "--data-dir",
-                str(self.data_dir),
-                *flags,
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=30,
-        )
-        return result.stdout
+        return flotilla("sim", "fault", cluster, "--data-dir", str(self.data_dir), *flags, timeout=30).stdout
+
+
+@dataclass
+class ControllerManagerProcess(ChildProcess):
+    """A `flotilla controller-manager` child process against a hub kubeconfig."""
+
+    component: ClassVar[str] = "controller-manager"
+    kubeconfig: Path
+    log_dir: Path
+    args: list[str] = field(default_factory=list)
+
+    def start(self, timeout: float = 60.0) -> ControllerManagerProcess:
+        args = ["controller-manager", "--kubeconfig", str(self.kubeconfig), "--health-address", "127.0.0.1:0"]
+        self.spawn(self.log_dir, [*args, *self.args], timeout)
+        return self
+
+    def started(self, log: str) -> bool:
+        return "flotilla controller-manager: running" in log
 
 
 def wait_until(predicate: Any, timeout: float = 30.0, interval: float = 0.2, message: str = "") -> Any:
@@ -235,65 +232,6 @@ def wait_until(predicate: Any, timeout: float = 30.0, interval: float = 0.2, mes
             return last
         time.sleep(interval)
     raise AssertionError(message or f"condition not met within {timeout}s (last: {last!r})")
-
-
-@dataclass
-class ControllerManagerProcess:
-    """A `flotilla controller-manager` child process against a hub kubeconfig."""
-
-    kubeconfig: Path
-    log_dir: Path
-    args: list[str] = field(default_factory=list)
-    process: subprocess.Popen[bytes] | None = None
-    _log_file: Any = None
-
-    def start(self, timeout: float = 60.0) -> ControllerManagerProcess:
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = self.log_dir / f"controller-manager-{int(time.time() * 1000)}.log"
-        self._log_file = self.log_path.open("wb")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "flotilla",
-                "controller-manager",
-                "--kubeconfig",
-                str(self.kubeconfig),
-                "--health-address",
-                "127.0.0.1:0",
-                *self.args,
-            ],
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                code = self.stop()
-                raise RuntimeError(f"controller-manager exited with {code}:\n{self.log()}")
-            if "flotilla controller-manager: running" in self.log():
-                return self
-            time.sleep(0.05)
-        raise TimeoutError(f"controller-manager did not start within {timeout}s:\n{self.log()}")
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        if self.process is None:
-            return 0
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            code = self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self.process = None
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-        return code
 
 
 def flotilla(*args: str, check: bool = True, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
