@@ -1,4 +1,9 @@
-"""Fixtures: a real API server process per test module, kubectl with a fresh cache, the Python client."""
+"""Fixtures: a real API server process per test module, kubectl with a fresh cache, the Python client.
+
+A module that runs a whole federation defines a module-scoped `federation` fixture (a started
+`Federation`); `hub`, `members` and `ns` below then give each test kubectl against the hub and
+every member, and a fresh namespace on the hub.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.federation import Federation
 from tests.integration.harness import Kubectl, ServerProcess
 
 
@@ -40,3 +46,23 @@ def api_client(server: ServerProcess) -> Iterator[object]:
     config.load_kube_config(config_file=str(server.kubeconfig), client_configuration=configuration)
     with client.ApiClient(configuration) as api:
         yield api
+
+
+@pytest.fixture
+def hub(federation: Federation, tmp_path: Path) -> Kubectl:
+    """kubectl against the federation's hub."""
+    return federation.kubectl(tmp_path / "hub-cache")
+
+
+@pytest.fixture
+def members(federation: Federation, tmp_path: Path) -> dict[str, Kubectl]:
+    """kubectl against each member of the federation, by cluster name."""
+    return federation.member_kubectls(tmp_path)
+
+
+@pytest.fixture
+def ns(hub: Kubectl) -> str:
+    """A fresh namespace on the hub, left behind: the module's processes and data go when it ends."""
+    name = f"t-{uuid.uuid4().hex[:6]}"
+    hub("create", "namespace", name)
+    return name

@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
-import yaml
-
 SERVING = re.compile(r"serving on (https://\S+)")
 
 
@@ -166,7 +164,13 @@ class Kubectl:
         return self.run(*args, check=False).returncode == 0
 
     def apply_yaml(self, documents: Any, *extra: str) -> str:
-        text = yaml.safe_dump_all(documents if isinstance(documents, list) else [documents])
+        """`kubectl apply -f -` of one object or a list of them.
+
+        Each document is written as JSON (which is YAML, one per `---`): PyYAML leaves a string such
+        as `015864` unquoted, and kubectl would read it back as a number.
+        """
+        listed = documents if isinstance(documents, list) else [documents]
+        text = "\n---\n".join(json.dumps(document) for document in listed)
         return self(*("apply", "-f", "-", *extra), input=text)
 
 
