@@ -166,11 +166,12 @@ class Kubectl:
     def apply_yaml(self, documents: Any, *extra: str) -> str:
         """`kubectl apply -f -` of one object or a list of them.
 
-        Each document is written as JSON (which is YAML, one per `---`): PyYAML leaves a string such
-        as `015864` unquoted, and kubectl would read it back as a number.
+        The documents go as a stream of JSON objects, one a line (kubectl reads a stream that opens
+        with `{` as JSON): PyYAML would leave a string such as `015864` unquoted, and kubectl would
+        read it back as a number.
         """
         listed = documents if isinstance(documents, list) else [documents]
-        text = "\n---\n".join(json.dumps(document) for document in listed)
+        text = "\n".join(json.dumps(document) for document in listed)
         return self(*("apply", "-f", "-", *extra), input=text)
 
 
