@@ -7,22 +7,25 @@ and are joined in Push mode with `flotilla join`. Every test uses its own namesp
 from __future__ import annotations
 
 import signal
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
-from tests.integration.harness import (
-    ControllerManagerProcess,
-    Kubectl,
-    ServerProcess,
-    SimProcess,
-    flotilla,
-    wait_until,
+from tests.integration.federation import (
+    FAST_CLUSTER_STATUS,
+    Federation,
+    MemberCluster,
+    deployment,
+    member_deployments,
+    nginx_walkthrough,
+    propagation_policy,
+    ready_on,
+    replicas_on,
+    resource_selector,
+    static_weights,
+    template_ready,
 )
+from tests.integration.harness import Kubectl, wait_until
 
 pytestmark = pytest.mark.kubectl
 
@@ -48,195 +51,44 @@ MEMBERS = {
 }
 
 
-class Environment:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.hub = ServerProcess(root / "hub")
-        config = {
-            "clusters": [
-                {"name": name, "nodes": 2, "nodeCPU": "4", "nodeMemory": "8Gi", "labels": labels}
-                for name, labels in MEMBERS.items()
-            ]
-        }
-        (root / "sim.yaml").parent.mkdir(parents=True, exist_ok=True)
-        (root / "sim.yaml").write_text(yaml.safe_dump(config))
-        self.sim = SimProcess(
-            root / "sim", ["--config", str(root / "sim.yaml"), "--pod-start-seconds", "0.1"]
-        )
-        self.manager: ControllerManagerProcess | None = None
-
-    def start(self) -> Environment:
-        self.hub.start()
-        self.sim.start()
-        for name, labels in MEMBERS.items():
-            flotilla(
-                "join",
-                name,
-                "--kubeconfig",
-                str(self.hub.kubeconfig),
-                "--cluster-kubeconfig",
-                str(self.sim.kubeconfig(name)),
-                "--cluster-provider",
-                labels["provider"],
-                "--cluster-region",
-                labels["topology.kubernetes.io/region"],
-                "--cluster-zones",
-                labels["topology.kubernetes.io/zone"],
-            )
-        self.start_manager()
-        hub = self.kubectl(self.root / "cache-hub")
-        for name, labels in MEMBERS.items():
-            hub("label", "cluster", name, f"tier={labels['tier']}", "--overwrite")
-        wait_until(lambda: self.ready_clusters(hub) == set(MEMBERS), timeout=60, message="clusters Ready")
-        return self
-
-    def start_manager(self) -> None:
-        self.manager = ControllerManagerProcess(
-            self.hub.kubeconfig,
-            self.root / "logs",
-            [
-                "--cluster-status-interval",
-                "1",
-                "--cluster-success-threshold",
-                "0",
-                "--cluster-failure-threshold",
-                "2",
-            ],
-        ).start()
-
-    def stop(self) -> None:
-        if self.manager is not None:
-            self.manager.stop()
-        self.sim.stop()
-        self.hub.stop()
-
-    def kubectl(self, cache: Path) -> Kubectl:
-        return Kubectl(self.hub.kubeconfig, cache)
-
-    def member(self, name: str, cache: Path) -> Kubectl:
-        return Kubectl(self.sim.kubeconfig(name), cache)
-
-    @staticmethod
-    def ready_clusters(hub: Kubectl) -> set[str]:
-        clusters = hub.json("get", "clusters")["items"]
-        return {
-            c["metadata"]["name"]
-            for c in clusters
-            if any(
-                x["type"] == "Ready" and x["status"] == "True"
-                for x in c.get("status", {}).get("conditions", [])
-            )
-        }
+def member_cluster(name: str, labels: dict[str, str]) -> MemberCluster:
+    """Two nodes of 4 CPUs and 8Gi, joined with the provider, region and zone its labels name."""
+    return MemberCluster(
+        name,
+        nodes=2,
+        node_cpu="4",
+        node_memory="8Gi",
+        labels=labels,
+        region=labels["topology.kubernetes.io/region"],
+        zones=labels["topology.kubernetes.io/zone"],
+        provider=labels["provider"],
+    )
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Environment]:
-    environment = Environment(tmp_path_factory.mktemp("karmada")).start()
-    yield environment
-    environment.stop()
-
-
-@pytest.fixture
-def hub(env: Environment, tmp_path: Path) -> Kubectl:
-    return env.kubectl(tmp_path / "hub-cache")
-
-
-@pytest.fixture
-def members(env: Environment, tmp_path: Path) -> dict[str, Kubectl]:
-    return {name: env.member(name, tmp_path / f"{name}-cache") for name in MEMBERS}
-
-
-@pytest.fixture
-def ns(hub: Kubectl) -> str:
-    name = f"p-{uuid.uuid4().hex[:6]}"
-    hub("create", "namespace", name)
-    return name
-
-
-def deployment(name: str, replicas: int, image: str = "nginx", **extra: Any) -> dict[str, Any]:
-    manifest: dict[str, Any] = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "labels": {"app": name}},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "nginx", "image": image, "ports": [{"containerPort": 80}]}]},
-            },
-        },
-    }
-    manifest["spec"]["template"]["spec"].update(extra)
-    return manifest
-
-
-def policy(
-    name: str, selectors: list[dict[str, Any]], placement: dict[str, Any], **spec: Any
-) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "PropagationPolicy",
-        "metadata": {"name": name},
-        "spec": {"resourceSelectors": selectors, "placement": placement, **spec},
-    }
-
-
-def select(kind: str, name: str, api_version: str = "apps/v1") -> dict[str, Any]:
-    return {"apiVersion": api_version, "kind": kind, "name": name}
-
-
-def replicas_on(members: dict[str, Kubectl], ns: str, name: str) -> dict[str, int]:
-    """spec.replicas of the Deployment on each member that has it."""
-    found = {}
-    for cluster, kubectl in members.items():
-        result = kubectl.run("get", "deploy", name, "-n", ns, "-o", "json", check=False)
-        if result.returncode == 0:
-            found[cluster] = yaml.safe_load(result.stdout)["spec"]["replicas"]
-    return found
-
-
-def ready_on(members: dict[str, Kubectl], ns: str, name: str) -> dict[str, int]:
-    found = {}
-    for cluster, kubectl in members.items():
-        result = kubectl.run("get", "deploy", name, "-n", ns, "-o", "json", check=False)
-        if result.returncode == 0:
-            found[cluster] = yaml.safe_load(result.stdout).get("status", {}).get("readyReplicas", 0)
-    return found
+def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]:
+    root = tmp_path_factory.mktemp("karmada")
+    members = [member_cluster(name, labels) for name, labels in MEMBERS.items()]
+    manager_args = [*FAST_CLUSTER_STATUS, "--cluster-failure-threshold", "2"]
+    with Federation(root, members, manager_args=manager_args) as federation:
+        federation.start_hub_and_sim()
+        federation.join_all()
+        federation.manager.start()
+        hub = federation.kubectl(root / "cache-hub")
+        for name, labels in MEMBERS.items():
+            hub("label", "cluster", name, f"tier={labels['tier']}", "--overwrite")
+        federation.wait_clusters_ready()
+        yield federation
 
 
 def test_getting_started_walkthrough(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
     """Karmada's walkthrough verbatim: nginx split 1:1 over sz and fz, READY 2/2 on the hub."""
-    weights = {
-        "replicaSchedulingType": "Divided",
-        "replicaDivisionPreference": "Weighted",
-        "weightPreference": {
-            "staticWeightList": [
-                {"targetCluster": {"clusterNames": ["sz"]}, "weight": 1},
-                {"targetCluster": {"clusterNames": ["fz"]}, "weight": 1},
-            ]
-        },
-    }
-    hub.apply_yaml(
-        [
-            deployment("nginx", 2),
-            policy(
-                "nginx-propagation",
-                [select("Deployment", "nginx")],
-                {"clusterAffinity": {"clusterNames": ["sz", "fz"]}, "replicaScheduling": weights},
-            ),
-        ],
-        "-n",
-        ns,
-    )
+    hub.apply_yaml(nginx_walkthrough("sz", "fz"), "-n", ns)
     wait_until(
         lambda: replicas_on(members, ns, "nginx") == {"sz": 1, "fz": 1}, message="1 replica on sz and fz"
     )
     wait_until(lambda: ready_on(members, ns, "nginx") == {"sz": 1, "fz": 1}, message="running on members")
-    wait_until(
-        lambda: hub("get", "deploy", "nginx", "-n", ns).splitlines()[1].split()[1] == "2/2",
-        message="READY 2/2 on the hub",
-    )
+    wait_until(lambda: template_ready(hub, ns, "nginx") == "2/2", message="READY 2/2 on the hub")
     binding = hub.json("get", "resourcebinding", "nginx-deployment", "-n", ns)
     assert sorted(c["name"] for c in binding["spec"]["clusters"]) == ["fz", "sz"]
     member_deploy = members["sz"].json("get", "deploy", "nginx", "-n", ns)
@@ -248,9 +100,9 @@ def test_duplicated_puts_all_replicas_everywhere(hub: Kubectl, members: dict[str
     hub.apply_yaml(
         [
             deployment("dup", 2),
-            policy(
+            propagation_policy(
                 "dup",
-                [select("Deployment", "dup")],
+                [resource_selector("Deployment", "dup")],
                 {
                     "clusterAffinity": {"clusterNames": list(MEMBERS)},
                     "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
@@ -267,22 +119,13 @@ def test_duplicated_puts_all_replicas_everywhere(hub: Kubectl, members: dict[str
 
 def test_static_weights_scale_up_and_down(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
     """Static weights 1:2 split 3 replicas 1/2 and 6 replicas 2/4, and back."""
-    weights = {
-        "replicaSchedulingType": "Divided",
-        "replicaDivisionPreference": "Weighted",
-        "weightPreference": {
-            "staticWeightList": [
-                {"targetCluster": {"clusterNames": ["sz"]}, "weight": 1},
-                {"targetCluster": {"clusterNames": ["gz"]}, "weight": 2},
-            ]
-        },
-    }
+    weights = static_weights({"sz": 1, "gz": 2})
     hub.apply_yaml(
         [
             deployment("w", 3),
-            policy(
+            propagation_policy(
                 "w",
-                [select("Deployment", "w")],
+                [resource_selector("Deployment", "w")],
                 {"clusterAffinity": {"clusterNames": ["sz", "gz"]}, "replicaScheduling": weights},
             ),
         ],
@@ -301,15 +144,15 @@ def test_placement_by_labels_and_field_selector(hub: Kubectl, members: dict[str,
     hub.apply_yaml(
         [
             deployment("by-label", 1),
-            policy(
+            propagation_policy(
                 "by-label",
-                [select("Deployment", "by-label")],
+                [resource_selector("Deployment", "by-label")],
                 {"clusterAffinity": {"labelSelector": {"matchLabels": {"tier": "silver"}}}},
             ),
             deployment("by-field", 1),
-            policy(
+            propagation_policy(
                 "by-field",
-                [select("Deployment", "by-field")],
+                [resource_selector("Deployment", "by-field")],
                 {
                     "clusterAffinity": {
                         "fieldSelector": {
@@ -345,15 +188,15 @@ def test_taint_without_toleration_excludes_a_cluster(
         hub.apply_yaml(
             [
                 deployment("intolerant", 1),
-                policy(
+                propagation_policy(
                     "intolerant",
-                    [select("Deployment", "intolerant")],
+                    [resource_selector("Deployment", "intolerant")],
                     {"clusterAffinity": {"clusterNames": list(MEMBERS)}},
                 ),
                 deployment("tolerant", 1),
-                policy(
+                propagation_policy(
                     "tolerant",
-                    [select("Deployment", "tolerant")],
+                    [resource_selector("Deployment", "tolerant")],
                     {
                         "clusterAffinity": {"clusterNames": list(MEMBERS)},
                         "clusterTolerations": [
@@ -376,9 +219,9 @@ def test_spread_by_region(hub: Kubectl, members: dict[str, Kubectl], ns: str) ->
     hub.apply_yaml(
         [
             deployment("spread", 2),
-            policy(
+            propagation_policy(
                 "spread",
-                [select("Deployment", "spread")],
+                [resource_selector("Deployment", "spread")],
                 {
                     "spreadConstraints": [
                         {"spreadByField": "region", "maxGroups": 2, "minGroups": 2},
@@ -405,7 +248,7 @@ def test_image_override_per_cluster(hub: Kubectl, members: dict[str, Kubectl], n
         "kind": "OverridePolicy",
         "metadata": {"name": "registry"},
         "spec": {
-            "resourceSelectors": [select("Deployment", "img")],
+            "resourceSelectors": [resource_selector("Deployment", "img")],
             "overrideRules": [
                 {
                     "targetCluster": {"clusterNames": ["fz"]},
@@ -422,9 +265,9 @@ def test_image_override_per_cluster(hub: Kubectl, members: dict[str, Kubectl], n
         [
             override,
             deployment("img", 1, image="docker.io/library/nginx:1.25"),
-            policy(
+            propagation_policy(
                 "img",
-                [select("Deployment", "img")],
+                [resource_selector("Deployment", "img")],
                 {
                     "clusterAffinity": {"clusterNames": ["sz", "fz"]},
                     "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
@@ -436,14 +279,11 @@ def test_image_override_per_cluster(hub: Kubectl, members: dict[str, Kubectl], n
     )
 
     def images() -> dict[str, str]:
-        found = {}
-        for cluster in ("sz", "fz"):
-            result = members[cluster].run("get", "deploy", "img", "-n", ns, "-o", "json", check=False)
-            if result.returncode == 0:
-                found[cluster] = yaml.safe_load(result.stdout)["spec"]["template"]["spec"]["containers"][0][
-                    "image"
-                ]
-        return found
+        on_sz_and_fz = {cluster: members[cluster] for cluster in ("sz", "fz")}
+        return {
+            cluster: obj["spec"]["template"]["spec"]["containers"][0]["image"]
+            for cluster, obj in member_deployments(on_sz_and_fz, ns, "img").items()
+        }
 
     wait_until(
         lambda: images() == {"sz": "docker.io/library/nginx:1.25", "fz": "mirror.example/library/nginx:1.25"},
@@ -464,9 +304,9 @@ def test_dependent_configmap_follows(hub: Kubectl, members: dict[str, Kubectl], 
         [
             config_map,
             workload,
-            policy(
+            propagation_policy(
                 "deps",
-                [select("Deployment", "deps")],
+                [resource_selector("Deployment", "deps")],
                 {"clusterAffinity": {"clusterNames": ["fz"]}},
                 propagateDeps=True,
             ),
@@ -475,10 +315,10 @@ def test_dependent_configmap_follows(hub: Kubectl, members: dict[str, Kubectl], 
         ns,
     )
     wait_until(
-        lambda: members["fz"].run("get", "cm", "app-config", "-n", ns, check=False).returncode == 0,
+        lambda: members["fz"].succeeds("get", "cm", "app-config", "-n", ns),
         message="ConfigMap on fz",
     )
-    assert members["sz"].run("get", "cm", "app-config", "-n", ns, check=False).returncode != 0
+    assert not members["sz"].succeeds("get", "cm", "app-config", "-n", ns)
 
 
 def test_deleting_the_template_cleans_the_members(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
@@ -486,9 +326,9 @@ def test_deleting_the_template_cleans_the_members(hub: Kubectl, members: dict[st
     hub.apply_yaml(
         [
             deployment("gone", 1),
-            policy(
+            propagation_policy(
                 "gone",
-                [select("Deployment", "gone")],
+                [resource_selector("Deployment", "gone")],
                 {
                     "clusterAffinity": {"clusterNames": ["sz", "gz"]},
                     "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
@@ -501,7 +341,7 @@ def test_deleting_the_template_cleans_the_members(hub: Kubectl, members: dict[st
     wait_until(lambda: set(replicas_on(members, ns, "gone")) == {"sz", "gz"}, message="propagated")
     hub("delete", "deploy", "gone", "-n", ns)
     wait_until(lambda: replicas_on(members, ns, "gone") == {}, message="removed from members")
-    assert hub.run("get", "pp", "gone", "-n", ns, check=False).returncode == 0
+    assert hub.succeeds("get", "pp", "gone", "-n", ns)
 
 
 def test_changing_the_policy_moves_the_workload(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
@@ -509,14 +349,20 @@ def test_changing_the_policy_moves_the_workload(hub: Kubectl, members: dict[str,
     hub.apply_yaml(
         [
             deployment("mover", 1),
-            policy("mover", [select("Deployment", "mover")], {"clusterAffinity": {"clusterNames": ["sz"]}}),
+            propagation_policy(
+                "mover",
+                [resource_selector("Deployment", "mover")],
+                {"clusterAffinity": {"clusterNames": ["sz"]}},
+            ),
         ],
         "-n",
         ns,
     )
     wait_until(lambda: set(replicas_on(members, ns, "mover")) == {"sz"}, message="on sz")
     hub.apply_yaml(
-        policy("mover", [select("Deployment", "mover")], {"clusterAffinity": {"clusterNames": ["gz"]}}),
+        propagation_policy(
+            "mover", [resource_selector("Deployment", "mover")], {"clusterAffinity": {"clusterNames": ["gz"]}}
+        ),
         "-n",
         ns,
     )
@@ -524,17 +370,16 @@ def test_changing_the_policy_moves_the_workload(hub: Kubectl, members: dict[str,
 
 
 def test_killed_controller_manager_converges_after_restart(
-    env: Environment, hub: Kubectl, members: dict[str, Kubectl], ns: str
+    federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str
 ) -> None:
     """kill -9 of the controller manager mid-propagation: after a restart every workload arrives."""
-    assert env.manager is not None
     documents = []
     for i in range(10):
         documents += [
             deployment(f"crash-{i}", 1),
-            policy(
+            propagation_policy(
                 f"crash-{i}",
-                [select("Deployment", f"crash-{i}")],
+                [resource_selector("Deployment", f"crash-{i}")],
                 {
                     "clusterAffinity": {"clusterNames": ["sz", "fz"]},
                     "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
@@ -542,8 +387,8 @@ def test_killed_controller_manager_converges_after_restart(
             ),
         ]
     hub.apply_yaml(documents, "-n", ns)
-    env.manager.stop(signal.SIGKILL)
-    env.start_manager()
+    federation.manager.stop(signal.SIGKILL)
+    federation.manager.start()
     for i in range(10):
         wait_until(
             lambda i=i: set(replicas_on(members, ns, f"crash-{i}")) == {"sz", "fz"},
