@@ -10,22 +10,20 @@ already filled in, as the scheduler would.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.integration.harness import (
-    ControllerManagerProcess,
-    Kubectl,
-    ServerProcess,
-    SimProcess,
-    flotilla,
-    wait_until,
+from tests.integration.federation import (
+    Federation,
+    deployment,
+    member_deployments,
+    members_named,
+    replicas_on,
+    template_ready,
 )
+from tests.integration.harness import Kubectl, wait_until
 
 pytestmark = pytest.mark.kubectl
 
@@ -46,91 +44,27 @@ READY = {
 }
 
 
-class Environment:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.hub = ServerProcess(root / "hub")
-        config = {
-            "clusters": [
-                {"name": name, "nodes": 1, "nodeCPU": "8", "nodeMemory": "16Gi"} for name in CLUSTERS
-            ]
-        }
-        (root / "sim.yaml").write_text(yaml.safe_dump(config))
-        self.sim = SimProcess(
-            root / "sim", ["--config", str(root / "sim.yaml"), "--pod-start-seconds", "0.1"]
-        )
-        self.manager: ControllerManagerProcess | None = None
-
-    def start(self) -> Environment:
-        self.hub.start()
-        self.sim.start()
-        hub = self.kubectl(self.root / "cache")
+@pytest.fixture(scope="module")
+def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]:
+    root = tmp_path_factory.mktemp("binding")
+    members = members_named(*CLUSTERS, node_memory="16Gi")
+    with Federation(root, members, manager_args=["--controllers", CONTROLLERS]) as federation:
+        federation.start_hub_and_sim()
+        federation.join_all()
+        hub = federation.kubectl(root / "cache")
         for name in CLUSTERS:
-            flotilla(
-                "join",
-                name,
-                "--kubeconfig",
-                str(self.hub.kubeconfig),
-                "--cluster-kubeconfig",
-                str(self.sim.kubeconfig(name)),
-            )
             hub("patch", "cluster", name, "--subresource=status", "--type=merge", "-p", json.dumps(READY))
             hub("create", "namespace", f"karmada-es-{name}")
-        self.manager = ControllerManagerProcess(
-            self.hub.kubeconfig, self.root / "logs", ["--controllers", CONTROLLERS]
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self.manager is not None:
-            self.manager.stop()
-        self.sim.stop()
-        self.hub.stop()
-
-    def kubectl(self, cache: Path) -> Kubectl:
-        return Kubectl(self.hub.kubeconfig, cache)
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Environment]:
-    environment = Environment(tmp_path_factory.mktemp("binding")).start()
-    yield environment
-    environment.stop()
+        federation.manager.start()
+        yield federation
 
 
 @pytest.fixture
-def hub(env: Environment, tmp_path: Path) -> Kubectl:
-    return env.kubectl(tmp_path / "hub-cache")
-
-
-@pytest.fixture
-def members(env: Environment, tmp_path: Path) -> dict[str, Kubectl]:
-    return {name: Kubectl(env.sim.kubeconfig(name), tmp_path / f"{name}-cache") for name in CLUSTERS}
-
-
-@pytest.fixture
-def ns(hub: Kubectl, members: dict[str, Kubectl]) -> str:
-    """A namespace on the hub and on every member (the namespace controller is not running)."""
-    name = f"b-{uuid.uuid4().hex[:6]}"
-    for kubectl in (hub, *members.values()):
-        kubectl("create", "namespace", name)
-    return name
-
-
-def deployment(name: str, replicas: int, image: str = "nginx") -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "labels": {"app": name}},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "main", "image": image}]},
-            },
-        },
-    }
+def ns(ns: str, members: dict[str, Kubectl]) -> str:
+    """The hub's fresh namespace, created on every member too (the namespace controller is not running)."""
+    for kubectl in members.values():
+        kubectl("create", "namespace", ns)
+    return ns
 
 
 def bind(hub: Kubectl, ns: str, name: str, clusters: dict[str, int], placement: dict[str, Any]) -> None:
@@ -162,19 +96,6 @@ def bind(hub: Kubectl, ns: str, name: str, clusters: dict[str, int], placement: 
     hub.apply_yaml(binding, "-n", ns, "--server-side", "--force-conflicts")
 
 
-def on_members(members: dict[str, Kubectl], ns: str, name: str) -> dict[str, dict[str, Any]]:
-    found = {}
-    for cluster, kubectl in members.items():
-        result = kubectl.run("get", "deploy", name, "-n", ns, "-o", "json", check=False)
-        if result.returncode == 0:
-            found[cluster] = json.loads(result.stdout)
-    return found
-
-
-def replicas_on(members: dict[str, Kubectl], ns: str, name: str) -> dict[str, int]:
-    return {cluster: obj["spec"]["replicas"] for cluster, obj in on_members(members, ns, name).items()}
-
-
 DIVIDED = {
     "clusterAffinity": {"clusterNames": list(CLUSTERS)},
     "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"},
@@ -188,7 +109,7 @@ def test_divided_binding_reaches_members_and_status_comes_back(
     hub.apply_yaml(deployment("web", 3), "-n", ns)
     bind(hub, ns, "web", {"sz": 1, "fz": 2}, DIVIDED)
     wait_until(lambda: replicas_on(members, ns, "web") == {"sz": 1, "fz": 2}, message="1 on sz, 2 on fz")
-    member = on_members(members, ns, "web")["sz"]
+    member = member_deployments(members, ns, "web")["sz"]
     assert member["metadata"]["labels"]["karmada.io/managed"] == "true"
     assert member["metadata"]["annotations"]["resourcebinding.karmada.io/name"] == "web-deployment"
     assert member["metadata"]["annotations"]["work.karmada.io/namespace"] == "karmada-es-sz"
@@ -202,10 +123,7 @@ def test_divided_binding_reaches_members_and_status_comes_back(
         return bool(fully) and fully[0]["status"] == "True" and len(status.get("aggregatedStatus", [])) == 2
 
     wait_until(applied_everywhere, message="FullyApplied with two aggregated items")
-    wait_until(
-        lambda: hub("get", "deploy", "web", "-n", ns).splitlines()[1].split()[1] == "3/3",
-        message="READY 3/3 on the hub",
-    )
+    wait_until(lambda: template_ready(hub, ns, "web") == "3/3", message="READY 3/3 on the hub")
     work = hub.json("get", "work", work_name, "-n", "karmada-es-sz")
     statuses = work["status"]["manifestStatuses"]
     assert statuses[0]["identifier"]["resource"] == "deployments"
@@ -253,7 +171,7 @@ def test_an_override_policy_changes_one_cluster_only(
     def images() -> dict[str, str]:
         return {
             cluster: obj["spec"]["template"]["spec"]["containers"][0]["image"]
-            for cluster, obj in on_members(members, ns, "img").items()
+            for cluster, obj in member_deployments(members, ns, "img").items()
         }
 
     wait_until(
@@ -277,7 +195,7 @@ def test_an_unmanaged_member_object_is_a_conflict_left_alone(
 
     message = wait_until(conflict_reported, message="conflict on the binding")
     assert "not managed by Karmada" in message
-    member = on_members(members, ns, "taken")["sz"]
+    member = member_deployments(members, ns, "taken")["sz"]
     assert member["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox"
     assert "karmada.io/managed" not in member["metadata"].get("labels", {})
 
@@ -290,7 +208,7 @@ def test_deleting_the_template_cleans_the_members(hub: Kubectl, members: dict[st
     hub("delete", "deploy", "gone", "-n", ns)
     wait_until(lambda: replicas_on(members, ns, "gone") == {}, message="removed from members")
     wait_until(
-        lambda: hub.run("get", "rb", "gone-deployment", "-n", ns, check=False).returncode != 0,
+        lambda: not hub.succeeds("get", "rb", "gone-deployment", "-n", ns),
         message="binding gone",
     )
 
@@ -302,11 +220,11 @@ def test_a_member_object_deleted_by_hand_comes_back(
     hub.apply_yaml(deployment("drift", 1), "-n", ns)
     bind(hub, ns, "drift", {"sz": 1}, {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}})
     wait_until(lambda: set(replicas_on(members, ns, "drift")) == {"sz"}, message="propagated")
-    first = on_members(members, ns, "drift")["sz"]["metadata"]["uid"]
+    first = member_deployments(members, ns, "drift")["sz"]["metadata"]["uid"]
     members["sz"]("delete", "deploy", "drift", "-n", ns)
 
     def recreated() -> bool:
-        found = on_members(members, ns, "drift").get("sz")
+        found = member_deployments(members, ns, "drift").get("sz")
         return found is not None and found["metadata"]["uid"] != first
 
     wait_until(recreated, message="re-created in sz")
