@@ -100,12 +100,13 @@ class Federation:
     def names(self) -> list[str]:
         return list(self.members)
 
-    def start(self) -> Federation:
+    def start(self, *, wait_ready: bool = True) -> Federation:
         """Every step: hub and sim, every member joined, the controller manager, all members Ready."""
         self.start_hub_and_sim()
         self.join_all()
         self.manager.start()
-        self.wait_clusters_ready()
+        if wait_ready:
+            self.wait_clusters_ready()
         return self
 
     def start_hub_and_sim(self) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -22,7 +21,7 @@ from tests.integration.federation import (
     nginx_walkthrough,
     template_ready,
 )
-from tests.integration.harness import wait_until
+from tests.integration.harness import Kubectl, wait_until
 
 pytestmark = pytest.mark.kubectl
 
@@ -31,13 +30,11 @@ NAMESPACE = "default"
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]:
+def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]:
     manager_args = [*FAST_CLUSTER_STATUS, "--cluster-failure-threshold", "2"]
     root = tmp_path_factory.mktemp("cli-get")
     with Federation(root, members_named(*MEMBERS), manager_args=manager_args) as federation:
-        federation.start_hub_and_sim()
-        federation.join_all()
-        federation.manager.start()
+        federation.start(wait_ready=False)
         hub = federation.kubectl(root / "kube-cache")
         hub.apply_yaml(nginx_walkthrough(*MEMBERS), "-n", NAMESPACE)
         wait_until(
@@ -60,21 +57,21 @@ def without_ages(output: str) -> list[tuple[list[str], bool]]:
     return [([cell for i, cell in enumerate(line.split()) if i != age], line.endswith(" ")) for line in lines]
 
 
-def test_get_clusters_lists_every_member_ready_as_kubectl_does(env: Federation, tmp_path: Path) -> None:
+def test_get_clusters_lists_every_member_ready_as_kubectl_does(federation: Federation, hub: Kubectl) -> None:
     """`flotilla get clusters` prints the Cluster printer columns, each member Ready, laid out as kubectl."""
-    result = env.flotilla("get", "clusters")
+    result = federation.flotilla("get", "clusters")
     assert result.returncode == 0, result.stderr
     table = rows(result.stdout)
     assert table[0] == ["NAME", "VERSION", "MODE", "READY", "AGE"]
     assert [(line[0], line[2], line[3]) for line in table[1:]] == [(m, "Push", "True") for m in MEMBERS]
-    theirs = env.kubectl(tmp_path / "cache")("get", "clusters")
+    theirs = hub("get", "clusters")
     assert without_ages(result.stdout) == without_ages(theirs)
     assert result.stdout.index("AGE") == theirs.index("AGE")
 
 
-def test_get_deployment_across_all_clusters_shows_adoption(env: Federation) -> None:
+def test_get_deployment_across_all_clusters_shows_adoption(federation: Federation) -> None:
     """Scope all lists the template (CLUSTER Karmada, ADOPTION -) and both managed copies (Y)."""
-    result = env.flotilla("get", "deploy", "nginx", "--operation-scope", "all")
+    result = federation.flotilla("get", "deploy", "nginx", "--operation-scope", "all")
     assert result.returncode == 0, result.stderr
     table = rows(result.stdout)
     assert table[0] == ["NAME", "CLUSTER", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "ADOPTION"]
@@ -85,30 +82,32 @@ def test_get_deployment_across_all_clusters_shows_adoption(env: Federation) -> N
     ]
 
 
-def test_clusters_flag_filters_members_and_yaml_marks_their_objects(env: Federation) -> None:
+def test_clusters_flag_filters_members_and_yaml_marks_their_objects(federation: Federation) -> None:
     """`--clusters member2 -o yaml` of one name prints member2's copy itself, annotated with its cluster."""
-    result = env.flotilla("get", "deploy", "nginx", "-s", "members", "--clusters", "member2", "-o", "yaml")
+    result = federation.flotilla(
+        "get", "deploy", "nginx", "-s", "members", "--clusters", "member2", "-o", "yaml"
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert "resource.karmada.io/cached-from-cluster: member2\n" in result.stdout
     assert 'karmada.io/managed: "true"\n' in result.stdout
 
 
-def test_errors_are_kubectls_lines_with_exit_1(env: Federation) -> None:
+def test_errors_are_kubectls_lines_with_exit_1(federation: Federation) -> None:
     """Unknown types, missing objects and unknown clusters read as kubectl and karmadactl report them."""
-    result = env.flotilla("get", "deploy,foo", "nope")
+    result = federation.flotilla("get", "deploy,foo", "nope")
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.splitlines() == [
         'Error from server (NotFound): deployments.apps "nope" not found',
         'error: the server doesn\'t have a resource type "foo"',
     ]
-    unknown = env.flotilla("get", "deploy", "-s", "members", "--clusters", "member9")
+    unknown = federation.flotilla("get", "deploy", "-s", "members", "--clusters", "member9")
     assert (unknown.returncode, unknown.stderr) == (1, "error: clusters don't exist: member9\n")
 
 
-def test_describe_deployment_shows_where_it_was_propagated(env: Federation) -> None:
+def test_describe_deployment_shows_where_it_was_propagated(federation: Federation) -> None:
     """describe lists the binding's clusters with the replicas and status each member reported."""
-    result = env.flotilla("describe", "deployment", "nginx")
+    result = federation.flotilla("describe", "deployment", "nginx")
     assert result.returncode == 0, result.stderr
     lines = [line.split() for line in result.stdout.splitlines()]
     assert ["Binding:", "ResourceBinding", "default/nginx-deployment"] in lines
@@ -116,23 +115,23 @@ def test_describe_deployment_shows_where_it_was_propagated(env: Federation) -> N
     assert clusters == {member: ["1", "true", "Healthy"] for member in MEMBERS}
 
 
-def test_kubectl_runs_flotilla_as_a_plugin(env: Federation) -> None:
+def test_kubectl_runs_flotilla_as_a_plugin(federation: Federation) -> None:
     """`kubectl flotilla get clusters` finds `kubectl-flotilla` on PATH and prints the same table."""
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         pytest.skip("kubectl is not installed")
-    result = env.flotilla("flotilla", "get", "clusters", program=kubectl)
+    result = federation.flotilla("flotilla", "get", "clusters", program=kubectl)
     assert result.returncode == 0, result.stderr
     assert [line[0] for line in rows(result.stdout)] == ["NAME", *MEMBERS]
 
 
-def test_an_unreachable_member_is_reported_while_the_others_are_listed(env: Federation) -> None:
+def test_an_unreachable_member_is_reported_while_the_others_are_listed(federation: Federation) -> None:
     """member2 refusing connections is one `error: cluster member2:` line; the hub and member1 still print.
 
     Last in the module: member2 stays unreachable until the processes stop.
     """
-    env.sim.fault("member2", "--unreachable")
-    result = env.flotilla("get", "deploy", "-s", "all")
+    federation.sim.fault("member2", "--unreachable")
+    result = federation.flotilla("get", "deploy", "-s", "all")
     assert result.returncode == 1
     assert [line[1] for line in rows(result.stdout)[1:]] == ["Karmada", "member1"]
     assert result.stderr.startswith("error: cluster member2: unable to connect to the server: ")

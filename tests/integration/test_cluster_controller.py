@@ -15,106 +15,40 @@ from typing import Any
 
 import pytest
 
-from tests.integration.harness import (
-    ControllerManagerProcess,
-    Kubectl,
-    ServerProcess,
-    SimProcess,
-    flotilla,
-    wait_until,
-)
+from tests.integration.federation import Federation, condition, members_named
+from tests.integration.harness import Kubectl, flotilla, wait_until
 
 pytestmark = pytest.mark.kubectl
 
 MEMBERS = ("east", "west")
 NOT_READY_TAINT = {"key": "cluster.karmada.io/not-ready", "effect": "NoSchedule"}
 USER_TAINT = {"key": "maintenance", "value": "planned", "effect": "NoSchedule"}
-
-
-class Environment:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.hub = ServerProcess(root / "hub")
-        self.sim = SimProcess(
-            root / "sim",
-            [
-                "--clusters",
-                ",".join(MEMBERS),
-                "--nodes",
-                "2",
-                "--node-cpu",
-                "4",
-                "--node-memory",
-                "8Gi",
-                "--node-pods",
-                "50",
-                "--pod-start-seconds",
-                "0.1",
-            ],
-        )
-        self.manager = ControllerManagerProcess(
-            self.hub.kubeconfig,
-            root / "logs",
-            [
-                "--controllers",
-                "cluster",
-                "--cluster-status-interval",
-                "0.5",
-                "--cluster-success-threshold",
-                "0",
-                "--cluster-failure-threshold",
-                "1",
-            ],
-        )
-
-    def start(self) -> Environment:
-        self.hub.start()
-        self.sim.start()
-        for name in MEMBERS:
-            flotilla(
-                "join",
-                name,
-                "--kubeconfig",
-                str(self.hub.kubeconfig),
-                "--cluster-kubeconfig",
-                str(self.sim.kubeconfig(name)),
-            )
-        self.manager.start()
-        return self
-
-    def stop(self) -> None:
-        self.manager.stop()
-        self.sim.stop()
-        self.hub.stop()
+MANAGER_ARGS = [
+    "--controllers",
+    "cluster",
+    "--cluster-status-interval",
+    "0.5",
+    "--cluster-success-threshold",
+    "0",
+    "--cluster-failure-threshold",
+    "1",
+]
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Environment]:
-    environment = Environment(tmp_path_factory.mktemp("clusters")).start()
-    yield environment
-    environment.stop()
+def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]:
+    members = members_named(*MEMBERS, nodes=2, node_cpu="4", node_memory="8Gi", node_pods=50)
+    with Federation(tmp_path_factory.mktemp("clusters"), members, manager_args=MANAGER_ARGS) as federation:
+        yield federation.start(wait_ready=False)
 
 
-@pytest.fixture
-def hub(env: Environment, tmp_path: Path) -> Kubectl:
-    return Kubectl(env.hub.kubeconfig, tmp_path / "hub-cache")
-
-
-def member(env: Environment, name: str, tmp_path: Path) -> Kubectl:
-    return Kubectl(env.sim.kubeconfig(name), tmp_path / f"{name}-cache")
+def member(federation: Federation, name: str, tmp_path: Path) -> Kubectl:
+    return federation.member(name, tmp_path / f"{name}-cache")
 
 
 def cluster(hub: Kubectl, name: str) -> dict[str, Any] | None:
-    result = hub.run("get", "cluster", name, "-o", "json", check=False)
-    if result.returncode != 0:
-        return None
-    found: dict[str, Any] = json.loads(result.stdout)
+    found: dict[str, Any] | None = hub.json_or_none("get", "cluster", name)
     return found
-
-
-def condition(obj: dict[str, Any] | None, kind: str) -> dict[str, Any]:
-    conditions = ((obj or {}).get("status") or {}).get("conditions") or []
-    return next((c for c in conditions if c["type"] == kind), {})
 
 
 def taint_keys(obj: dict[str, Any] | None) -> list[tuple[str, str]]:
@@ -127,13 +61,13 @@ def ready(hub: Kubectl, name: str) -> dict[str, Any] | None:
 
 
 def test_joined_clusters_become_ready_with_version_apis_and_summaries(
-    hub: Kubectl, env: Environment, tmp_path: Path
+    hub: Kubectl, federation: Federation, tmp_path: Path
 ) -> None:
     """Each joined member turns Ready and reports its version, APIs, nodes and capacity."""
     for name in MEMBERS:
         found = wait_until(lambda name=name: ready(hub, name), timeout=30, message=f"{name} Ready")
         status = found["status"]
-        raw = member(env, name, tmp_path)("get", "--raw", "/version")
+        raw = member(federation, name, tmp_path)("get", "--raw", "/version")
         assert status["kubernetesVersion"] == json.loads(raw)["gitVersion"]
         assert condition(found, "Ready")["reason"] == "ClusterReady"
         assert condition(found, "CompleteAPIEnablements")["status"] == "True"
@@ -163,10 +97,10 @@ def test_kubectl_get_clusters_shows_version_mode_and_ready(hub: Kubectl) -> None
 
 
 def test_member_pods_are_counted_as_allocated_and_allocating(
-    hub: Kubectl, env: Environment, tmp_path: Path
+    hub: Kubectl, federation: Federation, tmp_path: Path
 ) -> None:
     """Requests of scheduled pods show as allocated, of unschedulable ones as allocating, with pod counts."""
-    east = member(env, "east", tmp_path)
+    east = member(federation, "east", tmp_path)
     container = {
         "name": "app",
         "image": "nginx",
@@ -201,10 +135,12 @@ def test_member_pods_are_counted_as_allocated_and_allocating(
     east("delete", "pod", "placed", "stuck", "-n", "default", "--wait=false")
 
 
-def test_unreachable_cluster_turns_not_ready_with_taint_and_recovers(hub: Kubectl, env: Environment) -> None:
+def test_unreachable_cluster_turns_not_ready_with_taint_and_recovers(
+    hub: Kubectl, federation: Federation
+) -> None:
     """An unreachable member turns NotReady (ClusterNotReachable) and tainted; recovery undoes both."""
     hub("patch", "cluster", "west", "--type=merge", "-p", json.dumps({"spec": {"taints": [USER_TAINT]}}))
-    env.sim.fault("west", "--unreachable")
+    federation.sim.fault("west", "--unreachable")
 
     def not_ready() -> dict[str, Any] | None:
         found = cluster(hub, "west")
@@ -217,7 +153,7 @@ def test_unreachable_cluster_turns_not_ready_with_taint_and_recovers(hub: Kubect
     assert found["status"]["kubernetesVersion"], "the last known version is kept while unreachable"
     assert hub("get", "cluster", "west").splitlines()[1].split()[3] == "False"
 
-    env.sim.fault("west", "--recover")
+    federation.sim.fault("west", "--recover")
 
     def recovered() -> dict[str, Any] | None:
         found = ready(hub, "west")
@@ -227,17 +163,17 @@ def test_unreachable_cluster_turns_not_ready_with_taint_and_recovers(hub: Kubect
     hub("patch", "cluster", "west", "--type=merge", "-p", '{"spec":{"taints":null}}')
 
 
-def test_unjoin_force_of_an_unreachable_cluster_completes(hub: Kubectl, env: Environment) -> None:
+def test_unjoin_force_of_an_unreachable_cluster_completes(hub: Kubectl, federation: Federation) -> None:
     """Unjoin waits on a member that cannot be cleaned up; with --force it completes anyway."""
     stuck_work = _work("stuck", "karmada-es-west", finalizers=["karmada.io/execution-controller"])
     hub.apply_yaml(stuck_work)
-    env.sim.fault("west", "--unreachable")
+    federation.sim.fault("west", "--unreachable")
     wait_until(
         lambda: condition(cluster(hub, "west"), "Ready").get("status") == "False",
         timeout=20,
         message="west NotReady",
     )
-    kubeconfig = str(env.hub.kubeconfig)
+    kubeconfig = str(federation.hub.kubeconfig)
     refused = flotilla("unjoin", "west", "--kubeconfig", kubeconfig, "--wait", "2", check=False)
     assert refused.returncode != 0
     assert "--force" in refused.stderr
@@ -258,23 +194,23 @@ def test_unjoin_force_of_an_unreachable_cluster_completes(hub: Kubectl, env: Env
         '{"metadata":{"finalizers":null}}',
     )
     wait_until(
-        lambda: hub.run("get", "namespace", "karmada-es-west", check=False).returncode != 0,
+        lambda: not hub.succeeds("get", "namespace", "karmada-es-west"),
         timeout=20,
         message="the execution namespace of the removed cluster is deleted",
     )
-    env.sim.fault("west", "--recover")
+    federation.sim.fault("west", "--recover")
 
 
 def test_unjoin_of_a_reachable_cluster_removes_its_works_and_namespace(
-    hub: Kubectl, env: Environment
+    hub: Kubectl, federation: Federation
 ) -> None:
     """Unjoining a reachable member deletes its Works, then its execution namespace, then the Cluster."""
     hub.apply_yaml(_work("greeting", "karmada-es-east"))
-    result = flotilla("unjoin", "east", "--kubeconfig", str(env.hub.kubeconfig), "--wait", "30")
+    result = flotilla("unjoin", "east", "--kubeconfig", str(federation.hub.kubeconfig), "--wait", "30")
     assert "unjoined successfully" in result.stdout
     assert cluster(hub, "east") is None
-    assert hub.run("get", "namespace", "karmada-es-east", check=False).returncode != 0
-    assert "cluster.finalizer_removed" in env.manager.log()
+    assert not hub.succeeds("get", "namespace", "karmada-es-east")
+    assert "cluster.finalizer_removed" in federation.manager.log()
 
 
 def _work(name: str, namespace: str, finalizers: list[str] | None = None) -> dict[str, Any]:

@@ -71,9 +71,7 @@ def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]
     members = [member_cluster(name, labels) for name, labels in MEMBERS.items()]
     manager_args = [*FAST_CLUSTER_STATUS, "--cluster-failure-threshold", "2"]
     with Federation(root, members, manager_args=manager_args) as federation:
-        federation.start_hub_and_sim()
-        federation.join_all()
-        federation.manager.start()
+        federation.start(wait_ready=False)
         hub = federation.kubectl(root / "cache-hub")
         for name, labels in MEMBERS.items():
             hub("label", "cluster", name, f"tier={labels['tier']}", "--overwrite")
