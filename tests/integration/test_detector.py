@@ -7,7 +7,6 @@ Cluster object (never reachable) and its execution namespace stand in for a join
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.integration.federation import deployment, propagation_policy, resource_selector
 from tests.integration.harness import ControllerManagerProcess, Kubectl, ServerProcess, wait_until
 
 pytestmark = pytest.mark.kubectl
@@ -25,6 +25,8 @@ CPP_ID = "clusterpropagationpolicy.karmada.io/permanent-id"
 CPP_NAME = "clusterpropagationpolicy.karmada.io/name"
 RB_ID = "resourcebinding.karmada.io/permanent-id"
 MEMBER = "member-a"
+ON_MEMBER = {"clusterAffinity": {"clusterNames": [MEMBER]}}
+REQUESTS = {"cpu": "100m", "memory": "64Mi"}
 
 
 @pytest.fixture(scope="module")
@@ -46,63 +48,9 @@ def hub(manager: ControllerManagerProcess, kubectl: Kubectl) -> Kubectl:
 
 
 @pytest.fixture
-def ns(hub: Kubectl) -> Iterator[str]:
-    name = f"d-{uuid.uuid4().hex[:6]}"
-    hub("create", "namespace", name)
-    yield name
-    hub.run("delete", "namespace", name, "--wait=false", check=False)
-
-
-def deployment(name: str, replicas: int = 2, **pod: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "labels": {"app": name}},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {
-                    "containers": [
-                        {
-                            "name": "web",
-                            "image": "nginx",
-                            "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
-                        }
-                    ],
-                    **pod,
-                },
-            },
-        },
-    }
-
-
-def policy(
-    name: str, selectors: list[dict[str, Any]], kind: str = "PropagationPolicy", **spec: Any
-) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": kind,
-        "metadata": {"name": name},
-        "spec": {
-            "resourceSelectors": selectors,
-            "placement": {"clusterAffinity": {"clusterNames": [MEMBER]}},
-            **spec,
-        },
-    }
-
-
-def by_name(name: str) -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
-
-
-def get(hub: Kubectl, *args: str) -> dict[str, Any] | None:
-    result = hub.run("get", *args, "-o", "json", check=False)
-    if result.returncode != 0:
-        return None
-    found: dict[str, Any] = json.loads(result.stdout)
-    return found
+def ns(hub: Kubectl, namespace: str) -> str:
+    """A fresh namespace, with the controller manager running."""
+    return namespace
 
 
 def labels(obj: dict[str, Any] | None) -> dict[str, str]:
@@ -114,8 +62,8 @@ def annotations(obj: dict[str, Any] | None) -> dict[str, str]:
 
 
 def claimed_by(hub: Kubectl, ns: str, deploy: str, policy_name: str) -> bool:
-    template = get(hub, "deploy", deploy, "-n", ns)
-    binding = get(hub, "rb", f"{deploy}-deployment", "-n", ns)
+    template = hub.json_or_none("get", "deploy", deploy, "-n", ns)
+    binding = hub.json_or_none("get", "rb", f"{deploy}-deployment", "-n", ns)
     return (
         annotations(template).get(PP_NAME) == policy_name and annotations(binding).get(PP_NAME) == policy_name
     )
@@ -127,10 +75,19 @@ def test_a_deployment_and_its_policy_produce_the_resource_binding(hub: Kubectl, 
         "clusterAffinity": {"clusterNames": [MEMBER]},
         "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"},
     }
-    hub.apply_yaml([deployment("web", 3), policy("web-pp", [by_name("web")], placement=weighted)], "-n", ns)
-    binding = wait_until(lambda: get(hub, "rb", "web-deployment", "-n", ns), message="binding created")
-    template = get(hub, "deploy", "web", "-n", ns)
-    pp = get(hub, "pp", "web-pp", "-n", ns)
+    hub.apply_yaml(
+        [
+            deployment("web", 3, requests=REQUESTS),
+            propagation_policy("web-pp", [resource_selector("Deployment", "web")], weighted),
+        ],
+        "-n",
+        ns,
+    )
+    binding = wait_until(
+        lambda: hub.json_or_none("get", "rb", "web-deployment", "-n", ns), message="binding created"
+    )
+    template = hub.json_or_none("get", "deploy", "web", "-n", ns)
+    pp = hub.json_or_none("get", "pp", "web-pp", "-n", ns)
     assert template is not None and pp is not None
     assert labels(template)[PP_ID] == labels(pp)[PP_ID]
     assert annotations(template)[PP_NAME] == "web-pp"
@@ -147,34 +104,39 @@ def test_a_deployment_and_its_policy_produce_the_resource_binding(hub: Kubectl, 
     spec = binding["spec"]
     assert spec["resource"]["kind"] == "Deployment" and spec["resource"]["name"] == "web"
     assert spec["replicas"] == 3
-    assert spec["replicaRequirements"]["resourceRequest"] == {"cpu": "100m", "memory": "64Mi"}
+    assert spec["replicaRequirements"]["resourceRequest"] == REQUESTS
     assert spec["placement"]["clusterAffinity"] == {"clusterNames": [MEMBER]}
     assert spec["placement"]["replicaScheduling"]["replicaDivisionPreference"] == "Weighted"
     assert "clusters" not in spec
 
     hub("scale", "deploy", "web", "-n", ns, "--replicas=5")
     wait_until(
-        lambda: (get(hub, "rb", "web-deployment", "-n", ns) or {}).get("spec", {}).get("replicas") == 5,
+        lambda: (
+            (hub.json_or_none("get", "rb", "web-deployment", "-n", ns) or {}).get("spec", {}).get("replicas")
+            == 5
+        ),
         message="binding follows the scale",
     )
 
 
 def test_priority_and_preemption_decide_who_claims(hub: Kubectl, ns: str) -> None:
     """A claim sticks against a stronger policy; `preemption: Always` with higher priority takes it."""
+    every_deployment = [{"apiVersion": "apps/v1", "kind": "Deployment"}]
+    api = [resource_selector("Deployment", "api")]
     hub.apply_yaml(
-        [deployment("api"), policy("kind-only", [{"apiVersion": "apps/v1", "kind": "Deployment"}])], "-n", ns
+        [deployment("api"), propagation_policy("kind-only", every_deployment, ON_MEMBER)], "-n", ns
     )
     wait_until(lambda: claimed_by(hub, ns, "api", "kind-only"), message="claimed by kind-only")
-    hub.apply_yaml(policy("stronger", [by_name("api")], priority=5), "-n", ns)
-    hub.apply_yaml(policy("preemptor", [by_name("api")], priority=3, preemption="Always"), "-n", ns)
+    hub.apply_yaml(propagation_policy("stronger", api, ON_MEMBER, priority=5), "-n", ns)
+    hub.apply_yaml(propagation_policy("preemptor", api, ON_MEMBER, priority=3, preemption="Always"), "-n", ns)
     wait_until(lambda: claimed_by(hub, ns, "api", "preemptor"), message="preempted")
-    hub.apply_yaml(policy("lower", [by_name("api")], priority=1, preemption="Always"), "-n", ns)
-    hub.apply_yaml(policy("later", [by_name("api")], priority=9), "-n", ns)
+    hub.apply_yaml(propagation_policy("lower", api, ON_MEMBER, priority=1, preemption="Always"), "-n", ns)
+    hub.apply_yaml(propagation_policy("later", api, ON_MEMBER, priority=9), "-n", ns)
     hub("annotate", "deploy", "api", "-n", ns, "touch=1")
 
     def binding_current() -> bool:
-        template = get(hub, "deploy", "api", "-n", ns) or {}
-        binding = get(hub, "rb", "api-deployment", "-n", ns) or {}
+        template = hub.json_or_none("get", "deploy", "api", "-n", ns) or {}
+        binding = hub.json_or_none("get", "rb", "api-deployment", "-n", ns) or {}
         version = template.get("metadata", {}).get("resourceVersion")
         return bool(binding.get("spec", {}).get("resource", {}).get("resourceVersion") == version)
 
@@ -184,13 +146,20 @@ def test_priority_and_preemption_decide_who_claims(hub: Kubectl, ns: str) -> Non
 
 def test_deleting_the_policy_releases_the_template_and_keeps_the_binding(hub: Kubectl, ns: str) -> None:
     """Claim labels leave template and binding; the binding stays; a remaining policy claims it next."""
-    hub.apply_yaml([deployment("gone"), policy("first", [by_name("gone")], priority=2)], "-n", ns)
+    hub.apply_yaml(
+        [
+            deployment("gone"),
+            propagation_policy("first", [resource_selector("Deployment", "gone")], ON_MEMBER, priority=2),
+        ],
+        "-n",
+        ns,
+    )
     wait_until(lambda: claimed_by(hub, ns, "gone", "first"), message="claimed by first")
     hub("delete", "pp", "first", "-n", ns)
 
     def released() -> bool:
-        template = get(hub, "deploy", "gone", "-n", ns)
-        binding = get(hub, "rb", "gone-deployment", "-n", ns)
+        template = hub.json_or_none("get", "deploy", "gone", "-n", ns)
+        binding = hub.json_or_none("get", "rb", "gone-deployment", "-n", ns)
         return (
             binding is not None
             and PP_ID not in labels(template)
@@ -200,7 +169,9 @@ def test_deleting_the_policy_releases_the_template_and_keeps_the_binding(hub: Ku
         )
 
     wait_until(released, message="released, binding kept")
-    hub.apply_yaml(policy("second", [by_name("gone")]), "-n", ns)
+    hub.apply_yaml(
+        propagation_policy("second", [resource_selector("Deployment", "gone")], ON_MEMBER), "-n", ns
+    )
     wait_until(lambda: claimed_by(hub, ns, "gone", "second"), message="claimed by second")
 
 
@@ -215,17 +186,20 @@ def test_a_cluster_policy_claims_a_cluster_role_into_a_cluster_resource_binding(
                 "metadata": {"name": role},
                 "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}],
             },
-            policy(
+            propagation_policy(
                 f"{role}-cpp",
                 [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": role}],
+                ON_MEMBER,
                 kind="ClusterPropagationPolicy",
             ),
         ]
     )
     try:
-        binding = wait_until(lambda: get(hub, "crb", f"{role}-clusterrole"), message="CRB created")
-        cpp = get(hub, "cpp", f"{role}-cpp")
-        template = get(hub, "clusterrole", role)
+        binding = wait_until(
+            lambda: hub.json_or_none("get", "crb", f"{role}-clusterrole"), message="CRB created"
+        )
+        cpp = hub.json_or_none("get", "cpp", f"{role}-cpp")
+        template = hub.json_or_none("get", "clusterrole", role)
         assert labels(binding)[CPP_ID] == labels(cpp)[CPP_ID] == labels(template)[CPP_ID]
         assert annotations(binding)[CPP_NAME] == f"{role}-cpp"
         assert labels(binding)["clusterresourcebinding.karmada.io/permanent-id"]
@@ -262,7 +236,7 @@ def member(
 
 
 def namespace_work(hub: Kubectl, namespace: str) -> dict[str, Any] | None:
-    for work in (get(hub, "works", "-n", f"karmada-es-{MEMBER}") or {}).get("items", []):
+    for work in (hub.json_or_none("get", "works", "-n", f"karmada-es-{MEMBER}") or {}).get("items", []):
         if any(
             ref.get("kind") == "Namespace" and ref.get("name") == namespace
             for ref in work["metadata"].get("ownerReferences", [])
@@ -320,13 +294,23 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
         "data": {"k": "v"},
     }
     workload = deployment("deps", volumes=[{"name": "cfg", "configMap": {"name": "app-config"}}])
-    hub.apply_yaml([config_map, workload, policy("deps", [by_name("deps")], propagateDeps=True)], "-n", ns)
+    hub.apply_yaml(
+        [
+            config_map,
+            workload,
+            propagation_policy(
+                "deps", [resource_selector("Deployment", "deps")], ON_MEMBER, propagateDeps=True
+            ),
+        ],
+        "-n",
+        ns,
+    )
     binding = wait_until(
         lambda: (
-            annotations(get(hub, "rb", "deps-deployment", "-n", ns)).get(
+            annotations(hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)).get(
                 "resourcebinding.karmada.io/dependencies"
             )
-            and get(hub, "rb", "deps-deployment", "-n", ns)
+            and hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)
         ),
         message="dependencies recorded",
     )
@@ -346,7 +330,7 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
     )
 
     def attached() -> dict[str, Any] | None:
-        found = get(hub, "rb", "app-config-configmap", "-n", ns)
+        found = hub.json_or_none("get", "rb", "app-config-configmap", "-n", ns)
         return found if found and found["spec"].get("clusters") == [{"name": member}] else None
 
     attached_binding = wait_until(attached, message="attached binding follows the referrer")
@@ -368,7 +352,8 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
         '[{"op":"remove","path":"/spec/template/spec/volumes"}]',
     )
     wait_until(
-        lambda: get(hub, "rb", "app-config-configmap", "-n", ns) is None, message="attached binding removed"
+        lambda: hub.json_or_none("get", "rb", "app-config-configmap", "-n", ns) is None,
+        message="attached binding removed",
     )
 
 
@@ -417,8 +402,10 @@ def test_a_kind_defined_later_by_a_crd_is_detected(hub: Kubectl, ns: str) -> Non
             "spec": {"size": 3},
         }
         selector = {"apiVersion": f"{group}/v1", "kind": "Widget", "name": "w"}
-        hub.apply_yaml([widget, policy("widgets", [selector])], "-n", ns)
-        binding = wait_until(lambda: get(hub, "rb", "w-widget", "-n", ns), timeout=20, message="widget bound")
+        hub.apply_yaml([widget, propagation_policy("widgets", [selector], ON_MEMBER)], "-n", ns)
+        binding = wait_until(
+            lambda: hub.json_or_none("get", "rb", "w-widget", "-n", ns), timeout=20, message="widget bound"
+        )
         assert binding["spec"]["resource"]["apiVersion"] == f"{group}/v1"
         assert "replicas" not in binding["spec"]
     finally:
