@@ -20,14 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.harness import (
-    ControllerManagerProcess,
-    Kubectl,
-    ServerProcess,
-    SimProcess,
-    flotilla,
-    wait_until,
-)
+from tests.integration.federation import Federation, members_named
+from tests.integration.harness import Kubectl, ServerProcess, flotilla, wait_until
 
 pytestmark = pytest.mark.kubectl
 
@@ -38,21 +32,24 @@ TOKEN_REFUSED = (
 
 
 class Environment:
+    """A Federation whose members are not joined (they register), and a second hub accepting manually."""
+
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.hub = ServerProcess(root / "hub")
+        self.federation = Federation(
+            root,
+            members_named(*MEMBERS),
+            manager_args=["--cluster-status-interval", "1"],
+            pod_start_seconds=None,
+        )
+        self.hub, self.sim = self.federation.hub, self.federation.sim
         self.manual_hub = ServerProcess(root / "manual-hub", ["--cluster-acceptance", "manual"])
-        self.sim = SimProcess(root / "sim", ["--clusters", ",".join(MEMBERS), "--nodes", "1"])
-        self.manager: ControllerManagerProcess | None = None
         self.agent_dirs: list[Path] = []
 
     def start(self) -> Environment:
-        self.hub.start()
+        self.federation.start_hub_and_sim()
         self.manual_hub.start()
-        self.sim.start()
-        self.manager = ControllerManagerProcess(
-            self.hub.kubeconfig, self.root / "logs", ["--cluster-status-interval", "1"]
-        ).start()
+        self.federation.manager.start()
         # One token per hub serves every registration (a token is reusable until it expires); the
         # short-lived one has expired by the time its test runs.
         self.printed = {hub.data_dir: self.print_register_command(hub) for hub in (self.hub, self.manual_hub)}
@@ -100,11 +97,8 @@ class Environment:
         for data_dir in self.agent_dirs:
             with contextlib.suppress(OSError, ValueError):
                 os.kill(int((data_dir / "agent.pid").read_text()), signal.SIGTERM)
-        if self.manager is not None:
-            self.manager.stop()
-        self.sim.stop()
+        self.federation.stop()
         self.manual_hub.stop()
-        self.hub.stop()
 
     def register_args(self, hub: ServerProcess, member: str, name: str, *extra: str) -> list[str]:
         """The printed `flotilla register …` line of this hub's token, plus the member's flags."""
@@ -125,9 +119,11 @@ class Environment:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Environment]:
-    environment = Environment(tmp_path_factory.mktemp("registration")).start()
-    yield environment
-    environment.stop()
+    environment = Environment(tmp_path_factory.mktemp("registration"))
+    try:
+        yield environment.start()
+    finally:
+        environment.stop()
 
 
 @pytest.fixture
@@ -219,7 +215,7 @@ def test_a_wrong_ca_hash_stops_registration_naming_both_hashes(env: Environment,
     assert "the hub's CA does not match --discovery-token-ca-cert-hash" in result.stderr
     assert "sha256:" + "0" * 64 in result.stderr
     assert actual in result.stderr
-    assert hub.run("get", "cluster", "pull-b", check=False).returncode != 0
+    assert not hub.succeeds("get", "cluster", "pull-b")
 
 
 def test_a_deleted_token_is_refused_clearly(env: Environment) -> None:
@@ -244,7 +240,7 @@ def test_an_expired_token_is_refused_clearly(env: Environment) -> None:
 
 def test_a_second_member_cannot_take_a_registered_name(env: Environment, hub: Kubectl) -> None:
     """Another member (another cluster id) registering as pull-a is refused with the reason."""
-    if hub.run("get", "cluster", "pull-a", check=False).returncode != 0:
+    if not hub.succeeds("get", "cluster", "pull-a"):
         flotilla(*env.register_args(env.hub, "pull-a", "pull-a"))
     result = flotilla(*env.register_args(env.hub, "pull-c", "pull-a"), check=False)
     assert result.returncode == 1
@@ -272,7 +268,7 @@ def test_manual_acceptance_blocks_register_until_the_operator_accepts(
         waiting = flotilla("accept", "--list", "--kubeconfig", kubeconfig).stdout
         assert any(line.split()[0] == "pull-c" for line in waiting.splitlines()[1:]), waiting
         manual = Kubectl(env.manual_hub.kubeconfig, tmp_path / "cache-manual")
-        assert manual.run("get", "cluster", "pull-c", check=False).returncode != 0
+        assert not manual.succeeds("get", "cluster", "pull-c")
         accepted = flotilla("accept", "pull-c", "--kubeconfig", kubeconfig)
         assert accepted.stdout.strip() == "cluster pull-c accepted"
         assert process.wait(timeout=60) == 0, output.read_text()
