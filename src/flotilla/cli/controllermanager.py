@@ -1,10 +1,38 @@
-"""`flotilla controller-manager`: run the hub's controllers against a hub kubeconfig."""
+"""`flotilla controller-manager`: run the hub's controllers against a hub kubeconfig.
+
+With `--leader-elect` (the default) several managers may run against one hub: one holds the Lease
+and acts, the others wait. A manager that loses the Lease exits with status 1 for its supervisor
+to restart it; SIGTERM stops it cleanly (status 0) and hands the Lease over at once.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from flotilla.runtime.manager import ControllerManager
+
+
+class GoDuration(click.ParamType[float, Any]):
+    """A duration as Go writes it (`15s`, `1m30s`, `500ms`), in seconds."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, int | float):
+            return float(value)
+        from flotilla.runtime.leaderelection import parse_duration
+
+        try:
+            return parse_duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 @click.command("controller-manager")
@@ -43,6 +71,39 @@ import click
     show_default=True,
     help="Seconds without a Lease renewal by a Pull cluster's agent before the cluster turns Ready=Unknown.",
 )
+@click.option(
+    "--leader-elect",
+    type=bool,
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Hold a Lease before running controllers, so only one of several managers acts "
+    "(--leader-elect=false to run at once).",
+)
+@click.option(
+    "--leader-elect-lease-duration",
+    type=GoDuration(),
+    default="15s",
+    show_default=True,
+    help="How long a standby waits, after the leader's Lease last changed, before taking over.",
+)
+@click.option(
+    "--leader-elect-renew-deadline",
+    type=GoDuration(),
+    default="10s",
+    show_default=True,
+    help="How long the leader keeps trying to renew before it gives up (and exits).",
+)
+@click.option(
+    "--leader-elect-retry-period",
+    type=GoDuration(),
+    default="2s",
+    show_default=True,
+    help="Time between attempts to acquire or renew the Lease.",
+)
+@click.option("--leader-elect-resource-namespace", default="kube-system", show_default=True)
+@click.option("--leader-elect-resource-name", default="flotilla-controller-manager", show_default=True)
 @click.option("--log-level", default="info", show_default=True)
 def controller_manager(
     kubeconfig: Path | None,
@@ -53,23 +114,42 @@ def controller_manager(
     cluster_success_threshold: float,
     cluster_failure_threshold: float,
     cluster_lease_grace: float,
+    leader_elect: bool,
+    leader_elect_lease_duration: float,
+    leader_elect_renew_deadline: float,
+    leader_elect_retry_period: float,
+    leader_elect_resource_namespace: str,
+    leader_elect_resource_name: str,
     log_level: str,
 ) -> None:
     """Run Flotilla's controllers (detector, scheduler, binding, execution, status, cluster…) for a hub.
 
     \b
-    Example:
+    Examples:
       flotilla controller-manager --kubeconfig .flotilla/hub/admin.kubeconfig --controllers '*,-namespace'
+      flotilla controller-manager --kubeconfig hub.kubeconfig --leader-elect-lease-duration 30s
     """
-    from flotilla.cli.apiserver import run_until_signalled
     from flotilla.cli.logging import configure_logging
     from flotilla.controllers.registry import DEFAULT_OFF, FACTORIES
     from flotilla.runtime.hubcontroller import ManagerSettings
+    from flotilla.runtime.leaderelection import LeaderElectionConfig, default_identity
     from flotilla.runtime.manager import ControllerManager
 
     configure_logging(log_level)
     host, _, port = health_address.rpartition(":")
     try:
+        election = (
+            LeaderElectionConfig(
+                identity=default_identity(),
+                namespace=leader_elect_resource_namespace,
+                name=leader_elect_resource_name,
+                lease_duration=leader_elect_lease_duration,
+                renew_deadline=leader_elect_renew_deadline,
+                retry_period=leader_elect_retry_period,
+            )
+            if leader_elect
+            else None
+        )
         manager = ControllerManager(
             kubeconfig,
             FACTORIES,
@@ -83,9 +163,42 @@ def controller_manager(
                 cluster_lease_grace=cluster_lease_grace,
             ),
             default_off=DEFAULT_OFF,
+            leader_election=election,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-    run_until_signalled(
-        manager, lambda: f"flotilla controller-manager: running (health: {manager.health_url})"
-    )
+    code = _run(manager)
+    if code:
+        sys.exit(code)
+
+
+def _run(manager: ControllerManager) -> int:
+    """Run the manager until SIGTERM/SIGINT (0) or until it ends by itself (its exit code)."""
+
+    async def main() -> int:
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stopping.set)
+        try:
+            await manager.start()
+        except Exception as exc:
+            await manager.stop()
+            raise click.ClickException(f"cannot start: {exc}") from exc
+        click.echo(f"flotilla controller-manager: running (health: {manager.health_url})", err=True)
+        signalled = asyncio.create_task(stopping.wait())
+        ended = asyncio.create_task(manager.done.wait())
+        await asyncio.wait({signalled, ended}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (signalled, ended):
+            task.cancel()
+        await manager.stop()
+        if manager.done.is_set():
+            click.echo("flotilla controller-manager: lost the leader Lease, exiting", err=True)
+        return manager.exit_code
+
+    try:
+        import uvloop
+
+        return int(uvloop.run(main()))
+    except ImportError:
+        return asyncio.run(main())

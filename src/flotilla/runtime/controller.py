@@ -4,17 +4,24 @@ A reconciler receives only a key and re-reads the state it needs (controller-run
 It returns None when done, a number of seconds to look again later, or raises: a `TerminalError`
 is logged and not retried, anything else is retried with per-key exponential backoff. Workers never
 process the same key concurrently.
+
+Each loop counts its reconciles by result — `success` (done), `requeue` (look again later) and
+`error` (raised, terminal or not) — and times them (`ReconcileStats`), for `/metrics`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import structlog
 
+from flotilla.runtime.health import Histogram
 from flotilla.runtime.workqueue import ShutDown, WorkQueue
 
 log = structlog.get_logger("flotilla.runtime")
@@ -28,6 +35,22 @@ class TerminalError(Exception):
 
 Reconcile = Callable[[K], Awaitable[float | None]]
 
+RESULT_SUCCESS = "success"
+RESULT_REQUEUE = "requeue"
+RESULT_ERROR = "error"
+
+
+@dataclass(slots=True)
+class ReconcileStats:
+    """How a controller's reconciles went: counts by result, and how long they took."""
+
+    results: Counter[str] = field(default_factory=Counter)
+    durations: Histogram = field(default_factory=Histogram)
+
+    def record(self, result: str, seconds: float) -> None:
+        self.results[result] += 1
+        self.durations.observe(seconds)
+
 
 class ControllerLoop(Generic[K]):
     def __init__(
@@ -38,12 +61,15 @@ class ControllerLoop(Generic[K]):
         workers: int = 1,
         base_delay: float = 0.05,
         max_delay: float = 60.0,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
         self._reconcile = reconcile
         self._workers = workers
         self.queue: WorkQueue[K] = WorkQueue(base_delay=base_delay, max_delay=max_delay)
         self._tasks: list[asyncio.Task[None]] = []
+        self._monotonic = monotonic
+        self.stats = ReconcileStats()
 
     def enqueue(self, key: K) -> None:
         self.queue.add(key)
@@ -71,14 +97,17 @@ class ControllerLoop(Generic[K]):
                 key = await self.queue.get()
             except ShutDown:
                 return
+            started = self._monotonic()
             try:
                 again = await self._reconcile(key)
             except asyncio.CancelledError:
                 raise
             except TerminalError as exc:
+                self.stats.record(RESULT_ERROR, self._monotonic() - started)
                 self.queue.forget(key)
                 log.warning("reconcile.terminal", controller=self.name, key=str(key), error=str(exc))
             except Exception as exc:
+                self.stats.record(RESULT_ERROR, self._monotonic() - started)
                 delay = self.queue.add_rate_limited(key)
                 log.info(
                     "reconcile.retry",
@@ -88,6 +117,8 @@ class ControllerLoop(Generic[K]):
                     delay=round(delay, 3),
                 )
             else:
+                result = RESULT_SUCCESS if again is None else RESULT_REQUEUE
+                self.stats.record(result, self._monotonic() - started)
                 self.queue.forget(key)
                 if again is not None:
                     self.queue.add_after(key, again)

@@ -4,16 +4,25 @@ The same controllers run in two places: the controller manager, which reaches Pu
 and a Pull cluster's agent, which runs beside its member and reaches only that one. The context
 says which (`sync_mode`): controllers that touch members leave the clusters of the other mode to
 whoever runs there.
+
+Member objects are watched the same way hub objects are: `MemberInformers` keeps one informer per
+(cluster, kind) of Karmada-managed objects for the whole process, so the execution controller
+(which re-creates what disappeared) and the work-status controller (which reports status) read one
+cache and one watch per member and kind.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ClusterSyncMode
+from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client
+from flotilla.client.informer import Handler, Informer
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.runtime.informers import SharedInformers
@@ -43,6 +52,59 @@ def cluster_sync_mode(cluster: Mapping[str, Any]) -> str:
     return str((cluster.get("spec") or {}).get("syncMode") or ClusterSyncMode.PUSH)
 
 
+MANAGED_SELECTOR = f"{constants.MANAGED_BY_KARMADA_LABEL}=true"
+
+
+class MemberInformers:
+    """Informers on member clusters: one per (cluster, kind) that Works deliver, of managed objects only.
+
+    An informer starts the first time a controller asks for a kind in a cluster, lists and watches
+    only objects labelled `karmada.io/managed=true`, is replaced when the cluster's client changes
+    (new endpoint or credentials) and dropped when the Cluster goes (`forget`). Every informer
+    calls every handler added with `add_handler` (before the first informer starts).
+    """
+
+    def __init__(self, members: MemberClientProvider, *, watch_timeout: int = 300) -> None:
+        self._members = members
+        self._watch_timeout = watch_timeout
+        self._handlers: list[Handler] = []
+        self._informers: dict[tuple[str, GroupVersionKind], Informer] = {}
+        self._stopped = False
+
+    def add_handler(self, handler: Handler) -> None:
+        self._handlers.append(handler)
+
+    async def informer(self, cluster: Mapping[str, Any], gvk: GroupVersionKind) -> Informer:
+        """The running informer of `gvk` in `cluster`; `MemberCredentialsError` without credentials."""
+        name = str((cluster.get("metadata") or {}).get("name") or "")
+        client = await self._members.client_for(dict(cluster))
+        key = (name, gvk)
+        existing = self._informers.get(key)
+        if existing is not None and existing.client is client:
+            return existing
+        informer = Informer(client, gvk, label_selector=MANAGED_SELECTOR, watch_timeout=self._watch_timeout)
+        for handler in self._handlers:
+            informer.add_handler(handler)
+        self._informers[key] = informer
+        if not self._stopped:
+            informer.start()
+        if existing is not None:
+            await existing.stop()
+        return informer
+
+    async def forget(self, cluster: str) -> None:
+        """Stop the informers of a cluster that is gone."""
+        keys = [key for key in self._informers if key[0] == cluster]
+        await asyncio.gather(*(self._informers.pop(key).stop() for key in keys))
+
+    async def stop(self) -> None:
+        """Stop every informer; informers asked for afterwards are not started."""
+        self._stopped = True
+        informers = list(self._informers.values())
+        self._informers.clear()
+        await asyncio.gather(*(informer.stop() for informer in informers))
+
+
 @dataclass(eq=False)
 class ControllerContext:
     hub: Client
@@ -53,6 +115,11 @@ class ControllerContext:
     sync_mode: ClusterSyncMode = ClusterSyncMode.PUSH
     """The clusters whose members this process reaches: Push ones in the controller manager, its
     own Pull cluster in an agent."""
+    member_informers: MemberInformers = field(init=False)
+    """The process's informers on member objects (stopped by the controllers that use them)."""
+
+    def __post_init__(self) -> None:
+        self.member_informers = MemberInformers(self.members)
 
     def reaches(self, cluster: Mapping[str, Any]) -> bool:
         """Whether this process delivers to (and reads) the member of `cluster`."""

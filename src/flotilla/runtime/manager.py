@@ -1,13 +1,22 @@
 """`flotilla controller-manager`: the hub's controllers in one process, a client of the hub API.
 
-It builds one hub client, shared informers and member clients, starts the enabled controllers
-(`--controllers=*,-name` as in karmada-controller-manager), waits for the informers' first lists,
-then serves `/healthz`, `/readyz` and `/metrics` on a small HTTP endpoint until SIGTERM.
+It builds one hub client and serves `/healthz`, `/readyz` and `/metrics` on a small HTTP endpoint
+at once. With leader election (the default) it then waits to hold the Lease
+`kube-system/flotilla-controller-manager` (`leaderelection.py`); a standby starts neither informers
+nor controllers — it only reads the Lease every retry period, costing the hub nothing else — and
+its `/readyz` says it is not the leader. Once it leads it builds the shared informers and member
+clients, starts the enabled controllers (`--controllers=*,-name` as in
+karmada-controller-manager), waits for the informers' first lists and turns ready.
+
+Losing the Lease (no renewal within the renew deadline) stops the controllers and ends the process
+with a non-zero exit code (`done` is set, `exit_code` is 1), as kube-controller-manager does: the
+supervisor restarts it as a fresh standby, with empty caches. A clean stop releases the Lease.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -15,14 +24,18 @@ import structlog
 
 from flotilla.client import Client, load_kubeconfig
 from flotilla.runtime.clock import SystemClock
-from flotilla.runtime.health import HealthEndpoint
+from flotilla.runtime.controller import RESULT_ERROR, RESULT_REQUEUE, RESULT_SUCCESS
+from flotilla.runtime.health import HealthEndpoint, MetricFamily, render
 from flotilla.runtime.hubcontroller import ControllerContext, HubController, ManagerSettings
 from flotilla.runtime.informers import SharedInformers
+from flotilla.runtime.leaderelection import LeaderElectionConfig, LeaderElector
 from flotilla.runtime.members import MemberClients
 
 log = structlog.get_logger("flotilla.controllers")
 
 FIELD_MANAGER = "flotilla-controller-manager"
+RELEASE_TIMEOUT = 5.0
+"""Seconds a stopping leader spends trying to release the Lease before it gives up."""
 
 ControllerFactory = Callable[[ControllerContext], HubController]
 
@@ -55,26 +68,82 @@ class ControllerManager:
         health_address: tuple[str, int] = ("127.0.0.1", 10357),
         settings: ManagerSettings | None = None,
         default_off: Iterable[str] = (),
+        leader_election: LeaderElectionConfig | None = None,
     ) -> None:
+        """`leader_election` None runs the controllers at once, without a Lease."""
         self._kubeconfig = kubeconfig
         self._context_name = context
         self._factories = factories
         self._enabled = select_controllers(controllers, factories, default_off)
         self._health_address = health_address
         self._settings = settings or ManagerSettings()
+        self._leader_election = leader_election
         self.controllers: list[HubController] = []
         self.ctx: ControllerContext | None = None
+        self._hub: Client | None = None
+        self._elector: LeaderElector | None = None
+        self._leading: asyncio.Task[None] | None = None
         self._health: HealthEndpoint | None = None
         self.health_url = ""
         self._ready = False
+        self.done = asyncio.Event()
+        """Set when the manager ended by itself (leadership lost); `exit_code` says how."""
+        self.exit_code = 0
 
     async def start(self) -> None:
         config = load_kubeconfig(self._kubeconfig, self._context_name)
-        hub = Client(config, field_manager=FIELD_MANAGER, user_agent="flotilla-controller-manager")
+        self._hub = Client(config, field_manager=FIELD_MANAGER, user_agent="flotilla-controller-manager")
+        await self._start_health()
+        if self._leader_election is None:
+            await self._start_controllers(self._hub)
+        else:
+            self._elector = LeaderElector(self._hub, self._leader_election)
+            self._leading = asyncio.create_task(self._lead(self._elector, self._hub), name="leader-election")
+        log.info(
+            "controller_manager.started",
+            controllers=self._enabled,
+            hub=config.server,
+            leader_election=self._leader_election is not None,
+            identity=self._leader_election.identity if self._leader_election is not None else None,
+        )
+
+    async def stop(self) -> None:
+        self._ready = False
+        if self._leading is not None:
+            self._leading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._leading
+            self._leading = None
+        await self._stop_controllers()
+        if self._elector is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(RELEASE_TIMEOUT):
+                    await self._elector.release()
+        if self._hub is not None:
+            await self._hub.close()
+            self._hub = None
+        if self._health is not None:
+            await self._health.stop()
+            self._health = None
+        log.info("controller_manager.stopped")
+
+    async def _lead(self, elector: LeaderElector, hub: Client) -> None:
+        """Wait for the Lease, run the controllers while it is held, end the process when it is lost."""
+        try:
+            await elector.acquire()
+            await self._start_controllers(hub)
+            await elector.hold()
+        except Exception:
+            log.exception("controller_manager.failed")
+        self._ready = False
+        await self._stop_controllers()
+        self.exit_code = 1
+        self.done.set()
+
+    async def _start_controllers(self, hub: Client) -> None:
         informers = SharedInformers(hub)
         members = MemberClients(informers, field_manager=FIELD_MANAGER, timeout=self._settings.member_timeout)
         self.ctx = ControllerContext(hub, informers, members, self._settings, SystemClock())
-        await self._start_health()
         self.controllers = [self._factories[name](self.ctx) for name in self._enabled]
         for controller in self.controllers:
             controller.setup()
@@ -83,31 +152,75 @@ class ControllerManager:
         for controller in self.controllers:
             controller.start()
         self._ready = True
-        log.info("controller_manager.started", controllers=self._enabled, hub=config.server)
+        log.info("controller_manager.controllers_started", controllers=self._enabled)
 
-    async def stop(self) -> None:
-        self._ready = False
-        await asyncio.gather(*(c.stop() for c in self.controllers), return_exceptions=True)
-        if self.ctx is not None:
-            await self.ctx.informers.stop()
-            await self.ctx.members.close()
-            await self.ctx.hub.close()
-        if self._health is not None:
-            await self._health.stop()
-            self._health = None
-        log.info("controller_manager.stopped")
+    async def _stop_controllers(self) -> None:
+        controllers, self.controllers = self.controllers, []
+        await asyncio.gather(*(c.stop() for c in controllers), return_exceptions=True)
+        ctx, self.ctx = self.ctx, None
+        if ctx is not None:
+            await ctx.member_informers.stop()
+            await ctx.informers.stop()
+            await ctx.members.close()
 
     async def _start_health(self) -> None:
         self._health = HealthEndpoint(self._health_address, self._readiness, self._metrics)
         await self._health.start()
         self.health_url = self._health.url
 
+    @property
+    def is_leader(self) -> bool:
+        """Whether this manager runs the controllers (always, without leader election)."""
+        return self._elector.is_leader if self._elector is not None else self._hub is not None
+
     def _readiness(self) -> str:
+        if self._elector is not None and not self._elector.is_leader:
+            config = self._elector.config
+            holder = self._elector.holder or "nobody yet"
+            return f"not the leader (Lease {config.namespace}/{config.name} is held by {holder})"
         ok = self._ready and self.ctx is not None and self.ctx.informers.synced
         return "" if ok else "informers not synced"
 
     def _metrics(self) -> list[str]:
-        return [
-            f'flotilla_workqueue_depth{{controller="{controller.NAME}"}} {len(controller.loop.queue)}'
-            for controller in self.controllers
-        ]
+        return render(controller_metrics(self.controllers, is_leader=self.is_leader))
+
+
+def controller_metrics(controllers: Iterable[HubController], *, is_leader: bool) -> list[MetricFamily]:
+    """The manager's metric families: reconciles, work queues, leadership."""
+    running = list(controllers)
+    return [
+        MetricFamily(
+            "flotilla_reconcile_total",
+            "Reconciles per controller by result (success, requeue, error).",
+            "counter",
+            samples=[
+                ({"controller": c.NAME, "result": result}, c.loop.stats.results[result])
+                for c in running
+                for result in (RESULT_SUCCESS, RESULT_REQUEUE, RESULT_ERROR)
+            ],
+        ),
+        MetricFamily(
+            "flotilla_reconcile_duration_seconds",
+            "How long reconciles took, per controller.",
+            "histogram",
+            histograms=[({"controller": c.NAME}, c.loop.stats.durations) for c in running],
+        ),
+        MetricFamily(
+            "flotilla_workqueue_depth",
+            "Keys waiting in each controller's work queue.",
+            "gauge",
+            samples=[({"controller": c.NAME}, len(c.loop.queue)) for c in running],
+        ),
+        MetricFamily(
+            "flotilla_workqueue_adds_total",
+            "Keys added to each controller's work queue.",
+            "counter",
+            samples=[({"controller": c.NAME}, c.loop.queue.adds) for c in running],
+        ),
+        MetricFamily(
+            "flotilla_leader_is_leader",
+            "1 when this controller manager holds the leader Lease and runs the controllers, else 0.",
+            "gauge",
+            samples=[({}, 1 if is_leader else 0)],
+        ),
+    ]

@@ -3,6 +3,7 @@
 A key is queued at most once; a key being processed that is added again is processed once more
 after the current run ends, never twice at the same time. `add_after` schedules a key for later;
 `add_rate_limited` does so with per-key exponential backoff, which `forget` resets after a success.
+`adds` counts the keys that entered the queue (client-go's `workqueue_adds_total`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class WorkQueue(Generic[K]):
         self._shutdown = False
         self._base = base_delay
         self._max = max_delay
+        self.adds = 0
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -45,6 +47,7 @@ class WorkQueue(Generic[K]):
             return
         self._queued.add(key)
         self._queue.append(key)
+        self.adds += 1
         self._wakeup.set()
 
     def add_after(self, key: K, delay: float) -> None:
