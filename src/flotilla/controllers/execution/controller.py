@@ -19,9 +19,14 @@ finalizer goes; when the Cluster is gone, or is being deleted and is not Ready o
 (an unreachable member being unjoined), the finalizer goes without member cleanup.
 
 While a Cluster is not Ready its Works wait (looked at again when it turns Ready, and every
-`CLUSTER_WAIT` seconds) instead of retrying against an unreachable API. A member object deleted
-behind Flotilla's back disappears from the Work's manifest statuses (the work-status controller
-watches members); that change makes the controller check the Work's objects and re-create them.
+`CLUSTER_WAIT` seconds) instead of retrying against an unreachable API.
+
+A member object deleted behind Flotilla's back is re-created, level-based: an applied Work is
+checked against the process's member informers (`ControllerContext.member_informers`, shared with
+the work-status controller: managed objects per cluster and kind). A manifest whose object is not
+in a synced informer is missing, and the Work is applied again. A member object's deletion enqueues
+its Work; after a restart every Work is looked at once and waits for its informers' first list, so
+an object deleted while the manager was down, or before its status was ever reported, comes back.
 """
 
 from __future__ import annotations
@@ -44,12 +49,14 @@ from flotilla.controllers.execution.conditions import (
     set_conditions,
 )
 from flotilla.controllers.execution.ownership import (
+    RetainFailed,
     conflict,
     delivered_by,
     describe,
     desired_object,
     manifest_gvk,
     needs_observed,
+    work_of_member_object,
 )
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
@@ -59,6 +66,8 @@ log = structlog.get_logger("flotilla.controllers.execution")
 FIELD_MANAGER = "flotilla-execution"
 CLUSTER_WAIT = 30.0
 """Seconds between looks at a Work whose Cluster is not Ready (a Ready transition also wakes it)."""
+INFORMER_WAIT = 1.0
+"""Seconds before looking again at an applied Work whose member informers have not listed yet."""
 
 OWNED_CONDITIONS = frozenset({constants.WORK_APPLIED, constants.WORK_DISPATCHING})
 
@@ -91,14 +100,10 @@ def manifests_of(work: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [m for m in workload.get("manifests") or [] if isinstance(m, dict)]
 
 
-def status_identities(work: Mapping[str, Any]) -> set[tuple[Any, ...]]:
-    """The manifests the work-status controller reports as present in the member."""
-    statuses = (work.get("status") or {}).get("manifestStatuses") or []
-    return {
-        tuple(sorted((s.get("identifier") or {}).items()))
-        for s in statuses
-        if isinstance(s, Mapping) and isinstance(s.get("identifier"), Mapping)
-    }
+def member_key(manifest: Mapping[str, Any]) -> tuple[GroupVersionKind, str, str]:
+    """(kind, namespace, name) of the member object a manifest describes."""
+    metadata = _metadata(manifest)
+    return manifest_gvk(manifest), str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
 
 
 class ExecutionController(HubController):
@@ -108,14 +113,18 @@ class ExecutionController(HubController):
         super().__init__(ctx)
         self._works = ctx.informers.get(constants.WORK)
         self._clusters = ctx.informers.get(constants.CLUSTER)
+        self._member_objects = ctx.member_informers
         self._delivered: set[MemberKey] = set()
         """Member objects this process applied: known to be Karmada's, so applied without reading first."""
-        self._verify: set[WorkKey] = set()
-        """Works whose member objects may have been deleted behind our back."""
 
     def setup(self) -> None:
         self._works.add_handler(self._on_work)
         self._clusters.add_handler(self._on_cluster)
+        self._member_objects.add_handler(self._on_member_object)
+
+    async def stop(self) -> None:
+        await super().stop()
+        await self._member_objects.stop()
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -126,16 +135,19 @@ class ExecutionController(HubController):
         if old is None:
             self.enqueue(key)
             return
-        if status_identities(old) - status_identities(new):
-            self._verify.add(key)
-            self.enqueue(key)
-            return
         old_metadata, new_metadata = _metadata(old), _metadata(new)
         if old.get("spec") != new.get("spec") or any(
             old_metadata.get(field) != new_metadata.get(field)
             for field in ("generation", "deletionTimestamp", "finalizers")
         ):
             self.enqueue(key)
+
+    def _on_member_object(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        if event != "DELETED" or old is None:
+            return
+        work = work_of_member_object(old)
+        if work is not None:
+            self.enqueue(work)
 
     def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if new is not None and old is not None:
@@ -160,7 +172,6 @@ class ExecutionController(HubController):
         work = self._works.get(name, namespace)
         cluster_name = names.cluster_of_execution_namespace(namespace)
         if work is None or cluster_name is None:
-            self._verify.discard(key)
             return None
         cluster = self._clusters.get(cluster_name)
         if cluster is not None and not self.ctx.reaches(cluster):
@@ -174,13 +185,26 @@ class ExecutionController(HubController):
         if (work.get("spec") or {}).get("suspendDispatching"):
             await self._write_conditions(work, [dispatching_condition(generation, suspended=True)])
             return None
-        verify = key in self._verify
-        if applied_up_to_date(work) and not verify:
+        verify = False
+        if applied_up_to_date(work):
             await self._write_conditions(work, [dispatching_condition(generation, suspended=False)])
-            return None
+            if not cluster_ready(cluster):
+                return None  # its Ready transition brings the Work back to be checked
+            missing = await self._missing(cluster, work)
+            if missing is None:
+                return INFORMER_WAIT
+            if not missing:
+                return None
+            log.info(
+                "execution.member_objects_missing",
+                namespace=namespace,
+                work=name,
+                cluster=cluster_name,
+                objects=missing,
+            )
+            verify = True
         if not cluster_ready(cluster):
             return CLUSTER_WAIT
-        self._verify.discard(key)
         manifests = manifests_of(work)
         errors: list[str] = []
         try:
@@ -188,13 +212,7 @@ class ExecutionController(HubController):
         except MemberCredentialsError as exc:
             errors.append(str(exc))
         else:
-            for manifest in manifests:
-                try:
-                    await self._apply(client, cluster_name, manifest, verify=verify)
-                except ManifestConflict as exc:
-                    errors.append(str(exc))
-                except (APIStatusError, ClientError) as exc:
-                    errors.append(f"{describe(manifest)}: {exc}")
+            errors = await self._apply_manifests(client, cluster_name, manifests, verify=verify)
         await self._write_conditions(
             work,
             [
@@ -211,6 +229,36 @@ class ExecutionController(HubController):
             "execution.applied", namespace=namespace, work=name, cluster=cluster_name, generation=generation
         )
         return None
+
+    async def _missing(self, cluster: Mapping[str, Any], work: Mapping[str, Any]) -> list[str] | None:
+        """The Work's manifests whose objects the member does not have (managed), as `describe` names
+        them; None while a member informer has not listed yet."""
+        missing: list[str] = []
+        for manifest in manifests_of(work):
+            gvk, member_namespace, member_name = member_key(manifest)
+            try:
+                informer = await self._member_objects.informer(cluster, gvk)
+            except MemberCredentialsError:
+                return []  # nothing to compare with; the cluster controller reports the credentials
+            if not informer.synced:
+                return None
+            if informer.get(member_name, member_namespace) is None:
+                missing.append(describe(manifest))
+        return missing
+
+    async def _apply_manifests(
+        self, client: Client, cluster_name: str, manifests: list[dict[str, Any]], *, verify: bool
+    ) -> list[str]:
+        """Apply each manifest; the errors, one per manifest that failed (the others are applied)."""
+        errors: list[str] = []
+        for manifest in manifests:
+            try:
+                await self._apply(client, cluster_name, manifest, verify=verify)
+            except (ManifestConflict, RetainFailed) as exc:
+                errors.append(str(exc))
+            except (APIStatusError, ClientError) as exc:
+                errors.append(f"{describe(manifest)}: {exc}")
+        return errors
 
     async def _apply(self, client: Client, cluster: str, manifest: dict[str, Any], *, verify: bool) -> None:
         gvk = manifest_gvk(manifest)
@@ -252,7 +300,6 @@ class ExecutionController(HubController):
                         "execution.cleanup_skipped", namespace=namespace, work=name, cluster=cluster_name
                     )
         await self._set_finalizer(work, present=False)
-        self._verify.discard((namespace, name))
         return None
 
     async def _release_abandoned(self, work: Mapping[str, Any], cluster: dict[str, Any]) -> float | None:

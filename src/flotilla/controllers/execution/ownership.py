@@ -10,6 +10,8 @@ Server-side apply keeps fields the member wrote under other field managers (a Se
 IP, a Job's generated selector). `interpreter.retain` covers what apply alone does not: fields the
 manifest sets that the member must keep anyway — a Deployment's replicas under the label
 `resourcetemplate.karmada.io/retain-replicas`, a ServiceAccount's token secrets, a Pod's node.
+A retain step that fails on an odd member object is `RetainFailed`: that manifest is reported as
+not applied, never a crash of the reconcile.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from flotilla.interpreter import RETAIN_KINDS, group_kind, retain
 from flotilla.interpreter import kinds as interpreter_kinds
 
 Manifest = Mapping[str, Any]
+
+
+class RetainFailed(Exception):
+    """The member-owned fields of an object could not be retained; the manifest is not applied."""
 
 
 def _metadata(obj: Manifest) -> Mapping[str, Any]:
@@ -82,6 +88,16 @@ def delivered_by(observed: Manifest, work_namespace: str, work_name: str) -> boo
     )
 
 
+def work_of_member_object(observed: Manifest) -> tuple[str, str] | None:
+    """(namespace, name) of the Work that delivered a member object, from its annotations."""
+    annotations = _annotations(observed)
+    namespace = annotations.get(constants.WORK_NAMESPACE_ANNOTATION)
+    name = annotations.get(constants.WORK_NAME_ANNOTATION)
+    if not namespace or not name:
+        return None
+    return (str(namespace), str(name))
+
+
 def needs_observed(manifest: Manifest) -> bool:
     """Whether the manifest has member-owned fields to retain, so the member object must be read first."""
     kind = group_kind(manifest)
@@ -96,4 +112,11 @@ def desired_object(manifest: Manifest, observed: Manifest | None) -> dict[str, A
     """What to apply: the manifest, with the member-owned fields of `observed` retained."""
     if observed is None or not needs_observed(manifest):
         return dict(manifest)
-    return retain(manifest, observed)
+    try:
+        return retain(manifest, observed)
+    except Exception as exc:
+        # The interpreter reads member objects of any shape; whatever it trips over is this
+        # manifest's failure, reported on the Work and retried, not the reconcile loop's.
+        raise RetainFailed(
+            f"{describe(manifest)}: cannot retain the member's fields: {exc or type(exc).__name__}"
+        ) from exc

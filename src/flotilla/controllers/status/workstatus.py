@@ -1,9 +1,10 @@
 """The work-status controller: member objects' status → `Work.status.manifestStatuses`.
 
-For each Work it looks up, in the member informer of each manifest's kind (`memberinformers`),
-the object the Work delivered, and writes what the resource interpreter reflects of its status and
-health into the Work's status with server-side apply (field manager `flotilla-work-status`, which
-owns `manifestStatuses`) — only when that changes. Member object events enqueue the Work named in
+For each Work it looks up, in the member informer of each manifest's kind (the process's shared
+`ControllerContext.member_informers`, one label-selected watch per cluster and kind), the object
+the Work delivered, and writes what the resource interpreter reflects of its status and health
+into the Work's status with server-side apply (field manager `flotilla-work-status`, which owns
+`manifestStatuses`) — only when that changes. Member object events enqueue the Work named in
 the object's annotations, so a Deployment turning ready on a member reaches its Work within one
 watch event.
 
@@ -29,7 +30,6 @@ from flotilla.controllers.status.manifeststatus import (
     statuses_of,
     work_of_member_object,
 )
-from flotilla.controllers.status.memberinformers import MemberInformers
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
 
@@ -65,11 +65,12 @@ class WorkStatusController(HubController):
         super().__init__(ctx)
         self._works = ctx.informers.get(constants.WORK)
         self._clusters = ctx.informers.get(constants.CLUSTER)
-        self._members = MemberInformers(ctx.members, self._on_member_object)
+        self._members = ctx.member_informers
 
     def setup(self) -> None:
         self._works.add_handler(self._on_work)
         self._clusters.add_handler(self._on_cluster)
+        self._members.add_handler(self._on_member_object)
 
     async def stop(self) -> None:
         await super().stop()

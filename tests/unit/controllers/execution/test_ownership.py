@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from flotilla.api.karmada import constants
 from flotilla.controllers.execution.ownership import (
+    RetainFailed,
     conflict,
     delivered_by,
     desired_object,
     manifest_gvk,
     needs_observed,
+    work_of_member_object,
 )
 
 
@@ -94,3 +99,22 @@ def test_manifest_kinds_parse_core_and_grouped_api_versions() -> None:
     """`v1` is the core group; `apps/v1` the apps group."""
     assert (manifest_gvk({"apiVersion": "v1", "kind": "Service"}).group, "Service") == ("", "Service")
     assert manifest_gvk(deployment()).group == "apps"
+
+
+def test_a_retain_step_that_fails_is_a_retain_failure_naming_the_manifest() -> None:
+    """An observed object the interpreter cannot read (no replicas to retain) is RetainFailed, not a crash."""
+    managed = {constants.MANAGED_BY_KARMADA_LABEL: "true"}
+    manifest = deployment({**managed, constants.RETAIN_REPLICAS_LABEL: "true"})
+    observed = deployment({constants.MANAGED_BY_KARMADA_LABEL: "true"})
+    del observed["spec"]["replicas"]
+    with pytest.raises(RetainFailed, match="Deployment default/web: cannot retain the member's fields"):
+        desired_object(manifest, observed)
+
+
+def test_a_member_object_names_the_work_that_delivered_it() -> None:
+    """The Work's namespace and name come from the object's annotations; without them there is none."""
+    delivered = deployment(
+        **{constants.WORK_NAMESPACE_ANNOTATION: "karmada-es-a", constants.WORK_NAME_ANNOTATION: "web-x"}
+    )
+    assert work_of_member_object(delivered) == ("karmada-es-a", "web-x")
+    assert work_of_member_object(deployment()) is None
