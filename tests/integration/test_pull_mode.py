@@ -456,3 +456,18 @@ def test_the_agent_renews_its_certificate_and_uses_the_new_one(env: Environment,
     # The new session, on the new certificate, goes on renewing the Lease.
     switched_at = lease_renew_time(hub)
     wait_until(lambda: lease_renew_time(hub) != switched_at, timeout=15, message="Lease renewed after")
+
+
+def test_deleting_the_pull_cluster_removes_its_agent_grants_and_lease(env: Environment, hub: Kubectl) -> None:
+    """The agent's RBAC objects and Lease are deleted before the Cluster goes (the last test here)."""
+    selector = f"cluster.karmada.io/agent-of={PULL}"
+    assert hub.json("get", "clusterroles", "-l", selector)["items"], "accepting the cluster granted the agent"
+    hub("delete", "cluster", PULL, "--wait=false")
+    wait_until(
+        lambda: hub.run("get", "cluster", PULL, check=False).returncode != 0,
+        timeout=60,
+        message="the Pull cluster is gone",
+    )
+    for kinds in ("clusterroles,clusterrolebindings", "roles,rolebindings"):
+        assert hub.json("get", kinds, "-A", "-l", selector)["items"] == [], kinds
+    assert hub.run("get", "lease", PULL, "-n", "karmada-cluster", check=False).returncode != 0

@@ -5,8 +5,9 @@ One reconcile of a Cluster, level-based from the informers' copies:
 1. A Cluster being deleted is taken apart in the contract's order: it gets the terminating taint,
    the Works in `karmada-es-<name>` are deleted (the execution controller removes what they put on
    the member, or drops its finalizer when the member cannot be reached and the Cluster is gone),
-   then the namespace is deleted, and when it is gone the finalizer `karmada.io/cluster-controller`
-   is removed so the Cluster can go. Work and namespace deletions bring the Cluster back here.
+   then the namespace is deleted; a Pull cluster's agent loses its RBAC objects and its Lease
+   (`agentgrants.py`); and when all that is gone the finalizer `karmada.io/cluster-controller` is
+   removed so the Cluster can go. Work and namespace deletions bring the Cluster back here.
 2. Otherwise the finalizer is added, the execution namespace is created when missing, and — for a
    Push cluster whose status interval has passed — the member is probed and read, and the status
    is applied (`collection.py`). A Pull cluster's agent reports its status itself; the hub never
@@ -38,6 +39,7 @@ from flotilla.api.karmada.model import Taint
 from flotilla.api.karmada.names import cluster_of_execution_namespace, execution_namespace
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import AlreadyExists, Conflict
+from flotilla.controllers.cluster.agentgrants import remove_agent_grants
 from flotilla.controllers.cluster.collection import StatusCollection, apply_status
 from flotilla.controllers.cluster.health import ready_condition, set_condition
 from flotilla.controllers.cluster.lease import (
@@ -236,6 +238,10 @@ class ClusterController(HubController):
                 await self.ctx.hub.delete(NAMESPACE, namespace)
                 log.info("cluster.execution_namespace_deleting", controller=self.NAME, cluster=name)
             return self.ctx.settings.cluster_status_interval
+        if cluster_sync_mode(cluster) == ClusterSyncMode.PULL:
+            removed = await remove_agent_grants(self.ctx.hub, name)
+            if removed:
+                log.info("cluster.agent_grants_deleted", controller=self.NAME, cluster=name, objects=removed)
         finalizers = [
             f for f in cluster["metadata"].get("finalizers") or [] if f != CLUSTER_CONTROLLER_FINALIZER
         ]
