@@ -23,14 +23,11 @@ from pathlib import Path
 
 import click
 
+from flotilla.agent.datadir import AGENT_JSON, AGENT_LOG, AGENT_PID, HUB_KUBECONFIG, write_atomically
 from flotilla.api.karmada.constants import CLUSTER
 from flotilla.api.karmada.registration import cluster_name_problems, registration_annotations
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.cli.registrationdata import (
-    AGENT_JSON,
-    AGENT_LOG,
-    AGENT_PID,
-    HUB_KUBECONFIG,
     agent_command,
     agent_settings,
     exited_early,
@@ -38,7 +35,6 @@ from flotilla.cli.registrationdata import (
     run_in_foreground,
     running_agent,
     start_detached,
-    write_atomically,
 )
 from flotilla.cli.registrationdiscovery import REFUSED_TOKEN_MESSAGE, DiscoveryError, TrustedHub, discover_hub
 from flotilla.cli.registrationrequest import (

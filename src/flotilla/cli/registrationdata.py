@@ -1,13 +1,8 @@
-"""What `flotilla register` leaves in the agent's data directory, and how it starts the agent.
+"""What `flotilla register` writes into the agent's data directory, and how it starts the agent.
 
-    DIR/hub.kubeconfig   the hub's server and CA, the agent's client certificate and key, inline
-    DIR/agent.json       {"clusterName": ..., "hubServer": ..., "clusterID": ...}
-    DIR/agent.log        the agent's output when started with --detach
-    DIR/agent.pid        its process id then
-
-`hub.kubeconfig` is the agent's only credential and holds a private key: it is written with mode
-0600, beside its final name, flushed, then renamed over it, so a crash leaves the old file or the
-new one — the agent replaces it the same way when it renews its certificate.
+The directory's layout, and the atomic replacement of `hub.kubeconfig` (the agent's only credential,
+mode 0600), belong to the agent (`flotilla.agent.datadir`); this module renders the files `register`
+writes there — the hub kubeconfig with the certificate it was just issued, and `agent.json`.
 
 The agent is `flotilla agent` run with this interpreter: in the foreground `register` becomes it
 (exec, same process id); with `--detach` it runs in a session of its own, its output in
@@ -27,10 +22,8 @@ from typing import Any
 
 import yaml
 
-HUB_KUBECONFIG = "hub.kubeconfig"
-AGENT_JSON = "agent.json"
-AGENT_LOG = "agent.log"
-AGENT_PID = "agent.pid"
+from flotilla.agent.datadir import AGENT_LOG, AGENT_PID, write_atomically
+
 HUB_CLUSTER = "hub"
 
 
@@ -71,21 +64,6 @@ def agent_settings(cluster_name: str, hub_server: str, cluster_id: str) -> str:
     """`agent.json`: which cluster this directory registered, with which hub."""
     body = {"clusterName": cluster_name, "hubServer": hub_server, "clusterID": cluster_id}
     return json.dumps(body, indent=2) + "\n"
-
-
-def write_atomically(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Replace `path` with `data` so that readers and crashes see the old or the new file, whole."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def agent_command(
