@@ -10,10 +10,14 @@ reads it. The policy is one level for every request (`--audit-level`):
 - `Request`: also the request body (`requestObject`) — except for Secrets and TokenReviews, whose
   bodies hold credentials and are never logged.
 
-The middleware never blocks the event loop on the disk: it hands each line to a bounded queue that
-a writer thread drains in batches (appending to `<data-dir>/audit.log` or `--audit-log-path`,
-rotating it past a size). If the disk cannot keep up the queue fills and lines are dropped and
-counted, rather than slowing every request — the choice kube's batching backend makes too.
+The middleware never blocks the event loop on the disk: lines gather on the event loop and are
+handed to a writer thread in batches — every `HAND_OFF_SECONDS`, or as soon as `HAND_OFF_LINES` are
+waiting, and on stop — which appends them to `<data-dir>/audit.log` or `--audit-log-path`, rotating
+it past a size. Handing lines over one by one would wake the writer thread, and pass the GIL back
+and forth, on every request. If the disk cannot keep up, more than `buffer_size` lines wait and
+new ones are dropped and counted, rather than slowing every request — the choice kube's batching
+backend makes too. As before, a line is written after its response is sent: a crash loses the
+last few lines of the log (at most a hand-off interval more than the writer had yet to write).
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import os
 import queue
 import threading
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,6 +42,7 @@ from aiohttp import web
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.content import APPLY_PATCH, PATCH_TYPES, decode_body, decode_yaml, media_type_of
+from flotilla.apiserver.identifiers import RandomIdentifiers
 from flotilla.apiserver.requestinfo import RequestInfo, parse_request_info
 
 log = structlog.get_logger("flotilla.apiserver.audit")
@@ -50,7 +54,11 @@ AUDIT_ID_KEY = web.RequestKey("flotilla.audit.id", str)
 AUTHORIZATION_DECISION_KEY = web.RequestKey("flotilla.authorization.decision", tuple[bool, str])
 """Where the API middleware leaves the authorizer's (allowed, reason) for the audit annotations."""
 BODY_NEVER_LOGGED = frozenset({("", "secrets"), ("authentication.k8s.io", "tokenreviews")})
-_STOP = b""
+_STOP: list[bytes] = []
+HAND_OFF_SECONDS = 0.02
+"""Longest a line waits on the event loop before it is handed to the writer thread."""
+HAND_OFF_LINES = 256
+"""Lines that are handed over at once, without waiting for the interval."""
 
 
 class AuditLevel(enum.Enum):
@@ -180,7 +188,11 @@ class AuditLog:
         self.settings = settings
         self.clock = clock or (lambda: datetime.now(UTC))
         self.dropped = 0
-        self._queue: queue.Queue[bytes] = queue.Queue(maxsize=max(1, settings.buffer_size))
+        self.ids = RandomIdentifiers()
+        self._lines: list[bytes] = []  # on the event loop, not yet handed over
+        self._hand_off_timer: asyncio.TimerHandle | None = None
+        self._queue: queue.SimpleQueue[list[bytes]] = queue.SimpleQueue()
+        self._handed_over = _LineCount()  # lines the writer thread has yet to write
         self._thread: threading.Thread | None = None
 
     @property
@@ -193,28 +205,51 @@ class AuditLog:
         assert self.settings.path is not None
         self.settings.path.parent.mkdir(parents=True, exist_ok=True)
         self._thread = threading.Thread(
-            target=_write_lines, args=(self._queue, self.settings), name="audit-writer", daemon=True
+            target=_write_lines,
+            args=(self._queue, self._handed_over, self.settings),
+            name="audit-writer",
+            daemon=True,
         )
         self._thread.start()
 
     async def stop(self) -> None:
-        """Write what is queued, then end the writer thread."""
+        """Write what is waiting, then end the writer thread."""
         thread, self._thread = self._thread, None
         if thread is None:
             return
-        await asyncio.to_thread(self._queue.put, _STOP)
+        self._hand_off()
+        self._queue.put(_STOP)
         await asyncio.to_thread(thread.join)
         if self.dropped:
             log.warning("audit.dropped_total", dropped=self.dropped)
 
     def record(self, event: dict[str, Any]) -> None:
-        """Queue one event for the writer; never waits."""
-        try:
-            self._queue.put_nowait(orjson.dumps(event) + b"\n")
-        except queue.Full:
+        """Keep one event for the writer; never waits."""
+        if len(self._lines) + self._handed_over.value >= self.settings.buffer_size:
             self.dropped += 1
             if self.dropped & (self.dropped - 1) == 0:  # log at 1, 2, 4, 8… drops, not on each one
                 log.warning("audit.buffer_full", dropped=self.dropped)
+            return
+        self._lines.append(orjson.dumps(event) + b"\n")
+        if len(self._lines) >= HAND_OFF_LINES:
+            self._hand_off()
+        elif self._hand_off_timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no event loop to wait on (a synchronous caller): hand over now
+                self._hand_off()
+            else:
+                self._hand_off_timer = loop.call_later(HAND_OFF_SECONDS, self._hand_off)
+
+    def _hand_off(self) -> None:
+        """Give the waiting lines to the writer thread in one piece."""
+        if self._hand_off_timer is not None:
+            self._hand_off_timer.cancel()
+            self._hand_off_timer = None
+        lines, self._lines = self._lines, []
+        if lines:
+            self._handed_over.add(len(lines))
+            self._queue.put(lines)
 
     async def on_response_prepare(self, request: web.Request, response: web.StreamResponse) -> None:
         """Every response, streamed ones included, names its audit event in the `Audit-Id` header."""
@@ -226,7 +261,7 @@ class AuditLog:
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if not self.enabled:
             return await handler(request)
-        audit_id = request.headers.get("Audit-ID", "").strip()[:128] or str(uuid.uuid4())
+        audit_id = request.headers.get("Audit-ID", "").strip()[:128] or self.ids.uuid4()
         request[AUDIT_ID_KEY] = audit_id
         received = self.clock()
         started = time.perf_counter()
@@ -283,7 +318,23 @@ class AuditLog:
         )
 
 
-def _write_lines(lines: queue.Queue[bytes], settings: AuditSettings) -> None:
+class _LineCount:
+    """Lines handed to the writer thread and not yet written, shared by the two threads."""
+
+    __slots__ = ("_lock", "value")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.value = 0
+
+    def add(self, count: int) -> None:
+        with self._lock:
+            self.value += count
+
+
+def _write_lines(
+    batches: queue.SimpleQueue[list[bytes]], pending: _LineCount, settings: AuditSettings
+) -> None:
     """The writer thread: append batches of lines, rotating the file past its size limit.
 
     A failed write (disk full, file removed with its directory) loses that batch, is logged, and the
@@ -296,15 +347,17 @@ def _write_lines(lines: queue.Queue[bytes], settings: AuditSettings) -> None:
     failing = False
     try:
         while True:
-            batch = [lines.get()]
+            batch = batches.get()
+            stop = batch is _STOP
             with contextlib.suppress(queue.Empty):
-                while len(batch) < 1000:
-                    batch.append(lines.get_nowait())
-            stop = _STOP in batch
+                while not stop and len(batch) < 1000:
+                    more = batches.get_nowait()
+                    stop = more is _STOP
+                    batch = batch + more
             try:
                 if handle is None:
                     handle = _open(path)
-                handle.write(b"".join(line for line in batch if line))
+                handle.write(b"".join(batch))
                 handle.flush()
                 if settings.max_size_bytes and handle.tell() >= settings.max_size_bytes:
                     handle.close()
@@ -321,6 +374,7 @@ def _write_lines(lines: queue.Queue[bytes], settings: AuditSettings) -> None:
                     with contextlib.suppress(OSError):
                         handle.close()
                     handle = None
+            pending.add(-len(batch))
             if stop:
                 return
     finally:

@@ -18,6 +18,7 @@ from flotilla.apiserver.admission import Admission, NoAdmission
 from flotilla.apiserver.authn import Authenticator, CertificateAuthenticator
 from flotilla.apiserver.authz import Authorizer
 from flotilla.apiserver.authz.rbac import RBACAuthorizer
+from flotilla.apiserver.identifiers import RandomIdentifiers
 from flotilla.apiserver.objectstore import ObjectStore
 from flotilla.apiserver.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.schema.builtin import builtin_schemas
@@ -64,6 +65,8 @@ class APIContext:
     strategy_env: StrategyEnv = field(init=False)
     _strategies: dict[int, Strategy] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
+    ids: RandomIdentifiers = field(default_factory=RandomIdentifiers)
+    """Where object uids and generateName suffixes come from."""
     admission: Admission = field(default_factory=NoAdmission)
     authenticator: Authenticator = field(default_factory=CertificateAuthenticator)
     rbac: RBACAuthorizer = field(init=False)

@@ -7,13 +7,11 @@ object's desired state (everything but metadata and status) changes.
 
 from __future__ import annotations
 
-import secrets
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-# Characters kube-apiserver uses for generateName suffixes (no vowels, no look-alikes).
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+from flotilla.apiserver.identifiers import RandomIdentifiers
+
 GENERATE_NAME_SUFFIX = 5
 GENERATE_NAME_MAX_PREFIX = 63 - GENERATE_NAME_SUFFIX  # kube cuts prefixes to 58 characters
 
@@ -32,18 +30,17 @@ def parse_rfc3339(value: str) -> datetime | None:
         return None
 
 
-def generate_name(prefix: str) -> str:
-    suffix = "".join(secrets.choice(_NAME_ALPHABET) for _ in range(GENERATE_NAME_SUFFIX))
-    return prefix[:GENERATE_NAME_MAX_PREFIX] + suffix
+def generate_name(prefix: str, ids: RandomIdentifiers) -> str:
+    return prefix[:GENERATE_NAME_MAX_PREFIX] + ids.name_suffix(GENERATE_NAME_SUFFIX)
 
 
-def prepare_create_metadata(obj: dict[str, Any], now: datetime, *, tracks_generation: bool) -> None:
+def prepare_create_metadata(obj: dict[str, Any], now: datetime, uid: str, *, tracks_generation: bool) -> None:
     """Set the system fields of a new object (its name is already resolved)."""
     meta = obj.setdefault("metadata", {})
     for name in _SYSTEM_FIELDS:
         meta.pop(name, None)
     meta.pop("resourceVersion", None)
-    meta["uid"] = str(uuid.uuid4())
+    meta["uid"] = uid
     meta["creationTimestamp"] = now_rfc3339(now)
     if tracks_generation:
         meta["generation"] = 1
@@ -89,10 +86,6 @@ def same_object(new: dict[str, Any], old: dict[str, Any]) -> bool:
     new_meta = {k: v for k, v in (new.get("metadata") or {}).items() if k != "resourceVersion"}
     old_meta = {k: v for k, v in (old.get("metadata") or {}).items() if k != "resourceVersion"}
     return new_meta == old_meta
-
-
-def new_uid() -> str:
-    return str(uuid.uuid4())
 
 
 def has_finalizers(obj: dict[str, Any], *, is_namespace: bool = False) -> bool:

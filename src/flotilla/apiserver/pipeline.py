@@ -151,8 +151,10 @@ async def create_object(
         raise errors.BadRequest("resourceVersion should not be set on objects to be created")
     generate = meta.get("generateName", "")
     if not meta.get("name") and generate:
-        meta["name"] = objectmeta.generate_name(generate)
-    objectmeta.prepare_create_metadata(obj, ctx.clock(), tracks_generation=served.tracks_generation)
+        meta["name"] = objectmeta.generate_name(generate, ctx.ids)
+    objectmeta.prepare_create_metadata(
+        obj, ctx.clock(), ctx.ids.uuid4(), tracks_generation=served.tracks_generation
+    )
     if served.has_status and not served.keeps_status_on_create:
         obj.pop("status", None)
     if served.namespaced:
@@ -180,7 +182,7 @@ async def create_object(
         except errors.AlreadyExists:
             if not generate or attempt == GENERATE_NAME_ATTEMPTS - 1:
                 raise
-            meta["name"] = objectmeta.generate_name(generate)
+            meta["name"] = objectmeta.generate_name(generate, ctx.ids)
     raise AssertionError("unreachable")
 
 

@@ -181,3 +181,18 @@ def test_level_none_disables_the_log(tmp_path: Path) -> None:
     audit.start()
     assert not audit.enabled
     assert not (tmp_path / "audit.log").exists()
+
+
+async def test_lines_wait_on_the_loop_and_stop_writes_them(tmp_path: Path) -> None:
+    """Lines recorded on the event loop are handed over together, and stop writes the last ones."""
+    path = tmp_path / "audit.log"
+    audit = AuditLog(AuditSettings(AuditLevel.METADATA, path))
+    audit.start()
+    for index in range(3):
+        audit.record({"n": index})
+    assert audit._queue.empty()  # still on the loop: nothing woke the writer thread yet
+    await asyncio.sleep(0.2)
+    assert [orjson.loads(line)["n"] for line in path.read_text().splitlines()] == [0, 1, 2]
+    audit.record({"n": 3})
+    await audit.stop()
+    assert [orjson.loads(line)["n"] for line in path.read_text().splitlines()] == [0, 1, 2, 3]
