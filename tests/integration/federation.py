@@ -295,3 +295,19 @@ def nginx_walkthrough(first: str, second: str) -> list[dict[str, Any]]:
     }
     policy = propagation_policy("nginx-propagation", [resource_selector("Deployment", "nginx")], placement)
     return [deployment("nginx", 2), policy]
+
+
+def registry_override(deployment_name: str, cluster: str, registry: str) -> dict[str, Any]:
+    """An OverridePolicy `registry` replacing the image registry of a Deployment on one cluster."""
+    replace = {"component": "Registry", "operator": "replace", "value": registry}
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "registry"},
+        "spec": {
+            "resourceSelectors": [resource_selector("Deployment", deployment_name)],
+            "overrideRules": [
+                {"targetCluster": {"clusterNames": [cluster]}, "overriders": {"imageOverrider": [replace]}}
+            ],
+        },
+    }

@@ -20,6 +20,7 @@ from tests.integration.federation import (
     deployment,
     member_deployments,
     members_named,
+    registry_override,
     replicas_on,
     template_ready,
 )
@@ -148,24 +149,7 @@ def test_an_override_policy_changes_one_cluster_only(
     hub.apply_yaml(deployment("img", 1, image="docker.io/library/nginx:1.25"), "-n", ns)
     bind(hub, ns, "img", {"sz": 1, "fz": 1}, {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}})
     wait_until(lambda: set(replicas_on(members, ns, "img")) == {"sz", "fz"}, message="on both")
-    override = {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "OverridePolicy",
-        "metadata": {"name": "registry"},
-        "spec": {
-            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "img"}],
-            "overrideRules": [
-                {
-                    "targetCluster": {"clusterNames": ["fz"]},
-                    "overriders": {
-                        "imageOverrider": [
-                            {"component": "Registry", "operator": "replace", "value": "mirror.example"}
-                        ]
-                    },
-                }
-            ],
-        },
-    }
+    override = registry_override("img", "fz", "mirror.example")
     hub.apply_yaml(override, "-n", ns)
 
     def images() -> dict[str, str]:

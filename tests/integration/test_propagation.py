@@ -20,6 +20,7 @@ from tests.integration.federation import (
     nginx_walkthrough,
     propagation_policy,
     ready_on,
+    registry_override,
     replicas_on,
     resource_selector,
     static_weights,
@@ -241,24 +242,7 @@ def test_spread_by_region(hub: Kubectl, members: dict[str, Kubectl], ns: str) ->
 
 def test_image_override_per_cluster(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
     """An OverridePolicy changes the image registry on one cluster only."""
-    override = {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "OverridePolicy",
-        "metadata": {"name": "registry"},
-        "spec": {
-            "resourceSelectors": [resource_selector("Deployment", "img")],
-            "overrideRules": [
-                {
-                    "targetCluster": {"clusterNames": ["fz"]},
-                    "overriders": {
-                        "imageOverrider": [
-                            {"component": "Registry", "operator": "replace", "value": "mirror.example"}
-                        ]
-                    },
-                }
-            ],
-        },
-    }
+    override = registry_override("img", "fz", "mirror.example")
     hub.apply_yaml(
         [
             override,
