@@ -177,6 +177,10 @@ class LocalHub:
             str(settings.hub_kubeconfig),
             "--health-address",
             "127.0.0.1:0",
+            # `up` supervises the only manager of its hub (leftovers of a killed `up` are stopped
+            # first), so there is nobody to elect against, and an election would make the manager
+            # after a crash wait out the dead one's Lease before acting.
+            "--leader-elect=false",
         )
         admin = (await sim.wait_for_line(SIM_SERVING, settings.start_timeout)).group(1)
         names = [member.name for member in settings.members]
