@@ -34,7 +34,8 @@ def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]
     manager_args = [*FAST_CLUSTER_STATUS, "--cluster-failure-threshold", "2"]
     root = tmp_path_factory.mktemp("cli-get")
     with Federation(root, members_named(*MEMBERS), manager_args=manager_args) as federation:
-        federation.start(wait_ready=False)
+        # Both members Ready first: scheduled earlier, the 1:1 split can land wholly on member1.
+        federation.start()
         hub = federation.kubectl(root / "kube-cache")
         hub.apply_yaml(nginx_walkthrough(*MEMBERS), "-n", NAMESPACE)
         wait_until(
