@@ -12,6 +12,11 @@ a single walk that edits the object in place:
 * enum, required, length, range, pattern and format rules are checked and reported as field errors.
 
 `metadata` is always walked with the built-in ObjectMeta schema, whatever the kind's schema says.
+
+Given the stored object an update replaces, the walk skips every value equal to the stored one at
+the same place, at any depth: it was pruned, defaulted and checked when it was stored, so walking it
+again would only find what was found then (kube's validation ratcheting). Most writes change a few
+fields of a large object — a status condition, a replica count — so this is most of the walk's work.
 """
 
 from __future__ import annotations
@@ -22,10 +27,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
 from flotilla.apiserver.schema.model import NO_DEFAULT, Schema
 
+_ABSENT: Any = object()
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
 _TYPE_NAMES = {
@@ -64,9 +72,9 @@ def walk_object(
 ) -> WalkResult:
     """Normalise a whole API object in place against its kind's schema.
 
-    With `old` (the stored object an update replaces), top-level fields equal to their stored value
-    are not walked again — they were checked when stored (kube's validation ratcheting, coarsely):
-    a status write does not re-validate the spec.
+    With `old` (the stored object an update replaces), values equal to their stored counterpart at
+    the same place are not walked again — they were checked when stored (validation ratcheting):
+    a status write does not re-validate the spec, nor a changed replica count the rest of it.
     """
     result = WalkResult()
     walker = _Walker(result, options)
@@ -78,13 +86,19 @@ def walk_object(
         if metadata is None:
             del obj["metadata"]
         elif isinstance(metadata, dict):
-            walker.walk_fields(metadata, metadata_schema, "metadata", options.check_values)
+            old_metadata = old.get("metadata") if old is not None else None
+            walker.walk_fields(
+                metadata,
+                metadata_schema,
+                "metadata",
+                options.check_values,
+                old=old_metadata if isinstance(old_metadata, dict) else None,
+            )
         else:
             result.type_errors.append(_type_error("metadata", metadata, frozenset({"object"})))
-    skip: tuple[str, ...] = ("apiVersion", "kind", "metadata")
-    if old is not None:
-        skip += tuple(name for name, value in obj.items() if name not in skip and old.get(name) == value)
-    walker.walk_fields(obj, schema, "", options.check_values, skip=skip)
+    walker.walk_fields(
+        obj, schema, "", options.check_values, skip=("apiVersion", "kind", "metadata"), old=old
+    )
     return result
 
 
@@ -99,7 +113,8 @@ class _Walker:
         self.result = result
         self.options = options
 
-    def walk(self, value: Any, schema: Schema, path: str) -> Any:
+    def walk(self, value: Any, schema: Schema, path: str, old: Any = None) -> Any:
+        """Normalise `value`; `old` is its stored counterpart (or None), whose equal parts are skipped."""
         if schema.preserve_unknown_fields and not schema.properties and schema.items is None:
             if schema.types and not _type_ok(value, schema):
                 self.result.type_errors.append(_type_error(path, value, schema.types))
@@ -111,9 +126,11 @@ class _Walker:
             self.result.type_errors.append(_type_error(path, value, schema.types))
             return value
         if isinstance(value, dict):
-            self.walk_fields(value, schema, path, self.options.check_values)
+            self.walk_fields(
+                value, schema, path, self.options.check_values, old=old if isinstance(old, dict) else None
+            )
         elif isinstance(value, list):
-            self._walk_items(value, schema, path)
+            self._walk_items(value, schema, path, old if isinstance(old, list) else None)
         elif self.options.check_values:
             self._check_scalar(value, schema, path)
         if self.options.check_values and schema.enum is not None and value not in schema.enum:
@@ -128,12 +145,16 @@ class _Walker:
         path: str,
         check: bool,
         skip: tuple[str, ...] = (),
+        old: dict[str, Any] | None = None,
     ) -> None:
         embedded = schema.embedded_resource
         for name in list(obj):
             if name in skip or (embedded and name in ("apiVersion", "kind", "metadata")):
                 continue
             value = obj[name]
+            old_value = old.get(name, _ABSENT) if old is not None else _ABSENT
+            if old_value is not _ABSENT and _same(value, old_value):
+                continue  # stored as is: checked then
             sub = schema.properties.get(name)
             if sub is not None:
                 sub_path = fielderrors.child(path, name)
@@ -148,7 +169,7 @@ class _Walker:
             if value is None and (self.options.drop_nulls or not sub.nullable):
                 del obj[name]
                 continue
-            obj[name] = self.walk(value, sub, sub_path)
+            obj[name] = self.walk(value, sub, sub_path, None if old_value is _ABSENT else old_value)
         if self.options.apply_defaults:
             for name, sub in schema.properties.items():
                 if name not in obj and sub.default is not NO_DEFAULT:
@@ -160,11 +181,20 @@ class _Walker:
                     self.result.errors.append(fielderrors.required(fielderrors.child(path, name)))
             self._check_object_size(obj, schema, path)
 
-    def _walk_items(self, items: list[Any], schema: Schema, path: str) -> None:
+    def _walk_items(self, items: list[Any], schema: Schema, path: str, old: list[Any] | None = None) -> None:
         item_schema = schema.items
         if item_schema is not None:
+            stored = len(old) if old is not None else 0
             for position, item in enumerate(items):
-                items[position] = self.walk(item, item_schema, fielderrors.index(path, position))
+                old_item = old[position] if old is not None and position < stored else _ABSENT
+                if old_item is not _ABSENT and _same(item, old_item):
+                    continue  # the same item at the same place was checked when stored
+                items[position] = self.walk(
+                    item,
+                    item_schema,
+                    fielderrors.index(path, position),
+                    None if old_item is _ABSENT else old_item,
+                )
         if not self.options.check_values:
             return
         if schema.max_items is not None and len(items) > schema.max_items:
@@ -234,6 +264,20 @@ class _Walker:
                 if value > high or (schema.exclusive_maximum and value == high):
                     op = "less than" if schema.exclusive_maximum else "less than or equal to"
                     errors.append(fielderrors.invalid(path, value, f"should be {op} {_num(high)}"))
+
+
+def _same(value: Any, old: Any) -> bool:
+    """Whether two JSON values are identical, types included (Python holds `1 == 1.0 == True`)."""
+    if value is old:
+        return True
+    if type(value) is not type(old) or value != old:
+        return False
+    if not isinstance(value, (dict, list)):
+        return True
+    try:  # equal containers may still hide 1 beside 1.0 or True: compare their JSON
+        return orjson.dumps(value) == orjson.dumps(old)
+    except orjson.JSONEncodeError:
+        return False
 
 
 def _type_ok(value: Any, schema: Schema) -> bool:
