@@ -18,7 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.apiserver.apply.atoms import LISTS, Shape, common_shape, field_schema, item_schema, list_items
+from flotilla.apiserver.apply.atoms import (
+    LISTS,
+    Shape,
+    common_shape,
+    field_schema,
+    item_naming,
+    item_schema,
+    list_items,
+)
 from flotilla.apiserver.apply.fieldpath import Path, field_element
 from flotilla.apiserver.apply.fieldsets import ABSENT, is_empty
 from flotilla.apiserver.apply.jsonvalues import json_copy
@@ -42,9 +50,12 @@ def _merge_fields(live: Any, applied: Any, schema: Schema | None, path: Path) ->
     merged: dict[str, Any] = {}
     for name, value in live_map.items():
         child_schema, _ = field_schema(schema, name)
-        merged[name] = merge_value(
-            value, applied_map.get(name, ABSENT), child_schema, (*path, field_element(name))
-        )
+        applied_value = applied_map.get(name, ABSENT)
+        if applied_value is ABSENT and (child_schema is None or item_naming(child_schema) is None):
+            # Nothing to merge and no list item below to name (which could fail): a plain copy.
+            merged[name] = json_copy(value)
+            continue
+        merged[name] = merge_value(value, applied_value, child_schema, (*path, field_element(name)))
     for name, value in applied_map.items():
         if name not in live_map:
             child_schema, _ = field_schema(schema, name)

@@ -179,7 +179,7 @@ def _apply_once(
     previous_time = previous.time if previous is not None else None
     managed.entries[key] = ManagedEntry(applied_fields, context.api_version, previous_time)
     if previous is not None and previous.fields:
-        merged = _remove_disowned(merged, managed, previous.fields, schema)
+        merged = _remove_disowned(merged, managed, key, previous.fields, schema)
     comparison = compare(live, merged, schema).excluding(context.reset_fields)
     changed = comparison.changed()
     conflicts: list[Conflict] = []
@@ -197,9 +197,15 @@ def _apply_once(
 
 
 def _remove_disowned(
-    merged: dict[str, Any], managed: ManagedFields, last_applied: FieldSet, schema: Schema | None
+    merged: dict[str, Any],
+    managed: ManagedFields,
+    key: ManagerKey,
+    last_applied: FieldSet,
+    schema: Schema | None,
 ) -> dict[str, Any]:
     """Remove what the manager applied last time and nobody owns now (its new set included)."""
+    if last_applied.issubset(managed.entries[key].fields):
+        return merged  # everything applied last time is applied again: nothing is disowned
     owned = FieldSet()
     for entry in managed.entries.values():
         owned = owned.union(entry.fields)
