@@ -32,10 +32,11 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
     namespaced = spec.get("scope", "Namespaced") == "Namespaced"
     stored = storage_version(crd)
     crd_name = (crd.get("metadata") or {}).get("name", "")
+    versions = [version for version in spec.get("versions") or [] if version.get("served")]
+    crd_revision = str((crd.get("metadata") or {}).get("resourceVersion") or "")
+    sole_schema_since = int(crd_revision) if len(versions) == 1 and crd_revision.isdigit() else None
     served: list[ServedResource] = []
-    for version in spec.get("versions") or []:
-        if not version.get("served"):
-            continue
+    for version in versions:
         subresources_spec = version.get("subresources") or {}
         subresources: list[Subresource] = []
         scale_paths = None
@@ -76,6 +77,7 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
             selectable_fields=selectable,
             raw_schema=raw_schema if isinstance(raw_schema, dict) else None,
             storage_version=stored,
+            sole_schema_since=sole_schema_since,
         )
         served.append(
             ServedResource(

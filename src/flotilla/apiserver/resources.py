@@ -88,6 +88,9 @@ class CustomResourceFacts:
     selectable_fields: tuple[str, ...]
     raw_schema: dict[str, Any] | None
     storage_version: str
+    sole_schema_since: int | None = None
+    """The CRD's revision when it serves only this version: objects created after it were written
+    under this schema alone (so a write may skip every value equal to the stored one); else None."""
 
 
 @dataclass(eq=False)

@@ -48,16 +48,22 @@ class StorageTransformer(Protocol):
 
 
 class CachedObject:
-    """One stored object as served: its dict (with resourceVersion) and lazily its JSON bytes."""
+    """One stored object as served: its dict (with resourceVersion) and lazily its JSON bytes.
 
-    __slots__ = ("_raw", "key", "name", "namespace", "obj", "revision")
+    `created` is the revision that created the object (0 when not known, as for a dry run).
+    """
 
-    def __init__(self, key: str, namespace: str, name: str, revision: int, obj: dict[str, Any]) -> None:
+    __slots__ = ("_raw", "created", "key", "name", "namespace", "obj", "revision")
+
+    def __init__(
+        self, key: str, namespace: str, name: str, revision: int, obj: dict[str, Any], created: int = 0
+    ) -> None:
         self.key = key
         self.namespace = namespace
         self.name = name
         self.revision = revision
         self.obj = obj
+        self.created = created
         self._raw: bytes | None = None
 
     @property
@@ -81,7 +87,7 @@ class CachedObject:
         """The same object stamped with another resourceVersion (a deletion's final state)."""
         obj = dict(self.obj)
         obj["metadata"] = {**self.metadata, "resourceVersion": str(revision)}
-        return CachedObject(self.key, self.namespace, self.name, revision, obj)
+        return CachedObject(self.key, self.namespace, self.name, revision, obj, self.created)
 
 
 def decode(kv: KeyValue, transformer: StorageTransformer | None = None) -> CachedObject:
@@ -92,7 +98,7 @@ def decode(kv: KeyValue, transformer: StorageTransformer | None = None) -> Cache
     obj = orjson.loads(value)
     obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
     namespace, name = split_key(kv.key)
-    return CachedObject(kv.key, namespace, name, kv.mod_revision, obj)
+    return CachedObject(kv.key, namespace, name, kv.mod_revision, obj, kv.create_revision)
 
 
 def split_key(key: str) -> tuple[str, str]:
@@ -384,7 +390,9 @@ class WatchCache:
             else:
                 known.setdefault("metadata", {})["resourceVersion"] = str(event.kv.mod_revision)
                 namespace, name = split_key(event.kv.key)
-                obj = CachedObject(event.kv.key, namespace, name, event.kv.mod_revision, known)
+                obj = CachedObject(
+                    event.kv.key, namespace, name, event.kv.mod_revision, known, event.kv.create_revision
+                )
             prev = bucket.put(obj)
             cache_event = CacheEvent("MODIFIED" if prev else "ADDED", obj, prev)
         bucket.last_change = event.revision

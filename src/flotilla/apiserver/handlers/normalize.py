@@ -15,6 +15,7 @@ from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers.params import FieldValidation
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.schema.walk import WalkOptions, walk_object
+from flotilla.apiserver.watchcache import CachedObject
 
 _BUILTIN_DECODE = WalkOptions(apply_defaults=False, check_values=False, drop_nulls=True)
 _BUILTIN_CHECK = WalkOptions(apply_defaults=False, check_values=True, drop_nulls=True)
@@ -100,14 +101,28 @@ def decode_fields(
 
 
 def check_values(
-    ctx: APIContext, served: ServedResource, obj: dict[str, Any], old: dict[str, Any] | None = None
+    ctx: APIContext, served: ServedResource, obj: dict[str, Any], old: CachedObject | None = None
 ) -> list[FieldError]:
     """Schema value rules of the complete object; custom resources also get their schema defaults here.
 
-    On updates, top-level fields unchanged since `old` are not checked again.
+    On updates, values unchanged since `old` are not checked again: at any depth when `old` was
+    written under this very schema, else (a custom resource stored before its CRD last changed, or
+    served in several versions) only whole top-level fields, so a changed field is brought to the
+    current schema — pruned and defaulted — all through.
     """
     options = _BUILTIN_CHECK if served.builtin else _CUSTOM_CHECK
-    return walk_object(obj, served.schema, ctx.metadata_schema, options, old).errors
+    if old is None:
+        return walk_object(obj, served.schema, ctx.metadata_schema, options).errors
+    deep = written_under_schema(served, old)
+    return walk_object(obj, served.schema, ctx.metadata_schema, options, old.obj, deep=deep).errors
+
+
+def written_under_schema(served: ServedResource, stored: CachedObject) -> bool:
+    """Whether every write of `stored` went through `served`'s schema (built-in schemas never change)."""
+    if served.builtin or served.custom is None:
+        return True
+    since = served.custom.sole_schema_since
+    return since is not None and stored.created > since
 
 
 def dedupe(found: list[FieldError]) -> list[FieldError]:

@@ -69,15 +69,20 @@ def walk_object(
     metadata_schema: Schema,
     options: WalkOptions,
     old: dict[str, Any] | None = None,
+    *,
+    deep: bool = True,
 ) -> WalkResult:
     """Normalise a whole API object in place against its kind's schema.
 
     With `old` (the stored object an update replaces), values equal to their stored counterpart at
     the same place are not walked again — they were checked when stored (validation ratcheting):
     a status write does not re-validate the spec, nor a changed replica count the rest of it.
+    With `deep=False` only whole top-level fields are compared (and metadata is walked whole): for
+    an `old` that may have been stored under another schema, whose changed fields are then brought
+    to this one all through.
     """
     result = WalkResult()
-    walker = _Walker(result, options)
+    walker = _Walker(result, options, deep=deep)
     for name in ("apiVersion", "kind"):
         if name in obj and not isinstance(obj[name], str):
             result.type_errors.append(_type_error(name, obj[name], frozenset({"string"})))
@@ -86,7 +91,7 @@ def walk_object(
         if metadata is None:
             del obj["metadata"]
         elif isinstance(metadata, dict):
-            old_metadata = old.get("metadata") if old is not None else None
+            old_metadata = old.get("metadata") if old is not None and deep else None
             walker.walk_fields(
                 metadata,
                 metadata_schema,
@@ -109,9 +114,10 @@ def walk_value(value: Any, schema: Schema, path: str, options: WalkOptions) -> t
 
 
 class _Walker:
-    def __init__(self, result: WalkResult, options: WalkOptions) -> None:
+    def __init__(self, result: WalkResult, options: WalkOptions, *, deep: bool = True) -> None:
         self.result = result
         self.options = options
+        self.deep = deep
 
     def walk(self, value: Any, schema: Schema, path: str, old: Any = None) -> Any:
         """Normalise `value`; `old` is its stored counterpart (or None), whose equal parts are skipped."""
@@ -169,7 +175,8 @@ class _Walker:
             if value is None and (self.options.drop_nulls or not sub.nullable):
                 del obj[name]
                 continue
-            obj[name] = self.walk(value, sub, sub_path, None if old_value is _ABSENT else old_value)
+            below = old_value if self.deep and old_value is not _ABSENT else None
+            obj[name] = self.walk(value, sub, sub_path, below)
         if self.options.apply_defaults:
             for name, sub in schema.properties.items():
                 if name not in obj and sub.default is not NO_DEFAULT:

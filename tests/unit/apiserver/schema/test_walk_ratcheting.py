@@ -55,3 +55,14 @@ def test_a_value_equal_only_in_python_is_still_checked() -> None:
     new = {"spec": {"replicas": True, "template": {"size": 1.0}}}
     result = walk_object(new, KIND, METADATA, CHECK, old)
     assert sorted(e.field for e in result.type_errors) == ["spec.replicas", "spec.template.size"]
+
+
+def test_without_deep_ratcheting_a_changed_top_level_field_is_walked_whole() -> None:
+    """deep=False (an object maybe stored under another schema) checks all of a changed top-level field."""
+    old = {"spec": {"replicas": 1, "template": {"name": "toolong", "size": 1}}}
+    new = {"spec": {"replicas": -1, "template": {"name": "toolong", "size": 1}}}
+    assert len(walk_object(new, KIND, METADATA, CHECK, old, deep=False).errors) == 2
+    assert (
+        walk_object({"spec": {"replicas": -1}}, KIND, METADATA, CHECK, {"spec": {"replicas": -1}}).errors
+        == []
+    )
