@@ -19,7 +19,7 @@ from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers.dispatch import handle_resource
 from flotilla.apiserver.limits import LIMITS, RequestLimits
 from flotilla.apiserver.openapi.endpoints import OPENAPI, OpenAPICache, openapi_document, openapi_root
-from flotilla.apiserver.requestinfo import parse_request_info
+from flotilla.apiserver.requestinfo import request_info
 from flotilla.apiserver.responses import status_response, warning_headers
 
 log = structlog.get_logger("flotilla.apiserver")
@@ -44,7 +44,7 @@ def selected_name(field_selector: str) -> str:
 
 
 def _attributes(request: web.Request, user: UserInfo) -> AuthorizationAttributes:
-    info = parse_request_info(request.path, request.method, request.query)
+    info = request_info(request)
     if info is None:
         return AuthorizationAttributes(user, request.method.lower(), False, path=request.path)
     name = info.name

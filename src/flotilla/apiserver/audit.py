@@ -43,7 +43,7 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.content import APPLY_PATCH, PATCH_TYPES, decode_body, decode_yaml, media_type_of
 from flotilla.apiserver.identifiers import RandomIdentifiers
-from flotilla.apiserver.requestinfo import RequestInfo, parse_request_info
+from flotilla.apiserver.requestinfo import RequestInfo, request_info
 
 log = structlog.get_logger("flotilla.apiserver.audit")
 
@@ -289,7 +289,7 @@ class AuditLog:
         received: datetime,
         latency: float,
     ) -> None:
-        info = parse_request_info(request.path, request.method, request.query)
+        info = request_info(request)
         request_body = None
         if self.settings.level is AuditLevel.REQUEST and request.body_exists and body_is_loggable(info):
             # aiohttp keeps a body the handler read, so this reads the network only if nobody did.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from aiohttp import web
 from multidict import MultiMapping
 
 NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
@@ -67,3 +68,17 @@ def _verb(method: str, name: str, query: MultiMapping[str]) -> str:
     if method == "DELETE":
         return "delete" if name else "deletecollection"
     return _VERBS.get(method, method.lower())
+
+
+_REQUEST_INFO_KEY = web.RequestKey("flotilla.request.info", tuple)
+
+
+def request_info(request: web.BaseRequest) -> RequestInfo | None:
+    """`parse_request_info` of a request, parsed once and kept on it (authorization, handler, audit)."""
+    found = request.get(_REQUEST_INFO_KEY)
+    if found is None:
+        found = request[_REQUEST_INFO_KEY] = (
+            parse_request_info(request.path, request.method, request.query),
+        )
+    info: RequestInfo | None = found[0]
+    return info

@@ -13,7 +13,7 @@ from flotilla.apiserver.authz import reviews
 from flotilla.apiserver.certificates.approval import APPROVAL_HANDLERS
 from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers import binding, deletes, reads, watch, writes
-from flotilla.apiserver.requestinfo import RequestInfo, parse_request_info
+from flotilla.apiserver.requestinfo import RequestInfo, request_info
 from flotilla.apiserver.resources import ServedResource
 
 Handler = Callable[[web.Request, APIContext, RequestInfo, ServedResource], Awaitable[web.StreamResponse]]
@@ -51,7 +51,7 @@ VIRTUAL_HANDLERS: dict[GroupResource, dict[str, Handler]] = {
 
 async def handle_resource(request: web.Request) -> web.StreamResponse:
     ctx = request.app[CONTEXT]
-    info = parse_request_info(request.path, request.method, request.query)
+    info = request_info(request)
     if info is None:
         raise errors.path_not_found()
     served = ctx.registry.lookup(info.group, info.version, info.resource)

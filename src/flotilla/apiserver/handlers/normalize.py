@@ -78,12 +78,19 @@ def decode_fields(
     validation: FieldValidation,
     duplicates: list[str],
     warnings: list[str],
+    patched: CachedObject | None = None,
 ) -> list[FieldError]:
     """Type-check and prune the object in place (what decoding does); type errors of custom resources
     are returned as field errors (422), of built-ins raised as 400. Value rules (required, enums, ranges)
-    wait for `check_values` on the complete object — an apply body or a patch is only part of one."""
+    wait for `check_values` on the complete object — an apply body or a patch is only part of one.
+
+    A patched object is only decoded where it differs from the stored object it was patched from
+    (`patched`), when that was written under this schema: the rest was decoded when stored."""
     options = _BUILTIN_DECODE if served.builtin else _CUSTOM_DECODE
-    result = walk_object(obj, served.schema, ctx.metadata_schema, options)
+    if patched is not None and written_under_schema(served, patched):
+        result = walk_object(obj, served.schema, ctx.metadata_schema, options, patched.obj)
+    else:
+        result = walk_object(obj, served.schema, ctx.metadata_schema, options)
     problems = [f'unknown field "{path}"' for path in result.unknown_fields]
     problems += [f'duplicate field "{name}"' for name in duplicates]
     if problems:

@@ -54,7 +54,8 @@ def apply_patch(
                 '[{"op": "replace", "path": "/spec/replicas", "value": 3}]'
             )
         try:
-            result = jsonpatch.JsonPatch(patch).apply(current)
+            # On a private copy made by orjson, several times faster than jsonpatch's deepcopy.
+            result = jsonpatch.JsonPatch(patch).apply(orjson.loads(orjson.dumps(current)), in_place=True)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
             raise errors.Invalid(
                 f"the server rejected our request due to an error in our request: {exc}"

@@ -117,7 +117,9 @@ async def patch(
     pinned = [""]
 
     def compute(current: CachedObject) -> dict[str, Any]:
-        start = current.copy()
+        # Every patch type leaves its input alone and returns an object sharing nothing with it, so
+        # the cached object is patched as it is: only the metadata without resourceVersion is new.
+        start = {**current.obj, "metadata": {**current.metadata}}
         start["metadata"].pop("resourceVersion", None)
         patched = apply_patch(kind, start, body, served)
         obj = normalize.check_kind(served, patched)
@@ -129,7 +131,9 @@ async def patch(
                 f"the name of the object ({obj['metadata'].get('name')}) does not match the name on the "
                 f"URL ({info.name}); a patch cannot rename an object"
             )
-        value_errors = normalize.decode_fields(ctx, served, obj, options.validation, [], options.warnings)
+        value_errors = normalize.decode_fields(
+            ctx, served, obj, options.validation, [], options.warnings, patched=current
+        )
         if value_errors:
             raise invalid(served, info.name, value_errors)
         return obj
