@@ -209,9 +209,21 @@ class SimProcess(ChildProcess):
         return flotilla("sim", "fault", cluster, "--data-dir", str(self.data_dir), *flags, timeout=30).stdout
 
 
+SHORT_LEADER_ELECTION = (
+    "--leader-elect-lease-duration=3s",
+    "--leader-elect-renew-deadline=2s",
+    "--leader-elect-retry-period=500ms",
+)
+"""Leader election stays on in tests, with terms short enough that a manager restarted after kill -9
+acts within seconds rather than waiting out the default 15 s Lease of the one it replaces."""
+
+
 @dataclass
 class ControllerManagerProcess(ChildProcess):
-    """A `flotilla controller-manager` child process against a hub kubeconfig."""
+    """A `flotilla controller-manager` child process against a hub kubeconfig.
+
+    `args` come after SHORT_LEADER_ELECTION, so a test may set other terms or `--leader-elect=false`.
+    """
 
     component: ClassVar[str] = "controller-manager"
     kubeconfig: Path
@@ -220,7 +232,7 @@ class ControllerManagerProcess(ChildProcess):
 
     def start(self, timeout: float = 60.0) -> ControllerManagerProcess:
         args = ["controller-manager", "--kubeconfig", str(self.kubeconfig), "--health-address", "127.0.0.1:0"]
-        self.spawn(self.log_dir, [*args, *self.args], timeout)
+        self.spawn(self.log_dir, [*args, *SHORT_LEADER_ELECTION, *self.args], timeout)
         return self
 
     def started(self, log: str) -> bool:
