@@ -12,6 +12,9 @@ small clock skew. Timestamps are RFC 3339 strings as the API stores them; a miss
 timestamp is the zero time, printed `<unknown>`.
 
 Arithmetic is done on whole microseconds so that boundaries (119s vs 2m) never suffer float rounding.
+
+`parse_go_duration` reads Go's `time.ParseDuration` syntax (`15s`, `1m30s`, `1.5h`, `-2s`, `0`), which
+kubectl-style flags (`--ttl`, `--leader-elect-*`, `--request-timeout`) and CronJob's `@every` take.
 """
 
 from __future__ import annotations
@@ -26,6 +29,17 @@ _MICROS_PER_HOUR = 60 * _MICROS_PER_MINUTE
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})",
 )
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,  # Go accepts the micro sign
+    "μs": 1e-6,  # and the Greek mu
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
 UNKNOWN = "<unknown>"
 """What Kubernetes prints for the zero time."""
 
@@ -153,3 +167,21 @@ def rfc3339(value: object) -> str:
         return "0001-01-01T00:00:00Z"
     utc = moment.astimezone(UTC)
     return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
+
+
+def parse_go_duration(text: str) -> float:
+    """Seconds of a Go duration (`32s`, `1m30s`, `1.5h`, `-2s`, `0`); ValueError worded as Go's."""
+    body = text[1:] if text[:1] in "+-" else text
+    sign = -1.0 if text.startswith("-") else 1.0
+    if body == "0":
+        return 0.0
+    position, total = 0, 0.0
+    while position < len(body):
+        match = _DURATION_PART.match(body, position)
+        if match is None:
+            raise ValueError(f'time: invalid duration "{text}"')
+        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+        position = match.end()
+    if not body:
+        raise ValueError(f'time: invalid duration "{text}"')
+    return sign * total

@@ -27,10 +27,14 @@ class GoDuration(click.ParamType[float, Any]):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         if isinstance(value, int | float):
             return float(value)
-        from flotilla.runtime.leaderelection import parse_duration
+        from flotilla.api.duration import parse_go_duration
 
         try:
-            return parse_duration(str(value))
+            return float(value)  # a bare number of seconds, for convenience
+        except ValueError:
+            pass
+        try:
+            return parse_go_duration(str(value).strip())
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
 

@@ -25,7 +25,7 @@ from typing import Any
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-from flotilla.api.duration import short_human_duration
+from flotilla.api.duration import parse_go_duration, short_human_duration
 
 SECRET_NAMESPACE = "kube-system"  # noqa: S105 - where token Secrets live, not a secret
 SECRET_NAME_PREFIX = "bootstrap-token-"  # noqa: S105 - a name prefix, not a secret
@@ -37,8 +37,6 @@ USAGES = ("authentication", "signing")
 TOKEN = re.compile(r"([a-z0-9]{6})\.([a-z0-9]{16})")
 TOKEN_ID = re.compile(r"[a-z0-9]{6}")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _CA_HASH = re.compile(r"sha256:[0-9a-f]{64}")
 
 
@@ -80,21 +78,10 @@ def token_id_of(text: str) -> str:
 
 def parse_duration(text: str) -> timedelta:
     """A Go duration (`24h`, `1h30m`, `90s`, `0`), as kubeadm's `--ttl` takes it; ValueError if not one."""
-    text = text.strip()
-    if text in ("0", "+0", "-0"):
-        return timedelta(0)
-    sign = -1 if text.startswith("-") else 1
-    body = text.lstrip("+-")
-    position = 0
-    seconds = 0.0
-    for match in _DURATION_PART.finditer(body):
-        if match.start() != position:
-            break
-        seconds += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-        position = match.end()
-    if not body or position != len(body):
-        raise ValueError(f"invalid duration {text!r} (examples: 24h, 30m, 1h30m, 90s; 0 for never)")
-    return timedelta(seconds=sign * seconds)
+    try:
+        return timedelta(seconds=parse_go_duration(text.strip()))
+    except ValueError:
+        raise ValueError(f"invalid duration {text!r} (examples: 24h, 30m, 1h30m, 90s; 0 for never)") from None
 
 
 def token_secret(

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import socket
 import time
 import uuid
@@ -83,29 +82,6 @@ class LeaderElectionConfig:
 def default_identity() -> str:
     """`<hostname>_<uuid>`: unique per process, readable as to which host holds the Lease."""
     return f"{socket.gethostname()}_{uuid.uuid4()}"
-
-
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in a Go duration (`15s`, `1m30s`, `500ms`; a bare `0`), as the `--leader-elect-*` flags
-    of kube-controller-manager take them; a plain number is read as seconds."""
-    value = text.strip()
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    position, total = 0, 0.0
-    for match in _DURATION_PART.finditer(value):
-        if match.start() != position:
-            break
-        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-        position = match.end()
-    if position == 0 or position != len(value):
-        raise ValueError(f"invalid duration {text!r} (expected e.g. 15s, 1m30s, 500ms)")
-    return total
 
 
 # -- the record and the decision (pure) ---------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from flotilla.api.duration import (
     InvalidTimestampError,
     human_duration,
+    parse_go_duration,
     parse_timestamp,
     rfc3339,
     short_human_duration,
@@ -128,3 +129,27 @@ def test_rfc3339_normalises_to_utc_whole_seconds_and_zero_time() -> None:
     """The default table's Created At cell is UTC without fraction; unset is Go's zero time."""
     assert rfc3339("2025-03-01T13:00:00.75+01:00") == "2025-03-01T12:00:00Z"
     assert rfc3339(None) == "0001-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("15s", 15.0),
+        ("1m30s", 90.0),
+        ("500ms", 0.5),
+        ("1h", 3600.0),
+        ("0", 0.0),
+        ("1.5s", 1.5),
+        ("-2s", -2.0),
+    ],
+)
+def test_go_durations_are_read_as_seconds(text: str, seconds: float) -> None:
+    """Go's time.ParseDuration syntax: number-unit pairs, an optional sign, a bare 0."""
+    assert parse_go_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["", "s", "15", "15x", "15s junk", "1m 30s", "-"])
+def test_malformed_go_durations_are_refused_as_go_words_it(text: str) -> None:
+    """Anything but a sequence of number-unit pairs is Go's `time: invalid duration` error."""
+    with pytest.raises(ValueError, match="time: invalid duration"):
+        parse_go_duration(text)

@@ -14,7 +14,6 @@ from flotilla.runtime.leaderelection import (
     decide,
     default_identity,
     micro_time,
-    parse_duration,
     released,
 )
 
@@ -93,22 +92,6 @@ def test_the_record_reads_and_writes_a_lease_spec() -> None:
     record = held_by(OTHER)
     assert LeaderElectionRecord.from_lease({"spec": record.spec()}) == record
     assert LeaderElectionRecord.from_lease({}) == LeaderElectionRecord()
-
-
-@pytest.mark.parametrize(
-    ("text", "seconds"),
-    [("15s", 15.0), ("1m30s", 90.0), ("500ms", 0.5), ("1h", 3600.0), ("0", 0.0), ("2.5", 2.5), ("1.5s", 1.5)],
-)
-def test_go_durations_are_read_as_seconds(text: str, seconds: float) -> None:
-    """The --leader-elect-* flags take Go durations as kube-controller-manager does."""
-    assert parse_duration(text) == pytest.approx(seconds)
-
-
-@pytest.mark.parametrize("text", ["", "s", "15x", "15s junk", "1m 30s"])
-def test_malformed_durations_are_refused(text: str) -> None:
-    """Anything but a sequence of number-unit pairs is an error."""
-    with pytest.raises(ValueError, match="invalid duration"):
-        parse_duration(text)
 
 
 def test_terms_must_nest_as_client_go_requires() -> None:

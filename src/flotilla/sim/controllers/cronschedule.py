@@ -9,9 +9,10 @@ descriptors stand for whole schedules (`@hourly`, `@daily`/`@midnight`, `@weekly
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
+
+from flotilla.api.duration import parse_go_duration
 
 _DESCRIPTORS = {
     "@yearly": "0 0 1 1 *",
@@ -31,8 +32,6 @@ _BOUNDS: tuple[tuple[int, int, dict[str, int]], ...] = (
     (1, 12, {name: number for number, name in enumerate(_MONTHS, start=1)}),
     (0, 6, {name: number for number, name in enumerate(_WEEKDAYS)}),
 )
-_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 _SEARCH_YEARS = 5
 
 
@@ -61,10 +60,7 @@ def _values(field: str, minimum: int, maximum: int, names: dict[str, int]) -> tu
 
 
 def _parse_duration(text: str) -> timedelta:
-    parts = _DURATION_PART.findall(text)
-    if not parts or "".join(number + unit for number, unit in parts) != text:
-        raise ValueError(f"invalid duration {text!r}")
-    return timedelta(seconds=sum(float(number) * _UNIT_SECONDS[unit] for number, unit in parts))
+    return timedelta(seconds=parse_go_duration(text))
 
 
 @dataclass(frozen=True, slots=True)
