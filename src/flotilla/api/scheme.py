@@ -9,7 +9,9 @@ CRD, so every part of the server treats both alike.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 """The verbs of an ordinary read-write resource, in the order discovery lists them."""
@@ -52,6 +54,17 @@ class GroupVersionKind:
     @property
     def api_version(self) -> str:
         return self.group_version.api_version
+
+    @staticmethod
+    def parse(api_version: str, kind: str) -> GroupVersionKind:
+        """The kind `kind` of `apiVersion` `api_version` (`apps/v1`, or `v1` for the core group)."""
+        group, _, version = api_version.rpartition("/")
+        return GroupVersionKind(group, version, kind)
+
+    @staticmethod
+    def of(obj: Mapping[str, Any]) -> GroupVersionKind:
+        """An object's own `apiVersion` and `kind` (empty parts when it lacks them)."""
+        return GroupVersionKind.parse(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
 
     def __str__(self) -> str:
         return f"{self.api_version}, Kind={self.kind}"

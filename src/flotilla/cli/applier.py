@@ -72,11 +72,6 @@ class ApplyFailed(Exception):
 # -- pure rules --------------------------------------------------------------------------------------
 
 
-def gvk_of(obj: dict[str, Any]) -> GroupVersionKind:
-    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
-    return GroupVersionKind(group, version, str(obj.get("kind") or ""))
-
-
 def prepared_object(
     obj: dict[str, Any], namespaced: bool, settings: ApplySettings, source: str
 ) -> dict[str, Any]:
@@ -189,7 +184,7 @@ class Applier:
         applied = await self._apply_one(manifest.object, manifest.source)
         if applied is None or not self.settings.propagate:
             return
-        gvk = gvk_of(applied)
+        gvk = GroupVersionKind.of(applied)
         if not propagates(gvk):
             return
         metadata = applied.get("metadata") or {}
@@ -213,7 +208,7 @@ class Applier:
     async def _write(self, obj: dict[str, Any], source: str) -> tuple[str, str, dict[str, Any]]:
         """(printed name, outcome, object as applied); ApplyFailed with the message to print."""
         try:
-            info = await self.hub.resource(gvk_of(obj))
+            info = await self.hub.resource(GroupVersionKind.of(obj))
         except NotFound as exc:
             raise ApplyFailed("error: " + unknown_kind_message(obj, source)) from exc
         try:

@@ -157,9 +157,8 @@ async def _prepare(hub: Client, manifest: Manifest, default_namespace: str) -> _
     from flotilla.client.client import APPLY_PATCH
 
     obj = dict(manifest.object)
-    group, _, version = manifest.api_version.rpartition("/")
     try:
-        info = await hub.resource(GroupVersionKind(group, version, manifest.kind))
+        info = await hub.resource(GroupVersionKind.parse(manifest.api_version, manifest.kind))
     except NotFound:
         return _Prepared(
             obj, (f"the hub does not serve {manifest.api_version} {manifest.kind}: planned as written",)
@@ -230,8 +229,7 @@ async def _selected_on_hub(
     for policy in policies.manifest_policies():
         policy_namespace = policy.metadata.namespace or "" if isinstance(policy, PropagationPolicy) else ""
         for selector in policy.spec.resource_selectors:
-            group, _, version = selector.api_version.rpartition("/")
-            gvk = GroupVersionKind(group, version, selector.kind)
+            gvk = GroupVersionKind.parse(selector.api_version, selector.kind)
             try:
                 candidates, _ = await hub.list(gvk, policy_namespace or selector.namespace or "")
             except NotFound:

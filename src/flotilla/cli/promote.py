@@ -255,11 +255,10 @@ class Promoter:
             ) from exc
 
     async def _check_policy_free(self, policy: dict[str, Any]) -> None:
-        from flotilla.cli.applier import gvk_of
 
         metadata = policy["metadata"]
         namespace = metadata.get("namespace", "")
-        if await self.hub.get_or_none(gvk_of(policy), metadata["name"], namespace) is not None:
+        if await self.hub.get_or_none(GroupVersionKind.of(policy), metadata["name"], namespace) is not None:
             shown = f"{namespace}/{metadata['name']}" if namespace else metadata["name"]
             raise click.ClickException(
                 f"the {policy['kind']} {shown} already exists on the hub; edit it to propagate the "

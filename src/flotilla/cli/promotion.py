@@ -87,10 +87,9 @@ def dependency_references(member_object: Mapping[str, Any]) -> list[ObjectRefere
         name = dependency.get("name")
         if not name:
             continue
-        group, _, version = str(dependency.get("apiVersion") or "").rpartition("/")
         references.append(
             ObjectReference(
-                GroupVersionKind(group, version, str(dependency.get("kind") or "")),
+                GroupVersionKind.of(dependency),
                 str(dependency.get("namespace") or ""),
                 str(name),
             )

@@ -402,8 +402,7 @@ def _gvk_of(obj: dict[str, Any]) -> GroupVersionKind:
     kind = obj.get("kind")
     if not api_version or not kind:
         raise ValueError("the object needs apiVersion and kind")
-    group, _, version = str(api_version).rpartition("/")
-    return GroupVersionKind(group, version, str(kind))
+    return GroupVersionKind.parse(str(api_version), str(kind))
 
 
 def _quote(name: str) -> str:

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from flotilla.api.karmada import constants, templates
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
+from flotilla.api.objects import metadata_of
 from flotilla.controllers.detector.binding import (
     DETECTOR_SPEC_FIELDS,
     build_binding,
@@ -168,7 +169,7 @@ def merge_policies(hub: Iterable[Mapping[str, Any]], manifests: Iterable[Mapping
         try:
             policy = _parse_policy(obj)
         except ValidationError as error:
-            name = _metadata(obj).get("name")
+            name = metadata_of(obj).get("name")
             first = error.errors()[0] if error.errors() else {"loc": (), "msg": str(error)}
             where = ".".join(str(part) for part in first["loc"])
             raise PlanInputError(f"{obj.get('kind')} {name}: {where}: {first['msg']}") from error
@@ -193,7 +194,7 @@ def _with_permanent_id(policy: Policy, replaced: Policy | None) -> Policy:
 
 def selects(policy: Policy, template: Mapping[str, Any]) -> bool:
     """Does one of the policy's resource selectors select the template?"""
-    if isinstance(policy, PropagationPolicy) and _metadata(template).get("namespace") != (
+    if isinstance(policy, PropagationPolicy) and metadata_of(template).get("namespace") != (
         policy.metadata.namespace or ""
     ):
         return False
@@ -210,7 +211,7 @@ def plan_workload(
     notes: Sequence[str] = (),
 ) -> WorkloadPlan:
     """The plan for `template` as it will be once applied; `existing_binding` is its binding on the hub."""
-    metadata = _metadata(template)
+    metadata = metadata_of(template)
     namespace = str(metadata.get("namespace") or "")
     existing = _own_binding(template, existing_binding)
     plan = WorkloadPlan(
@@ -259,16 +260,11 @@ def _key_of(policy: Policy) -> PolicyKey:
     return (policy.kind, namespace, policy.metadata.name or "")
 
 
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
 def _own_binding(template: Mapping[str, Any], binding: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """The hub binding if it belongs to this template (a binding of an older, deleted one does not)."""
     if binding is None:
         return None
-    template_uid = _metadata(template).get("uid")
+    template_uid = metadata_of(template).get("uid")
     if not template_uid:
         return None
     owner = controller_uid(binding)
@@ -283,7 +279,7 @@ def _unmatched(template: Mapping[str, Any], current: Sequence[TargetCluster] | N
 
 
 def _binding_id(existing: Mapping[str, Any] | None) -> str:
-    labels = _metadata(existing or {}).get("labels")
+    labels = metadata_of(existing or {}).get("labels")
     if isinstance(labels, Mapping):
         for label in _BINDING_ID_LABELS:
             if labels.get(label):
@@ -310,6 +306,6 @@ def _after_apply(desired: dict[str, Any], existing: Mapping[str, Any] | None) ->
     merged["spec"] = spec
     metadata = dict(merged.get("metadata") or {})
     for part in ("labels", "annotations"):
-        metadata[part] = {**(metadata.get(part) or {}), **(_metadata(desired).get(part) or {})}
+        metadata[part] = {**(metadata.get(part) or {}), **(metadata_of(desired).get(part) or {})}
     merged["metadata"] = metadata
     return merged

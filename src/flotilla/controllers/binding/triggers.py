@@ -11,20 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flotilla.api.objects import metadata_of
+
 RENDERED_METADATA = ("labels", "annotations", "uid", "generation", "deletionTimestamp", "finalizers")
 """Template metadata that reaches the rendered manifests (or ends the binding)."""
-
-
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
 
 
 def template_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether anything but the status (and bookkeeping: resourceVersion, managedFields) changed."""
     if any(old.get(key) != new.get(key) for key in {*old, *new} - {"status", "metadata"}):
         return True
-    old_metadata, new_metadata = _metadata(old), _metadata(new)
+    old_metadata, new_metadata = metadata_of(old), metadata_of(new)
     return any(old_metadata.get(key) != new_metadata.get(key) for key in RENDERED_METADATA)
 
 
@@ -32,7 +29,7 @@ def binding_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether the spec, labels, finalizers or deletion of a binding changed (its status does not count)."""
     if old.get("spec") != new.get("spec"):
         return True
-    old_metadata, new_metadata = _metadata(old), _metadata(new)
+    old_metadata, new_metadata = metadata_of(old), metadata_of(new)
     return any(
         old_metadata.get(key) != new_metadata.get(key)
         for key in ("labels", "finalizers", "deletionTimestamp")
@@ -43,12 +40,12 @@ def work_spec_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether someone changed what the binding controller owns on a Work (not its status)."""
     if old.get("spec") != new.get("spec"):
         return True
-    old_metadata, new_metadata = _metadata(old), _metadata(new)
+    old_metadata, new_metadata = metadata_of(old), metadata_of(new)
     return any(old_metadata.get(key) != new_metadata.get(key) for key in ("labels", "annotations"))
 
 
 def cluster_identity_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether what override rules match on (labels, provider, region, zones) changed."""
-    if _metadata(old).get("labels") != _metadata(new).get("labels"):
+    if metadata_of(old).get("labels") != metadata_of(new).get("labels"):
         return True
     return old.get("spec") != new.get("spec")

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objects import metadata_of, spec_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 
 DEPENDED_BY_LABEL_PREFIX = "resourcebinding.karmada.io/depended-by-"
@@ -42,18 +43,8 @@ ATTACHED_SPEC_FIELDS = ("resource", "clusters", "conflictResolution", "preserveR
 """What the dependencies controller owns in a binding that exists only for dependencies."""
 
 
-def _metadata(obj: Object) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
-def _spec(obj: Object) -> Mapping[str, Any]:
-    spec = obj.get("spec")
-    return spec if isinstance(spec, Mapping) else {}
-
-
 def _string_map(obj: Object, field_name: str) -> Mapping[str, str]:
-    value = _metadata(obj).get(field_name)
+    value = metadata_of(obj).get(field_name)
     return value if isinstance(value, Mapping) else {}
 
 
@@ -94,12 +85,12 @@ def recorded_dependencies(binding: Object) -> list[dict[str, Any]]:
 
 def propagates_dependencies(binding: Object) -> bool:
     """A live binding whose policy asked for its dependencies to follow it."""
-    return bool(_spec(binding).get("propagateDeps")) and not _metadata(binding).get("deletionTimestamp")
+    return bool(spec_of(binding).get("propagateDeps")) and not metadata_of(binding).get("deletionTimestamp")
 
 
 def refers_to(dependency: DependencyReference, obj: Object) -> bool:
     """Does the dependency reference name `obj` (by name, or by label selector)?"""
-    metadata = _metadata(obj)
+    metadata = metadata_of(obj)
     if (
         dependency.get("apiVersion") != obj.get("apiVersion")
         or dependency.get("kind") != obj.get("kind")
@@ -129,9 +120,9 @@ def requires(binding: Object, obj: Object) -> bool:
 
 
 def _snapshot(binding: Object) -> dict[str, Any]:
-    metadata = _metadata(binding)
+    metadata = metadata_of(binding)
     clusters = [
-        dict(target) for target in _spec(binding).get("clusters") or () if isinstance(target, Mapping)
+        dict(target) for target in spec_of(binding).get("clusters") or () if isinstance(target, Mapping)
     ]
     snapshot: dict[str, Any] = {
         "namespace": metadata.get("namespace") or "",
@@ -145,7 +136,7 @@ def _snapshot(binding: Object) -> dict[str, Any]:
 def _sorted(referrers: Iterable[Object]) -> list[Object]:
     return sorted(
         referrers,
-        key=lambda b: (str(_metadata(b).get("namespace") or ""), str(_metadata(b).get("name") or "")),
+        key=lambda b: (str(metadata_of(b).get("namespace") or ""), str(metadata_of(b).get("name") or "")),
     )
 
 
@@ -158,7 +149,7 @@ def depended_by_labels(referrers: Iterable[Object]) -> dict[str, str]:
     """One `depended-by-<hash>` label per referrer, valued with its permanent id."""
     labels = {}
     for binding in referrers:
-        metadata = _metadata(binding)
+        metadata = metadata_of(binding)
         key = depended_by_label(str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
         labels[key] = str(
             _string_map(binding, "labels").get(constants.RESOURCE_BINDING_PERMANENT_ID_LABEL) or ""
@@ -171,7 +162,7 @@ def union_of_clusters(referrers: Iterable[Object]) -> list[dict[str, Any]]:
     found = {
         str(target.get("name"))
         for binding in referrers
-        for target in _spec(binding).get("clusters") or ()
+        for target in spec_of(binding).get("clusters") or ()
         if isinstance(target, Mapping) and target.get("name")
     }
     return [{"name": name} for name in sorted(found)]
@@ -179,23 +170,23 @@ def union_of_clusters(referrers: Iterable[Object]) -> list[dict[str, Any]]:
 
 def resolved_conflict_resolution(referrers: Sequence[Object]) -> str:
     """Overwrite when any referrer overwrites, else Abort."""
-    if any(_spec(b).get("conflictResolution") == constants.ConflictResolution.OVERWRITE for b in referrers):
+    if any(spec_of(b).get("conflictResolution") == constants.ConflictResolution.OVERWRITE for b in referrers):
         return str(constants.ConflictResolution.OVERWRITE)
     return str(constants.ConflictResolution.ABORT)
 
 
 def resolved_preserve_resources(referrers: Sequence[Object]) -> bool:
     """True when any referrer keeps member copies on deletion."""
-    return any(_spec(b).get("preserveResourcesOnDeletion") is True for b in referrers)
+    return any(spec_of(b).get("preserveResourcesOnDeletion") is True for b in referrers)
 
 
 def is_placed(binding: Object | None) -> bool:
     """A binding a policy placed (it has `spec.placement`), as opposed to one that only follows referrers."""
-    return binding is not None and _spec(binding).get("placement") is not None
+    return binding is not None and spec_of(binding).get("placement") is not None
 
 
 def _owner_reference(obj: Object) -> dict[str, Any]:
-    metadata = _metadata(obj)
+    metadata = metadata_of(obj)
     return {
         "apiVersion": obj.get("apiVersion"),
         "kind": obj.get("kind"),
@@ -212,7 +203,7 @@ def attached_binding(obj: Object, referrers: Sequence[Object], existing: Object 
     Against a binding a policy placed (`existing` with a placement), only the labels and
     `requiredBy`; otherwise the whole attached binding.
     """
-    metadata = _metadata(obj)
+    metadata = metadata_of(obj)
     namespace = str(metadata.get("namespace") or "")
     binding_metadata: dict[str, Any] = {
         "name": names.binding_name(str(obj.get("kind") or ""), str(metadata.get("name") or "")),
@@ -252,10 +243,10 @@ def attached_up_to_date(existing: Object, desired: Object) -> bool:
         return False
     if any(key.startswith(DEPENDED_BY_LABEL_PREFIX) and key not in want_labels for key in have_labels):
         return False
-    have_spec, want_spec = _spec(existing), _spec(desired)
+    have_spec, want_spec = spec_of(existing), spec_of(desired)
     fields = ["requiredBy"]
     if "resource" in want_spec:
-        if _metadata(existing).get("ownerReferences") != _metadata(desired).get("ownerReferences"):
+        if metadata_of(existing).get("ownerReferences") != metadata_of(desired).get("ownerReferences"):
             return False
         fields += ATTACHED_SPEC_FIELDS
     return all(_normal(have_spec.get(field)) == _normal(want_spec.get(field)) for field in fields)
@@ -268,6 +259,6 @@ def _normal(value: Any) -> Any:
 
 def needs_attachment_cleanup(existing: Object) -> bool:
     """Does the binding still carry requiredBy entries or depended-by labels?"""
-    return bool(_spec(existing).get("requiredBy")) or any(
+    return bool(spec_of(existing).get("requiredBy")) or any(
         key.startswith(DEPENDED_BY_LABEL_PREFIX) for key in _string_map(existing, "labels")
     )

@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objects import metadata_of, spec_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import NotFound
 from flotilla.client.client import MERGE_PATCH
@@ -85,24 +86,9 @@ class WaitingForGarbageCollection(Exception):
     """The attached binding's name is held by a binding of an older object of the same name."""
 
 
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
-def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    spec = obj.get("spec")
-    return spec if isinstance(spec, Mapping) else {}
-
-
-def _gvk_of(api_version: str, kind: str) -> GroupVersionKind:
-    group, _, version = api_version.rpartition("/")
-    return GroupVersionKind(group, version, kind)
-
-
 def _binding_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
     """A binding update that can change dependencies: spec, labels, annotations or deletion."""
-    new_meta, old_meta = _metadata(new), _metadata(old)
+    new_meta, old_meta = metadata_of(new), metadata_of(old)
     return any(
         new_meta.get(field) != old_meta.get(field)
         for field in ("generation", "labels", "annotations", "deletionTimestamp")
@@ -110,7 +96,7 @@ def _binding_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
 
 
 def _controller_uid(obj: Mapping[str, Any]) -> str | None:
-    for reference in _metadata(obj).get("ownerReferences") or ():
+    for reference in metadata_of(obj).get("ownerReferences") or ():
         if isinstance(reference, Mapping) and reference.get("controller"):
             return str(reference.get("uid") or "")
     return None
@@ -139,21 +125,21 @@ class DependenciesController(HubController):
         for binding in (new, old):
             if binding is None:
                 continue
-            metadata = _metadata(binding)
+            metadata = metadata_of(binding)
             namespace, name = str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
-            if _spec(binding).get("propagateDeps"):
+            if spec_of(binding).get("propagateDeps"):
                 self.enqueue(ReferrerKey(namespace, name))
             for dependency in recorded_dependencies(binding):
                 for key in self._dependency_keys(dependency):
                     self.enqueue(key)
             if needs_attachment_cleanup(binding):
-                resource = _spec(binding).get("resource")
+                resource = spec_of(binding).get("resource")
                 if isinstance(resource, Mapping):
-                    gvk = _gvk_of(str(resource.get("apiVersion") or ""), str(resource.get("kind") or ""))
+                    gvk = GroupVersionKind.of(resource)
                     self.enqueue(DependencyKey(gvk, namespace, str(resource.get("name") or "")))
 
     def _dependency_keys(self, dependency: Mapping[str, Any]) -> Iterator[DependencyKey]:
-        gvk = _gvk_of(str(dependency.get("apiVersion") or ""), str(dependency.get("kind") or ""))
+        gvk = GroupVersionKind.of(dependency)
         namespace = str(dependency.get("namespace") or "")
         if dependency.get("name"):
             yield DependencyKey(gvk, namespace, str(dependency["name"]))
@@ -161,14 +147,14 @@ class DependenciesController(HubController):
         informer = self._dependencies.get(gvk)
         for obj in informer.list(namespace) if informer is not None else ():
             if refers_to(dependency, obj):
-                yield DependencyKey(gvk, namespace, str(_metadata(obj).get("name") or ""))
+                yield DependencyKey(gvk, namespace, str(metadata_of(obj).get("name") or ""))
 
     def _on_dependency(self, gvk: GroupVersionKind) -> Handler:
         def handle(event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
             obj = new if new is not None else old
             if obj is None:
                 return
-            metadata = _metadata(obj)
+            metadata = metadata_of(obj)
             namespace = str(metadata.get("namespace") or "")
             if not namespace or names.is_reserved_namespace(namespace):
                 return
@@ -191,10 +177,10 @@ class DependenciesController(HubController):
         binding = self._bindings.get(key.name, key.namespace)
         if binding is None or not propagates_dependencies(binding):
             return
-        resource = _spec(binding).get("resource")
+        resource = spec_of(binding).get("resource")
         if not isinstance(resource, Mapping):
             return
-        gvk = _gvk_of(str(resource.get("apiVersion") or ""), str(resource.get("kind") or ""))
+        gvk = GroupVersionKind.of(resource)
         template = await self.ctx.hub.get_or_none(gvk, str(resource.get("name") or ""), key.namespace)
         if template is None:
             return
@@ -204,7 +190,7 @@ class DependenciesController(HubController):
             raise TerminalError(f"dependencies of {gvk.kind} {resource.get('name')}: {exc}") from exc
         dependencies = [d for d in found if (d.get("namespace") or "") == key.namespace]
         wanted = dependencies_annotation(dependencies) if dependencies else None
-        annotations = _metadata(binding).get("annotations") or {}
+        annotations = metadata_of(binding).get("annotations") or {}
         if annotations.get(DEPENDENCIES_ANNOTATION) == wanted:
             return
         patch = {"metadata": {"annotations": {DEPENDENCIES_ANNOTATION: wanted}}}
@@ -235,12 +221,12 @@ class DependenciesController(HubController):
 
     async def _sync_attached_binding(self, key: DependencyKey) -> None:
         obj = await self._dependency(key)
-        if obj is None or _metadata(obj).get("deletionTimestamp"):
+        if obj is None or metadata_of(obj).get("deletionTimestamp"):
             return
         binding_name = names.binding_name(key.gvk.kind, key.name)
         existing = self._bindings.get(binding_name, key.namespace)
         referrers = [binding for binding in self._bindings.list(key.namespace) if requires(binding, obj)]
-        uid = str(_metadata(obj).get("uid") or "")
+        uid = str(metadata_of(obj).get("uid") or "")
         if existing is not None and not is_placed(existing) and _controller_uid(existing) not in (None, uid):
             raise WaitingForGarbageCollection(
                 f"ResourceBinding {key.namespace}/{binding_name} belongs to another object; "
@@ -282,7 +268,7 @@ class DependenciesController(HubController):
                 constants.RESOURCE_BINDING,
                 binding_name,
                 key.namespace,
-                uid=str(_metadata(existing).get("uid") or ""),
+                uid=str(metadata_of(existing).get("uid") or ""),
             )
         log.info(
             "dependencies.detached",

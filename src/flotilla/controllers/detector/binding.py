@@ -39,6 +39,7 @@ from flotilla.api.karmada.work import (
     ResourceBindingSpec,
     WorkloadAffinityGroups,
 )
+from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.controllers.detector.claims import CLAIM_ANNOTATIONS, CLAIM_LABELS, claim_of
 from flotilla.controllers.detector.matching import Policy
@@ -68,11 +69,6 @@ _CONFLICT_RESOLUTION_ANNOTATION_VALUES = {
 }
 
 
-def _metadata(template: Template) -> Mapping[str, Any]:
-    metadata = template.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
 def spec_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     """The object's `spec`, empty when it has none."""
     spec = obj.get("spec")
@@ -80,25 +76,25 @@ def spec_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _string_map(template: Template, field_name: str) -> Mapping[str, str]:
-    value = _metadata(template).get(field_name)
+    value = metadata_of(template).get(field_name)
     return value if isinstance(value, Mapping) else {}
 
 
 def binding_kind(template: Template) -> GroupVersionKind:
     """ResourceBinding for a namespaced template, ClusterResourceBinding for a cluster-scoped one."""
-    if _metadata(template).get("namespace"):
+    if metadata_of(template).get("namespace"):
         return constants.RESOURCE_BINDING
     return constants.CLUSTER_RESOURCE_BINDING
 
 
 def binding_name_of(template: Template) -> str:
     """The name of the template's binding: `<name>-<kind>`, lower case."""
-    return names.binding_name(str(template.get("kind") or ""), str(_metadata(template).get("name") or ""))
+    return names.binding_name(str(template.get("kind") or ""), str(metadata_of(template).get("name") or ""))
 
 
 def owner_reference(template: Template) -> dict[str, Any]:
     """A controller reference to the template (blocking its foreground deletion)."""
-    metadata = _metadata(template)
+    metadata = metadata_of(template)
     return {
         "apiVersion": str(template.get("apiVersion") or ""),
         "kind": str(template.get("kind") or ""),
@@ -111,7 +107,7 @@ def owner_reference(template: Template) -> dict[str, Any]:
 
 def controller_uid(obj: Mapping[str, Any]) -> str | None:
     """The uid of the object's controller (the ownerReference with `controller: true`), if any."""
-    for reference in _metadata(obj).get("ownerReferences") or ():
+    for reference in metadata_of(obj).get("ownerReferences") or ():
         if isinstance(reference, Mapping) and reference.get("controller"):
             return str(reference.get("uid") or "")
     return None
@@ -145,7 +141,7 @@ def workload_affinity_groups(template: Template, policy: Policy) -> WorkloadAffi
 
 
 def _spec(template: Template, policy: Policy, schedule_priority: int | None) -> ResourceBindingSpec:
-    metadata = _metadata(template)
+    metadata = metadata_of(template)
     namespace = metadata.get("namespace") or None
     spec = ResourceBindingSpec(
         resource=ObjectReference(
@@ -191,7 +187,7 @@ def build_binding(
     a fresh one); `schedule_priority` the value of the policy's PriorityClass, if it names one.
     """
     claim = claim_of(policy)
-    namespace = _metadata(template).get("namespace") or None
+    namespace = metadata_of(template).get("namespace") or None
     metadata = ObjectMeta(
         name=binding_name_of(template),
         namespace=namespace,
@@ -224,7 +220,7 @@ def binding_up_to_date(existing: Mapping[str, Any], desired: Mapping[str, Any]) 
             return False
         if any(key in have for key in claim_keys if key not in want):
             return False
-    if _metadata(existing).get("ownerReferences") != _metadata(desired).get("ownerReferences"):
+    if metadata_of(existing).get("ownerReferences") != metadata_of(desired).get("ownerReferences"):
         return False
     have_spec, want_spec = spec_of(existing), spec_of(desired)
     for field_name in DETECTOR_SPEC_FIELDS:

@@ -34,6 +34,7 @@ from pydantic import ValidationError
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.names import new_permanent_id
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
+from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import NotFound
 from flotilla.client.client import MERGE_PATCH
@@ -90,19 +91,9 @@ class WaitingForDependentOverrides(Exception):
     """A policy names OverridePolicies in `dependentOverrides` that do not exist yet."""
 
 
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
-def _gvk_of(api_version: str, kind: str) -> GroupVersionKind:
-    group, _, version = api_version.rpartition("/")
-    return GroupVersionKind(group, version, kind)
-
-
 def _policy_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
     """A policy update that can change what it claims: spec, permanent id or deletion."""
-    new_meta, old_meta = _metadata(new), _metadata(old)
+    new_meta, old_meta = metadata_of(new), metadata_of(old)
     return any(
         new_meta.get(field) != old_meta.get(field) for field in ("generation", "labels", "deletionTimestamp")
     )
@@ -145,7 +136,7 @@ class DetectorController(HubController):
                 self.loop.enqueue_after(DISCOVER_KINDS, CRD_DISCOVERY_DELAY)
             if watched.enqueue_worthy(event, new, old):
                 assert new is not None
-                metadata = _metadata(new)
+                metadata = metadata_of(new)
                 self.enqueue(TemplateKey(gvk, str(metadata.get("namespace") or ""), str(metadata["name"])))
 
         return handle
@@ -167,11 +158,11 @@ class DetectorController(HubController):
 
     def _selected_templates(self, policy: Mapping[str, Any]) -> Iterator[TemplateKey]:
         """Templates a policy object's selectors may select (names exactly, otherwise whole kinds)."""
-        policy_namespace = _metadata(policy).get("namespace") or None
+        policy_namespace = metadata_of(policy).get("namespace") or None
         for selector in spec_of(policy).get("resourceSelectors") or ():
             if not isinstance(selector, Mapping):
                 continue
-            gvk = _gvk_of(str(selector.get("apiVersion") or ""), str(selector.get("kind") or ""))
+            gvk = GroupVersionKind.of(selector)
             informer = self._templates.get(gvk)
             if informer is None:
                 continue
@@ -183,7 +174,7 @@ class DetectorController(HubController):
             else:
                 candidates = informer.list(namespace)
             for obj in candidates:
-                metadata = _metadata(obj)
+                metadata = metadata_of(obj)
                 if name and metadata.get("name") != name:
                     continue
                 yield TemplateKey(gvk, str(metadata.get("namespace") or ""), str(metadata.get("name")))
@@ -211,7 +202,7 @@ class DetectorController(HubController):
             # left to give us, so its objects are enqueued here.
             for obj in informer.list():
                 if watched.is_template(obj):
-                    metadata = _metadata(obj)
+                    metadata = metadata_of(obj)
                     self.enqueue(
                         TemplateKey(info.gvk, str(metadata.get("namespace") or ""), str(metadata["name"]))
                     )
@@ -224,7 +215,7 @@ class DetectorController(HubController):
         template = informer.get(key.name, key.namespace) if informer is not None else None
         if (
             template is None
-            or _metadata(template).get("deletionTimestamp")
+            or metadata_of(template).get("deletionTimestamp")
             or not watched.is_template(template)
         ):
             return
@@ -251,7 +242,7 @@ class DetectorController(HubController):
             try:
                 return model.from_object(obj)
             except ValidationError as exc:
-                metadata = _metadata(obj)
+                metadata = metadata_of(obj)
                 log.warning(
                     "detector.policy_unreadable",
                     controller=DetectorController.NAME,
@@ -335,7 +326,7 @@ class DetectorController(HubController):
         gvk = binding_kind(template)
         name = binding_name_of(template)
         existing = self._bindings[gvk].get(name, key.namespace)
-        template_uid = str(_metadata(template).get("uid") or "")
+        template_uid = str(metadata_of(template).get("uid") or "")
         if existing is not None:
             owner = controller_uid(existing)
             if owner is not None and owner != template_uid:
@@ -345,7 +336,7 @@ class DetectorController(HubController):
                 )
             if self._lazy_and_current(existing, template, policy):
                 return
-        labels = _metadata(existing or {}).get("labels") or {}
+        labels = metadata_of(existing or {}).get("labels") or {}
         id_label = (
             constants.RESOURCE_BINDING_PERMANENT_ID_LABEL
             if gvk == constants.RESOURCE_BINDING
@@ -382,7 +373,7 @@ class DetectorController(HubController):
         resource = spec_of(existing).get("resource")
         if not isinstance(resource, Mapping):
             return False
-        return bool(resource.get("resourceVersion")) and resource.get("resourceVersion") == _metadata(
+        return bool(resource.get("resourceVersion")) and resource.get("resourceVersion") == metadata_of(
             template
         ).get("resourceVersion")
 
@@ -393,7 +384,7 @@ class DetectorController(HubController):
         gvk = binding_kind(template)
         name = binding_name_of(template)
         existing = self._bindings[gvk].get(name, key.namespace)
-        if existing is not None and controller_uid(existing) in (None, _metadata(template).get("uid")):
+        if existing is not None and controller_uid(existing) in (None, metadata_of(template).get("uid")):
             patch = claim_patch(existing, None)
             if patch is not None:
                 with contextlib.suppress(NotFound):

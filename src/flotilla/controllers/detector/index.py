@@ -21,16 +21,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
+from flotilla.api.objects import metadata_of
 
 IndexedPolicy = TypeVar("IndexedPolicy", PropagationPolicy, ClusterPropagationPolicy)
 
 _NameKey = tuple[str, str, str, str]
 _KindKey = tuple[str, str, str]
-
-
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
 
 
 class PolicyIndex(Generic[IndexedPolicy]):
@@ -50,7 +46,7 @@ class PolicyIndex(Generic[IndexedPolicy]):
 
     @staticmethod
     def _identity(obj: Mapping[str, Any]) -> tuple[str, str]:
-        metadata = _metadata(obj)
+        metadata = metadata_of(obj)
         return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
 
     def _keys(self, policy: IndexedPolicy) -> tuple[list[_NameKey], list[_KindKey]]:
@@ -100,7 +96,7 @@ class PolicyIndex(Generic[IndexedPolicy]):
 
     def candidates(self, template: Mapping[str, Any]) -> list[IndexedPolicy]:
         """Every policy with a selector of the template's apiVersion and kind that could select it."""
-        metadata = _metadata(template)
+        metadata = metadata_of(template)
         namespace = str(metadata.get("namespace") or "") if self._namespaced else ""
         api_version, kind = str(template.get("apiVersion") or ""), str(template.get("kind") or "")
         found = dict(self._by_kind.get((namespace, api_version, kind), {}))

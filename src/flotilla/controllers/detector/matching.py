@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy, ResourceSelector
+from flotilla.api.objects import metadata_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.overrides.policies import ImplicitPriority
 
@@ -47,14 +48,9 @@ __all__ = [
 ]
 
 
-def _metadata(template: Template) -> Mapping[str, Any]:
-    metadata = template.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
 def selector_priority(template: Template, selector: ResourceSelector) -> ImplicitPriority:
     """How one resource selector selects the template (`MISMATCH` when it does not)."""
-    metadata = _metadata(template)
+    metadata = metadata_of(template)
     if template.get("apiVersion") != selector.api_version or template.get("kind") != selector.kind:
         return ImplicitPriority.MISMATCH
     if selector.namespace and metadata.get("namespace") != selector.namespace:
@@ -82,7 +78,7 @@ def implicit_priority(template: Template, policy: Policy) -> ImplicitPriority:
     """The best match among the policy's selectors; a policy without selectors selects nothing."""
     # Runs for every policy of a namespace on every template change, so the cheap tests of
     # `selector_priority` are inlined and a name match, the best there is, ends the search.
-    metadata = _metadata(template)
+    metadata = metadata_of(template)
     api_version, kind = template.get("apiVersion"), template.get("kind")
     name, namespace = metadata.get("name"), metadata.get("namespace")
     best = ImplicitPriority.MISMATCH
@@ -133,7 +129,7 @@ def best_policy(template: Template, policies: Iterable[AnyPolicy]) -> AnyPolicy 
 
 
 def _claimed_by(template: Template, label: str, policies: Iterable[AnyPolicy]) -> AnyPolicy | None:
-    labels = _metadata(template).get("labels")
+    labels = metadata_of(template).get("labels")
     claimed_id = labels.get(label) if isinstance(labels, Mapping) else None
     if not claimed_id:
         return None

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flotilla.api.karmada.names import is_reserved_namespace
+from flotilla.api.objects import metadata_of
 from flotilla.client.discovery import ResourceInfo, RESTMapper
 
 REQUIRED_VERBS = ("list", "watch", "delete")
@@ -58,14 +59,9 @@ def skipped_namespace(namespace: str) -> bool:
     return is_reserved_namespace(namespace) or namespace.startswith(SKIPPED_NAMESPACE_PREFIX)
 
 
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
 def is_template(obj: Mapping[str, Any]) -> bool:
     """May the object be propagated at all (not in, and not itself, a skipped namespace)?"""
-    metadata = _metadata(obj)
+    metadata = metadata_of(obj)
     if skipped_namespace(str(metadata.get("namespace") or "")):
         return False
     api_version = str(obj.get("apiVersion") or "")
@@ -77,7 +73,7 @@ def is_template(obj: Mapping[str, Any]) -> bool:
 
 def _specification(obj: Mapping[str, Any]) -> dict[str, Any]:
     trimmed = {key: value for key, value in obj.items() if key != "status"}
-    metadata = _metadata(obj)
+    metadata = metadata_of(obj)
     trimmed["metadata"] = {key: value for key, value in metadata.items() if key not in _IGNORED_METADATA}
     return trimmed
 

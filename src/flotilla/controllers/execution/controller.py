@@ -37,6 +37,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import APIStatusError, Client, ClientError, Unavailable
 from flotilla.client.client import MERGE_PATCH
@@ -91,10 +92,6 @@ def cluster_ready(cluster: Mapping[str, Any]) -> bool:
     )
 
 
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    return obj.get("metadata") or {}
-
-
 def manifests_of(work: Mapping[str, Any]) -> list[dict[str, Any]]:
     workload = (work.get("spec") or {}).get("workload") or {}
     return [m for m in workload.get("manifests") or [] if isinstance(m, dict)]
@@ -102,7 +99,7 @@ def manifests_of(work: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def member_key(manifest: Mapping[str, Any]) -> tuple[GroupVersionKind, str, str]:
     """(kind, namespace, name) of the member object a manifest describes."""
-    metadata = _metadata(manifest)
+    metadata = metadata_of(manifest)
     return manifest_gvk(manifest), str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
 
 
@@ -131,11 +128,11 @@ class ExecutionController(HubController):
     def _on_work(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if new is None:
             return
-        key = (str(_metadata(new).get("namespace") or ""), str(_metadata(new).get("name") or ""))
+        key = (str(metadata_of(new).get("namespace") or ""), str(metadata_of(new).get("name") or ""))
         if old is None:
             self.enqueue(key)
             return
-        old_metadata, new_metadata = _metadata(old), _metadata(new)
+        old_metadata, new_metadata = metadata_of(old), metadata_of(new)
         if old.get("spec") != new.get("spec") or any(
             old_metadata.get(field) != new_metadata.get(field)
             for field in ("generation", "deletionTimestamp", "finalizers")
@@ -153,7 +150,7 @@ class ExecutionController(HubController):
         if new is not None and old is not None:
             unchanged = (
                 cluster_ready(new) == cluster_ready(old)
-                and _metadata(new).get("deletionTimestamp") == _metadata(old).get("deletionTimestamp")
+                and metadata_of(new).get("deletionTimestamp") == metadata_of(old).get("deletionTimestamp")
                 and new.get("spec") == old.get("spec")
             )
             if unchanged:
@@ -161,9 +158,9 @@ class ExecutionController(HubController):
         cluster = new if new is not None else old
         if cluster is None:
             return
-        namespace = names.execution_namespace(str(_metadata(cluster).get("name") or ""))
+        namespace = names.execution_namespace(str(metadata_of(cluster).get("name") or ""))
         for work in self._works.list(namespace):
-            self.enqueue((namespace, str(_metadata(work).get("name") or "")))
+            self.enqueue((namespace, str(metadata_of(work).get("name") or "")))
 
     # -- reconcile ------------------------------------------------------------------------------
 
@@ -176,12 +173,12 @@ class ExecutionController(HubController):
         cluster = self._clusters.get(cluster_name)
         if cluster is not None and not self.ctx.reaches(cluster):
             return await self._release_abandoned(work, cluster)
-        if _metadata(work).get("deletionTimestamp"):
+        if metadata_of(work).get("deletionTimestamp"):
             return await self._finalize(work, cluster_name, cluster)
         await self._set_finalizer(work, present=True)
         if cluster is None:
             return CLUSTER_WAIT
-        generation = int(_metadata(work).get("generation") or 0)
+        generation = int(metadata_of(work).get("generation") or 0)
         if (work.get("spec") or {}).get("suspendDispatching"):
             await self._write_conditions(work, [dispatching_condition(generation, suspended=True)])
             return None
@@ -262,7 +259,7 @@ class ExecutionController(HubController):
 
     async def _apply(self, client: Client, cluster: str, manifest: dict[str, Any], *, verify: bool) -> None:
         gvk = manifest_gvk(manifest)
-        metadata = _metadata(manifest)
+        metadata = metadata_of(manifest)
         member_name, member_namespace = str(metadata.get("name") or ""), str(metadata.get("namespace") or "")
         member = (cluster, gvk, member_namespace, member_name)
         observed = None
@@ -279,12 +276,15 @@ class ExecutionController(HubController):
         self, work: Mapping[str, Any], cluster_name: str, cluster: dict[str, Any] | None
     ) -> float | None:
         """Clean the member up for a deleted Work (when it can and should), then release the Work."""
-        namespace, name = str(_metadata(work).get("namespace") or ""), str(_metadata(work).get("name") or "")
+        namespace, name = (
+            str(metadata_of(work).get("namespace") or ""),
+            str(metadata_of(work).get("name") or ""),
+        )
         preserve = bool((work.get("spec") or {}).get("preserveResourcesOnDeletion"))
         if cluster is not None and not preserve:
             client = await self._cleanup_client(cluster)
             if client is None:
-                if not _metadata(cluster).get("deletionTimestamp"):
+                if not metadata_of(cluster).get("deletionTimestamp"):
                     return CLUSTER_WAIT
                 # An unreachable member being unjoined: nothing can be cleaned, nothing must block.
                 log.info("execution.cleanup_skipped", namespace=namespace, work=name, cluster=cluster_name)
@@ -293,7 +293,7 @@ class ExecutionController(HubController):
                     for manifest in manifests_of(work):
                         await self._delete(client, cluster_name, namespace, name, manifest)
                 except Unavailable:
-                    if not _metadata(cluster).get("deletionTimestamp"):
+                    if not metadata_of(cluster).get("deletionTimestamp"):
                         raise
                     # Unjoining a member that stopped answering before its Ready condition said so.
                     log.info(
@@ -306,17 +306,17 @@ class ExecutionController(HubController):
         """A Work of a cluster someone else delivers to: released only when its deliverer is gone —
         the Work and its Cluster are being deleted, and the cluster is not Ready."""
         abandoned = (
-            bool(_metadata(work).get("deletionTimestamp"))
-            and bool(_metadata(cluster).get("deletionTimestamp"))
+            bool(metadata_of(work).get("deletionTimestamp"))
+            and bool(metadata_of(cluster).get("deletionTimestamp"))
             and not cluster_ready(cluster)
         )
         if abandoned:
             await self._set_finalizer(work, present=False)
             log.info(
                 "execution.cleanup_skipped",
-                namespace=_metadata(work).get("namespace"),
-                work=_metadata(work).get("name"),
-                cluster=_metadata(cluster).get("name"),
+                namespace=metadata_of(work).get("namespace"),
+                work=metadata_of(work).get("name"),
+                cluster=metadata_of(cluster).get("name"),
             )
         return None
 
@@ -328,7 +328,7 @@ class ExecutionController(HubController):
         try:
             return await self.ctx.members.client_for(cluster)
         except MemberCredentialsError:
-            if _metadata(cluster).get("deletionTimestamp"):
+            if metadata_of(cluster).get("deletionTimestamp"):
                 return None
             raise
 
@@ -336,13 +336,15 @@ class ExecutionController(HubController):
         self, client: Client, cluster: str, work_namespace: str, work_name: str, manifest: Mapping[str, Any]
     ) -> None:
         gvk = manifest_gvk(manifest)
-        metadata = _metadata(manifest)
+        metadata = metadata_of(manifest)
         member_name, member_namespace = str(metadata.get("name") or ""), str(metadata.get("namespace") or "")
         self._delivered.discard((cluster, gvk, member_namespace, member_name))
         observed = await client.get_or_none(gvk, member_name, member_namespace)
         if observed is None or not delivered_by(observed, work_namespace, work_name):
             return
-        await client.delete(gvk, member_name, member_namespace, uid=str(_metadata(observed).get("uid") or ""))
+        await client.delete(
+            gvk, member_name, member_namespace, uid=str(metadata_of(observed).get("uid") or "")
+        )
         log.info("execution.member_deleted", cluster=cluster, object=describe(manifest), work=work_name)
 
     async def _write_conditions(self, work: Mapping[str, Any], updates: list[dict[str, Any]]) -> None:
@@ -350,7 +352,7 @@ class ExecutionController(HubController):
         wanted = set_conditions(current, updates, self.ctx.clock.now())
         if same_conditions(current, wanted):
             return
-        metadata = _metadata(work)
+        metadata = metadata_of(work)
         # Conditions are a list-map keyed by type: this applies (and owns) Applied and Dispatching only.
         await self.ctx.hub.apply(
             {
@@ -365,7 +367,7 @@ class ExecutionController(HubController):
         )
 
     async def _set_finalizer(self, work: Mapping[str, Any], *, present: bool) -> None:
-        metadata = _metadata(work)
+        metadata = metadata_of(work)
         finalizers = list(metadata.get("finalizers") or [])
         finalizer = constants.EXECUTION_CONTROLLER_FINALIZER
         if (finalizer in finalizers) == present:

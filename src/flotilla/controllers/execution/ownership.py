@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flotilla.api.karmada import constants
+from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
 from flotilla.interpreter import RETAIN_KINDS, group_kind, retain
 from flotilla.interpreter import kinds as interpreter_kinds
@@ -31,18 +32,13 @@ class RetainFailed(Exception):
     """The member-owned fields of an object could not be retained; the manifest is not applied."""
 
 
-def _metadata(obj: Manifest) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
 def _labels(obj: Manifest) -> Mapping[str, Any]:
-    labels = _metadata(obj).get("labels")
+    labels = metadata_of(obj).get("labels")
     return labels if isinstance(labels, Mapping) else {}
 
 
 def _annotations(obj: Manifest) -> Mapping[str, Any]:
-    annotations = _metadata(obj).get("annotations")
+    annotations = metadata_of(obj).get("annotations")
     return annotations if isinstance(annotations, Mapping) else {}
 
 
@@ -53,7 +49,7 @@ def manifest_gvk(manifest: Manifest) -> GroupVersionKind:
 
 def describe(manifest: Manifest) -> str:
     """`Deployment default/nginx`, as messages name a manifest."""
-    metadata = _metadata(manifest)
+    metadata = metadata_of(manifest)
     namespace = metadata.get("namespace")
     name = metadata.get("name", "")
     return (

@@ -21,6 +21,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import NotFound
 from flotilla.controllers.namespaces.works import (
@@ -43,11 +44,6 @@ NAMESPACE = GroupVersionKind("", "v1", "Namespace")
 
 class ClustersNotReached(Exception):
     """Some clusters' Works could not be written yet (their execution namespace is missing, say)."""
-
-
-def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
 
 
 def _selects_namespaces(policy: Mapping[str, Any]) -> bool:
@@ -87,18 +83,18 @@ class NamespaceSyncController(HubController):
             self.enqueue(name)
 
     def _on_namespace(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
-        self._enqueue_namespace(str(_metadata(new or old or {}).get("name") or ""))
+        self._enqueue_namespace(str(metadata_of(new or old or {}).get("name") or ""))
 
     def _enqueue_all(self) -> None:
         for namespace in self._namespaces.list():
-            self._enqueue_namespace(str(_metadata(namespace).get("name") or ""))
+            self._enqueue_namespace(str(metadata_of(namespace).get("name") or ""))
 
     def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if event == "ADDED" or (
             event == "MODIFIED"
             and new is not None
             and old is not None
-            and _metadata(new).get("deletionTimestamp") != _metadata(old).get("deletionTimestamp")
+            and metadata_of(new).get("deletionTimestamp") != metadata_of(old).get("deletionTimestamp")
         ):
             self._enqueue_all()
 
@@ -109,10 +105,10 @@ class NamespaceSyncController(HubController):
             and new is not None
             and old is not None
             and new.get("spec") == old.get("spec")
-            and _metadata(new).get("ownerReferences") == _metadata(old).get("ownerReferences")
+            and metadata_of(new).get("ownerReferences") == metadata_of(old).get("ownerReferences")
         ):
             return
-        for reference in _metadata(old or new or {}).get("ownerReferences") or ():
+        for reference in metadata_of(old or new or {}).get("ownerReferences") or ():
             if isinstance(reference, Mapping) and reference.get("kind") == "Namespace":
                 self._enqueue_namespace(str(reference.get("name") or ""))
 
@@ -127,8 +123,8 @@ class NamespaceSyncController(HubController):
     async def reconcile(self, key: Any) -> float | None:
         name = str(key)
         namespace = self._namespaces.get(name)
-        clusters = [c for c in self._clusters.list() if not _metadata(c).get("deletionTimestamp")]
-        if namespace is None or _metadata(namespace).get("deletionTimestamp"):
+        clusters = [c for c in self._clusters.list() if not metadata_of(c).get("deletionTimestamp")]
+        if namespace is None or metadata_of(namespace).get("deletionTimestamp"):
             await self._remove_works(name, clusters)
             return None
         if not should_propagate(namespace):
@@ -136,7 +132,7 @@ class NamespaceSyncController(HubController):
         policies = self._cluster_override_policies.list()
         missed = []
         for cluster in clusters:
-            cluster_name = str(_metadata(cluster).get("name") or "")
+            cluster_name = str(metadata_of(cluster).get("name") or "")
             try:
                 desired = namespace_work(namespace, cluster, policies)
             except OverrideError as exc:
@@ -156,19 +152,19 @@ class NamespaceSyncController(HubController):
 
     async def _remove_works(self, name: str, clusters: list[dict[str, Any]]) -> None:
         for cluster in clusters:
-            cluster_name = str(_metadata(cluster).get("name") or "")
+            cluster_name = str(metadata_of(cluster).get("name") or "")
             existing = self._works.get(work_name(name), names.execution_namespace(cluster_name))
             if (
                 existing is None
                 or not is_namespace_work(existing, name)
-                or _metadata(existing).get("deletionTimestamp")
+                or metadata_of(existing).get("deletionTimestamp")
             ):
                 continue
             answer = await self.ctx.hub.delete(
                 constants.WORK,
                 work_name(name),
                 names.execution_namespace(cluster_name),
-                uid=str(_metadata(existing).get("uid") or ""),
+                uid=str(metadata_of(existing).get("uid") or ""),
             )
             if answer is None:
                 continue

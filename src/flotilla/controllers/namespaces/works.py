@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objects import metadata_of
 from flotilla.overrides import apply_override_policies
 
 NAMESPACE_KIND = "Namespace"
@@ -36,13 +37,8 @@ SKIP_VALUE = "true"
 Object = Mapping[str, Any]
 
 
-def _metadata(obj: Object) -> Mapping[str, Any]:
-    metadata = obj.get("metadata")
-    return metadata if isinstance(metadata, Mapping) else {}
-
-
 def _string_map(obj: Object, field_name: str) -> Mapping[str, str]:
-    value = _metadata(obj).get(field_name)
+    value = metadata_of(obj).get(field_name)
     return value if isinstance(value, Mapping) else {}
 
 
@@ -55,7 +51,7 @@ def propagated_name(name: str) -> bool:
 
 def should_propagate(namespace: Object) -> bool:
     """Does this live Namespace go to every cluster on its own?"""
-    if not propagated_name(str(_metadata(namespace).get("name") or "")):
+    if not propagated_name(str(metadata_of(namespace).get("name") or "")):
         return False
     labels = _string_map(namespace, "labels")
     if str(labels.get(constants.SKIP_AUTO_PROPAGATION_LABEL, "")).lower() == SKIP_VALUE:
@@ -69,7 +65,7 @@ def work_name(namespace_name: str) -> str:
 
 
 def owner_reference(namespace: Object) -> dict[str, Any]:
-    metadata = _metadata(namespace)
+    metadata = metadata_of(namespace)
     return {
         "apiVersion": "v1",
         "kind": NAMESPACE_KIND,
@@ -87,13 +83,13 @@ def is_namespace_work(work: Object, namespace_name: str) -> bool:
         and reference.get("kind") == NAMESPACE_KIND
         and reference.get("name") == namespace_name
         and reference.get("controller")
-        for reference in _metadata(work).get("ownerReferences") or ()
+        for reference in metadata_of(work).get("ownerReferences") or ()
     )
 
 
 def namespace_manifest(namespace: Object) -> dict[str, Any]:
     """The Namespace as a member should get it: no server-owned metadata, no status."""
-    metadata = _metadata(namespace)
+    metadata = metadata_of(namespace)
     manifest_metadata: dict[str, Any] = {"name": metadata.get("name")}
     for field_name in ("labels", "annotations"):
         value = _string_map(namespace, field_name)
@@ -113,7 +109,7 @@ def _mark(manifest: dict[str, Any], namespace: Object, work: str, execution_name
     annotations = metadata.setdefault("annotations", {})
     annotations[constants.WORK_NAME_ANNOTATION] = work
     annotations[constants.WORK_NAMESPACE_ANNOTATION] = execution_namespace
-    uid = _metadata(namespace).get("uid")
+    uid = metadata_of(namespace).get("uid")
     if uid:
         annotations[constants.RESOURCE_TEMPLATE_UID_ANNOTATION] = str(uid)
     annotations[constants.MANAGED_LABELS_ANNOTATION] = ",".join(sorted(labels))
@@ -125,8 +121,8 @@ def namespace_work(
     namespace: Object, cluster: Object, cluster_override_policies: Iterable[Object] = ()
 ) -> dict[str, Any]:
     """The Work that carries `namespace` to `cluster` (raises `OverrideError` for a broken override)."""
-    name = str(_metadata(namespace).get("name") or "")
-    cluster_name = str(_metadata(cluster).get("name") or "")
+    name = str(metadata_of(namespace).get("name") or "")
+    cluster_name = str(metadata_of(cluster).get("name") or "")
     execution_namespace = names.execution_namespace(cluster_name)
     work = work_name(name)
     overridden = apply_override_policies(
@@ -152,7 +148,7 @@ def namespace_work(
 
 def work_up_to_date(existing: Object, desired: Object) -> bool:
     """Does the existing Work already carry the desired manifest, owner and annotations?"""
-    if _metadata(existing).get("ownerReferences") != _metadata(desired).get("ownerReferences"):
+    if metadata_of(existing).get("ownerReferences") != metadata_of(desired).get("ownerReferences"):
         return False
     have_annotations = _string_map(existing, "annotations")
     if any(have_annotations.get(key) != value for key, value in _string_map(desired, "annotations").items()):

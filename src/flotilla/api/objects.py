@@ -1,0 +1,25 @@
+"""Reading the standard parts of an object held as decoded JSON.
+
+Controllers and the CLI handle objects of any kind as plain dicts, straight from the wire or from a
+user's file, so a part may be missing or, in a malformed manifest, not an object at all. These
+accessors answer an empty mapping then, which every caller treats as "nothing set".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+def metadata_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`obj.metadata`, or an empty mapping when it is missing or not an object."""
+    metadata = obj.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else _EMPTY
+
+
+def spec_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`obj.spec`, or an empty mapping when it is missing or not an object."""
+    spec = obj.get("spec")
+    return spec if isinstance(spec, Mapping) else _EMPTY
