@@ -2,15 +2,17 @@
 
 `Federation` owns the processes a propagation test needs: the hub (`flotilla apiserver`), one
 `flotilla sim` serving every member cluster (sized by a `MemberCluster` each, written to a sim
-config file), the `flotilla join` of each member, and a controller manager against the hub. A
+config file), the `flotilla join` of each Push member, the `flotilla register` and the agent of each
+Pull member, and a controller manager against the hub (more of them for a leader-election test). A
 module builds one, runs the steps it needs in order (`start` runs them all) and asks it for
 kubectl against the hub or a member. The manifests (the nginx walkthrough's Deployment and
-PropagationPolicy) and the waits most tests share sit beside it, so a test states only what it
-places where and what it expects to find.
+PropagationPolicy, a CustomResourceDefinition) and the waits most tests share sit beside it, so a
+test states only what it places where and what it expects to find.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import subprocess
 import sys
@@ -18,27 +20,34 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
 from tests.integration.harness import (
+    AgentProcess,
     ControllerManagerProcess,
     Kubectl,
     ServerProcess,
     SimProcess,
     flotilla,
+    stop_detached_agent,
     wait_until,
 )
 
 BIN = Path(sys.executable).parent
 FAST_CLUSTER_STATUS = ("--cluster-status-interval", "1", "--cluster-success-threshold", "0")
 """Controller manager flags: probe members every second and call them Ready on the first success."""
+FAST_AGENT_STATUS = ("--lease-seconds", "1", *FAST_CLUSTER_STATUS, "--cluster-failure-threshold", "2")
+"""Agent flags: renew the Lease and report status every second, Ready at once, NotReady after two misses."""
 
 
 @dataclass(frozen=True)
 class MemberCluster:
-    """One simulated member: its size in the sim, and the flags `flotilla join` registers it with."""
+    """One simulated member: its size in the sim, and the flags `flotilla join` (or `register`) gives it.
+
+    A Push member is joined; a Pull member registers with a bootstrap token and is served by an agent.
+    """
 
     name: str
     nodes: int = 1
@@ -49,6 +58,7 @@ class MemberCluster:
     region: str | None = None
     zones: str | None = None
     provider: str | None = None
+    sync_mode: Literal["Push", "Pull"] = "Push"
 
     def sim_entry(self) -> dict[str, Any]:
         """This member as an entry of the `clusters:` list of a `flotilla sim --config` file."""
@@ -62,6 +72,7 @@ class MemberCluster:
         return {**entry, "labels": dict(self.labels)} if self.labels else entry
 
     def join_flags(self) -> list[str]:
+        """`--cluster-region`, `--cluster-zones`, `--cluster-provider`: join and register take the same."""
         flags = {
             "--cluster-region": self.region,
             "--cluster-zones": self.zones,
@@ -76,7 +87,7 @@ def members_named(*names: str, **sizes: Any) -> tuple[MemberCluster, ...]:
 
 
 class Federation:
-    """A hub, a sim serving `members`, their joins and a controller manager, under `root`.
+    """A hub, a sim serving `members`, their joins (or registrations) and a controller manager, under `root`.
 
     A context manager: leaving the `with` block stops every process, also when starting failed.
     """
@@ -87,6 +98,7 @@ class Federation:
         members: Sequence[MemberCluster],
         *,
         manager_args: Sequence[str] = FAST_CLUSTER_STATUS,
+        agent_args: Sequence[str] = FAST_AGENT_STATUS,
         pod_start_seconds: float | None = 0.1,
     ) -> None:
         self.root = root
@@ -94,14 +106,23 @@ class Federation:
         self.hub = ServerProcess(root / "hub")
         pod_start = [] if pod_start_seconds is None else ["--pod-start-seconds", str(pod_start_seconds)]
         self.sim = SimProcess(root / "sim", ["--config", str(root / "sim.yaml"), *pod_start])
-        self.manager = ControllerManagerProcess(self.hub.kubeconfig, root / "logs", list(manager_args))
+        self.manager_args = list(manager_args)
+        self.manager = ControllerManagerProcess(self.hub.kubeconfig, root / "logs", self.manager_args)
+        self.managers = [self.manager]
+        self.agents = {
+            name: AgentProcess(
+                root / f"agent-{name}", self.sim.kubeconfig(name), root / "logs" / name, list(agent_args)
+            )
+            for name, member in self.members.items()
+            if member.sync_mode == "Pull"
+        }
 
     @property
     def names(self) -> list[str]:
         return list(self.members)
 
     def start(self, *, wait_ready: bool = True) -> Federation:
-        """Every step: hub and sim, every member joined, the controller manager, all members Ready."""
+        """Every step: hub and sim, every member joined or registered, the controller manager, all Ready."""
         self.start_hub_and_sim()
         self.join_all()
         self.manager.start()
@@ -129,11 +150,49 @@ class Federation:
         ]
         flotilla("join", name, *kubeconfigs, *self.members[name].join_flags())
 
+    def register(self, name: str) -> None:
+        """Register Pull member `name` as an operator does, and serve it with the Federation's agent.
+
+        `flotilla register` runs with the line `flotilla token create --print-register-command`
+        prints (the hub accepts the cluster: the Cluster, the agent's RBAC, its certificate); the
+        agent it starts detached is then replaced by `agents[name]`, which runs with this
+        Federation's agent flags and which a test may stop, kill and start again.
+        """
+        agent = self.agents[name]
+        hub_kubeconfig = ["--kubeconfig", str(self.hub.kubeconfig)]
+        printed = flotilla("token", "create", "--print-register-command", *hub_kubeconfig).stdout.split()
+        assert printed[:2] == ["flotilla", "register"], printed
+        registered = flotilla(
+            *printed[1:],
+            *("--kubeconfig", str(self.sim.kubeconfig(name)), "--cluster-name", name),
+            *("--data-dir", str(agent.data_dir), "--detach"),
+            *self.members[name].join_flags(),
+        )
+        assert "agent started" in registered.stdout, registered.stdout
+        pid_file = agent.data_dir / "agent.pid"
+        stop_detached_agent(int(pid_file.read_text()))
+        pid_file.unlink()
+        agent.start()
+
     def join_all(self) -> None:
-        """Join every member, the `flotilla join` commands running side by side."""
+        """Join every Push member and register every Pull member, side by side."""
         with ThreadPoolExecutor(len(self.members)) as pool:
-            for joined in [pool.submit(self.join, name) for name in self.members]:
-                joined.result()
+            steps = [
+                pool.submit(self.register if member.sync_mode == "Pull" else self.join, name)
+                for name, member in self.members.items()
+            ]
+            for step in steps:
+                step.result()
+
+    def additional_manager(self) -> ControllerManagerProcess:
+        """Another controller manager with the same flags and its own log directory, not yet started.
+
+        Stopped with the Federation; a leader-election test starts one beside `manager`.
+        """
+        log_dir = self.root / f"logs-{len(self.managers)}"
+        manager = ControllerManagerProcess(self.hub.kubeconfig, log_dir, self.manager_args)
+        self.managers.append(manager)
+        return manager
 
     def wait_clusters_ready(self, names: Sequence[str] | None = None, timeout: float = 60.0) -> None:
         """Wait until the hub reports Ready=True for `names` (every member by default), and only those."""
@@ -150,8 +209,9 @@ class Federation:
         self.stop()
 
     def stop(self) -> None:
-        """Stop whatever runs, the controller manager first; safe after a failed or partial start."""
-        self.manager.stop()
+        """Stop whatever runs, agents and controller managers first; safe after a failed or partial start."""
+        for process in [*self.agents.values(), *self.managers]:
+            process.stop()
         self.sim.stop()
         self.hub.stop()
 
@@ -162,6 +222,10 @@ class Federation:
     def member(self, name: str, cache: Path) -> Kubectl:
         """kubectl against member `name` directly, with the sim's admin kubeconfig."""
         return Kubectl(self.sim.kubeconfig(name), cache)
+
+    def agent_kubectl(self, name: str, cache: Path) -> Kubectl:
+        """kubectl with the credentials of Pull member `name`'s agent (the hub.kubeconfig it was given)."""
+        return Kubectl(self.agents[name].data_dir / "hub.kubeconfig", cache)
 
     def member_kubectls(self, cache_root: Path) -> dict[str, Kubectl]:
         """kubectl against each member, by name, each with its own cache under `cache_root`."""
@@ -308,6 +372,41 @@ def registry_override(deployment_name: str, cluster: str, registry: str) -> dict
             "resourceSelectors": [resource_selector("Deployment", deployment_name)],
             "overrideRules": [
                 {"targetCluster": {"clusterNames": [cluster]}, "overriders": {"imageOverrider": [replace]}}
+            ],
+        },
+    }
+
+
+def custom_resource_definition(
+    group: str,
+    kind: str,
+    schema: Mapping[str, Any],
+    *,
+    names: Mapping[str, Any] | None = None,
+    **version: Any,
+) -> dict[str, Any]:
+    """A namespaced CRD of `kind` (plural: lower-case kind + "s") serving `group`/v1 with `schema`.
+
+    `names` adds to the kind's names (shortNames, categories, listKind); `version` adds fields of the
+    v1 version (subresources, additionalPrinterColumns). The schema is copied: a test may edit it.
+    """
+    singular = kind.lower()
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{singular}s.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": f"{singular}s", "singular": singular, "kind": kind, **(names or {})},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    **version,
+                    "schema": {"openAPIV3Schema": copy.deepcopy(dict(schema))},
+                }
             ],
         },
     }

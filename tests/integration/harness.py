@@ -1,11 +1,11 @@
 """Real Flotilla processes on loopback, and the system kubectl pointed at them.
 
 Every component an integration test starts (`flotilla apiserver`, `flotilla sim`, `flotilla
-controller-manager`) is a `python -m flotilla …` child of the test process writing to its own log
-file; `ChildProcess` starts one, waits until its log says it is ready (or fails with the log when
-it exits or times out), and stops it with a signal. `Kubectl` runs the system kubectl with a fresh
-cache directory, so discovery is never shared between tests. `federation.py` builds a hub with
-members out of these pieces.
+controller-manager`, `flotilla agent`) is a `python -m flotilla …` child of the test process
+writing to its own log file; `ChildProcess` starts one, waits until its log says it is ready (or
+fails with the log when it exits or times out), and stops it with a signal. `Kubectl` runs the
+system kubectl with a fresh cache directory, so discovery is never shared between tests.
+`federation.py` builds a hub with members out of these pieces.
 """
 
 from __future__ import annotations
@@ -237,6 +237,42 @@ class ControllerManagerProcess(ChildProcess):
 
     def started(self, log: str) -> bool:
         return "flotilla controller-manager: running" in log
+
+
+@dataclass
+class AgentProcess(ChildProcess):
+    """A `flotilla agent` child process serving one Pull member from its data directory.
+
+    A test may stop it (or kill it) and start it again, with `extra` flags for that run.
+    """
+
+    component: ClassVar[str] = "agent"
+    data_dir: Path
+    member_kubeconfig: Path
+    log_dir: Path
+    args: list[str] = field(default_factory=list)
+
+    def start(self, *extra: str, timeout: float = 60.0) -> AgentProcess:
+        args = ["agent", "--data-dir", str(self.data_dir), "--kubeconfig", str(self.member_kubeconfig)]
+        self.spawn(self.log_dir, [*args, *self.args, *extra], timeout)
+        return self
+
+    def started(self, log: str) -> bool:
+        return "flotilla agent: running" in log
+
+
+def stop_detached_agent(pid: int, timeout: float = 30.0) -> None:
+    """SIGTERM the agent `flotilla register --detach` started, and wait until it has exited."""
+    os.kill(pid, signal.SIGTERM)
+
+    def exited() -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        return state in ("Z", "X")  # a zombie has exited; whoever adopted it reaps it
+
+    wait_until(exited, timeout=timeout, message=f"detached agent {pid} exited")
 
 
 def wait_until(predicate: Any, timeout: float = 30.0, interval: float = 0.2, message: str = "") -> Any:

@@ -1,22 +1,16 @@
 """Pull mode end to end: a hub, a controller manager, one Push and one Pull member, and the agent.
 
-The members `push1` and `pull1` run in one `flotilla sim` process. `push1` is joined with
-`flotilla join`; `pull1` is registered with `flotilla register` and a token from
+The members `push1` and `pull1` run in one `flotilla sim` process (a `Federation`). `push1` is joined
+with `flotilla join`; `pull1` is registered with `flotilla register` and a token from
 `flotilla token create --print-register-command` (the hub accepts it automatically: the Pull
-Cluster, the agent's RBAC, its certificate). The agent `register` starts is replaced by one with the
-test's short intervals (Lease every second, status every second), and the hub's lease grace is
-shortened to match.
+Cluster, the agent's RBAC, its certificate). The agent `register` starts is replaced by the
+Federation's, with short intervals (Lease every second, status every second), and the hub's lease
+grace is shortened to match.
 """
 
 from __future__ import annotations
 
 import base64
-import os
-import signal
-import subprocess
-import sys
-import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,286 +20,49 @@ import pytest
 import yaml
 from cryptography import x509
 
-from tests.integration.harness import (
-    ControllerManagerProcess,
-    Kubectl,
-    ServerProcess,
-    SimProcess,
-    flotilla,
-    wait_until,
+from tests.integration.federation import (
+    FAST_CLUSTER_STATUS,
+    Federation,
+    MemberCluster,
+    condition,
+    deployment,
+    nginx_walkthrough,
+    propagation_policy,
+    ready_clusters,
+    replicas_on,
+    resource_selector,
+    template_ready,
 )
+from tests.integration.harness import Kubectl, wait_until
 
 pytestmark = pytest.mark.kubectl
 
 PUSH, PULL = "push1", "pull1"
 LEASE_GRACE = 5.0
-
-
-class AgentProcess:
-    """A `flotilla agent` child process for the Pull member."""
-
-    def __init__(self, data_dir: Path, member_kubeconfig: Path) -> None:
-        self.data_dir = data_dir
-        self.member_kubeconfig = member_kubeconfig
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log_path = data_dir / "agent.log"
-        self._log_file: Any = None
-
-    def start(self, *extra: str, timeout: float = 60.0) -> AgentProcess:
-        self._log_file = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "flotilla",
-                "agent",
-                "--data-dir",
-                str(self.data_dir),
-                "--kubeconfig",
-                str(self.member_kubeconfig),
-                "--lease-seconds",
-                "1",
-                "--cluster-status-interval",
-                "1",
-                "--cluster-success-threshold",
-                "0",
-                "--cluster-failure-threshold",
-                "2",
-                *extra,
-            ],
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-        )
-        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                code = self.stop()
-                raise RuntimeError(f"agent exited with {code}:\n{self.log()}")
-            if "flotilla agent: running" in self.log()[offset:]:
-                return self
-            time.sleep(0.05)
-        raise TimeoutError(f"agent did not start within {timeout}s:\n{self.log()}")
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        if self.process is None:
-            return 0
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            code = self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self.process = None
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-        return code
-
-
-def stop_detached_agent(pid: int, timeout: float = 30.0) -> None:
-    """SIGTERM the agent `flotilla register --detach` started, and wait until it has exited."""
-    os.kill(pid, signal.SIGTERM)
-
-    def exited() -> bool:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return True
-        return state in ("Z", "X")  # a zombie has exited; whoever adopted it reaps it
-
-    wait_until(exited, timeout=timeout, message=f"detached agent {pid} exited")
-
-
-class Environment:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.hub = ServerProcess(root / "hub")
-        config = {
-            "clusters": [
-                {"name": name, "nodes": 2, "nodeCPU": "4", "nodeMemory": "8Gi"} for name in (PUSH, PULL)
-            ]
-        }
-        root.mkdir(parents=True, exist_ok=True)
-        (root / "sim.yaml").write_text(yaml.safe_dump(config))
-        self.sim = SimProcess(
-            root / "sim", ["--config", str(root / "sim.yaml"), "--pod-start-seconds", "0.1"]
-        )
-        self.agent_dir = root / "agent"
-        self.agent = AgentProcess(self.agent_dir, self.sim.kubeconfig(PULL))
-        self.manager: ControllerManagerProcess | None = None
-
-    def start(self) -> Environment:
-        try:
-            return self._start()
-        except BaseException:
-            self.stop()
-            raise
-
-    def _start(self) -> Environment:
-        self.hub.start()
-        self.sim.start()
-        flotilla(
-            "join",
-            PUSH,
-            "--kubeconfig",
-            str(self.hub.kubeconfig),
-            "--cluster-kubeconfig",
-            str(self.sim.kubeconfig(PUSH)),
-        )
-        self.register_pull_cluster()
-        self.manager = ControllerManagerProcess(
-            self.hub.kubeconfig,
-            self.root / "logs",
-            [
-                "--cluster-status-interval",
-                "1",
-                "--cluster-success-threshold",
-                "0",
-                "--cluster-failure-threshold",
-                "2",
-                "--cluster-lease-grace",
-                str(LEASE_GRACE),
-            ],
-        ).start()
-        self.agent.start()
-        hub = self.kubectl(self.root / "cache-hub")
-        wait_until(lambda: self.ready_clusters(hub) == {PUSH, PULL}, timeout=60, message="clusters Ready")
-        return self
-
-    def register_pull_cluster(self) -> None:
-        """`flotilla register` as an operator runs it, with the line `token create` prints; the agent it
-        starts detached is then replaced by one with the test's short intervals."""
-        printed = flotilla(
-            "token", "create", "--print-register-command", "--kubeconfig", str(self.hub.kubeconfig)
-        ).stdout.split()
-        assert printed[:2] == ["flotilla", "register"], printed
-        registered = flotilla(
-            *printed[1:],
-            "--kubeconfig",
-            str(self.sim.kubeconfig(PULL)),
-            "--cluster-name",
-            PULL,
-            "--data-dir",
-            str(self.agent_dir),
-            "--detach",
-        )
-        assert "agent started" in registered.stdout, registered.stdout
-        stop_detached_agent(int((self.agent_dir / "agent.pid").read_text()))
-        (self.agent_dir / "agent.pid").unlink()
-        self.check_single_cluster_watch()
-
-    def check_single_cluster_watch(self) -> None:
-        """The agent's RBAC names its Cluster; a list or watch selecting it by `metadata.name` is allowed
-        (kube-apiserver authorizes it as a request for that name), a list of every cluster is not."""
-        agent = self.agent_kubectl(self.root / "cache-probe")
-        pinned = agent.run("get", "clusters", "--field-selector", f"metadata.name={PULL}", check=False)
-        assert pinned.returncode == 0, pinned.stderr
-        everything = agent.run("get", "clusters", check=False)
-        assert "Forbidden" in everything.stderr, everything.stderr
-
-    def stop(self) -> None:
-        self.agent.stop()
-        if self.manager is not None:
-            self.manager.stop()
-        self.sim.stop()
-        self.hub.stop()
-
-    def kubectl(self, cache: Path) -> Kubectl:
-        return Kubectl(self.hub.kubeconfig, cache)
-
-    def agent_kubectl(self, cache: Path) -> Kubectl:
-        """kubectl with the agent's own credentials (its data directory's hub.kubeconfig)."""
-        return Kubectl(self.agent_dir / "hub.kubeconfig", cache)
-
-    def member(self, name: str, cache: Path) -> Kubectl:
-        return Kubectl(self.sim.kubeconfig(name), cache)
-
-    @staticmethod
-    def ready_clusters(hub: Kubectl) -> set[str]:
-        return {
-            c["metadata"]["name"] for c in hub.json("get", "clusters")["items"] if ready_status(c) == "True"
-        }
-
-
-def ready_status(cluster: dict[str, Any]) -> str:
-    conditions = cluster.get("status", {}).get("conditions", [])
-    return next((c["status"] for c in conditions if c["type"] == "Ready"), "")
+MANAGER_ARGS = [
+    *FAST_CLUSTER_STATUS,
+    "--cluster-failure-threshold",
+    "2",
+    "--cluster-lease-grace",
+    str(LEASE_GRACE),
+]
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Environment]:
-    environment = Environment(tmp_path_factory.mktemp("pull")).start()
-    yield environment
-    environment.stop()
+def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]:
+    size: dict[str, Any] = {"nodes": 2, "node_cpu": "4", "node_memory": "8Gi"}
+    members = [MemberCluster(PUSH, **size), MemberCluster(PULL, **size, sync_mode="Pull")]
+    with Federation(tmp_path_factory.mktemp("pull"), members, manager_args=MANAGER_ARGS) as federation:
+        yield federation.start()
 
 
-@pytest.fixture
-def hub(env: Environment, tmp_path: Path) -> Kubectl:
-    return env.kubectl(tmp_path / "hub-cache")
-
-
-@pytest.fixture
-def members(env: Environment, tmp_path: Path) -> dict[str, Kubectl]:
-    return {name: env.member(name, tmp_path / f"{name}-cache") for name in (PUSH, PULL)}
-
-
-@pytest.fixture
-def ns(hub: Kubectl) -> str:
-    name = f"p-{uuid.uuid4().hex[:6]}"
-    hub("create", "namespace", name)
-    return name
-
-
-def deployment(name: str, replicas: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "labels": {"app": name}},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
-            },
-        },
+def duplicated_on_both(name: str) -> list[dict[str, Any]]:
+    """Deployment `name` with one replica, and a policy placing it whole on both members."""
+    placement = {
+        "clusterAffinity": {"clusterNames": [PUSH, PULL]},
+        "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
     }
-
-
-def policy(name: str, placement: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "PropagationPolicy",
-        "metadata": {"name": name},
-        "spec": {
-            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": name}],
-            "placement": placement,
-        },
-    }
-
-
-def duplicated_on_both(name: str) -> dict[str, Any]:
-    return policy(
-        name,
-        {
-            "clusterAffinity": {"clusterNames": [PUSH, PULL]},
-            "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
-        },
-    )
-
-
-def replicas_on(members: dict[str, Kubectl], ns: str, name: str) -> dict[str, int]:
-    found = {}
-    for cluster, kubectl in members.items():
-        result = kubectl.run("get", "deploy", name, "-n", ns, "-o", "json", check=False)
-        if result.returncode == 0:
-            found[cluster] = yaml.safe_load(result.stdout)["spec"]["replicas"]
-    return found
+    return [deployment(name, 1), propagation_policy(name, [resource_selector("Deployment", name)], placement)]
 
 
 def lease_renew_time(hub: Kubectl) -> str:
@@ -317,31 +74,9 @@ def test_nginx_walkthrough_over_a_push_and_a_pull_member(
     hub: Kubectl, members: dict[str, Kubectl], ns: str
 ) -> None:
     """nginx split 1:1 over the Push and the Pull member runs on both, READY 2/2 on the hub."""
-    weights = {
-        "replicaSchedulingType": "Divided",
-        "replicaDivisionPreference": "Weighted",
-        "weightPreference": {
-            "staticWeightList": [
-                {"targetCluster": {"clusterNames": [PUSH]}, "weight": 1},
-                {"targetCluster": {"clusterNames": [PULL]}, "weight": 1},
-            ]
-        },
-    }
-    hub.apply_yaml(
-        [
-            deployment("nginx", 2),
-            policy(
-                "nginx", {"clusterAffinity": {"clusterNames": [PUSH, PULL]}, "replicaScheduling": weights}
-            ),
-        ],
-        "-n",
-        ns,
-    )
+    hub.apply_yaml(nginx_walkthrough(PUSH, PULL), "-n", ns)
     wait_until(lambda: replicas_on(members, ns, "nginx") == {PUSH: 1, PULL: 1}, message="1 replica each")
-    wait_until(
-        lambda: hub("get", "deploy", "nginx", "-n", ns).splitlines()[1].split()[1] == "2/2",
-        message="READY 2/2 on the hub",
-    )
+    wait_until(lambda: template_ready(hub, ns, "nginx") == "2/2", message="READY 2/2 on the hub")
     work = hub.json("get", "works", "-n", f"karmada-es-{PULL}")["items"][0]
     applied = {c["type"]: c["status"] for c in work["status"]["conditions"]}
     assert applied["Applied"] == "True"
@@ -352,7 +87,7 @@ def test_nginx_walkthrough_over_a_push_and_a_pull_member(
     assert "flotilla-execution" in managers
 
 
-def test_the_pull_cluster_reports_its_status_and_heartbeat(env: Environment, hub: Kubectl) -> None:
+def test_the_pull_cluster_reports_its_status_and_heartbeat(hub: Kubectl) -> None:
     """The agent writes its Cluster's status (version, nodes) and keeps renewing its Lease."""
     cluster = hub.json("get", "cluster", PULL)
     assert cluster["status"]["kubernetesVersion"]
@@ -362,9 +97,19 @@ def test_the_pull_cluster_reports_its_status_and_heartbeat(env: Environment, hub
     wait_until(lambda: lease_renew_time(hub) != first, timeout=15, message="Lease renewed")
 
 
-def test_the_agent_is_refused_other_clusters_works(env: Environment, tmp_path: Path) -> None:
+def test_the_agent_may_list_and_watch_its_own_cluster_only(federation: Federation, tmp_path: Path) -> None:
+    """The agent's RBAC names its Cluster: listing it by `metadata.name` is allowed, listing all is not."""
+    agent = federation.agent_kubectl(PULL, tmp_path / "agent-cache")
+    # kube-apiserver authorizes a list or watch selecting `metadata.name` as a request for that name.
+    pinned = agent.run("get", "clusters", "--field-selector", f"metadata.name={PULL}", check=False)
+    assert pinned.returncode == 0, pinned.stderr
+    everything = agent.run("get", "clusters", check=False)
+    assert "Forbidden" in everything.stderr, everything.stderr
+
+
+def test_the_agent_is_refused_other_clusters_works(federation: Federation, tmp_path: Path) -> None:
     """With its own credentials the agent reads its own Works but gets 403 for another cluster's."""
-    agent = env.agent_kubectl(tmp_path / "agent-cache")
+    agent = federation.agent_kubectl(PULL, tmp_path / "agent-cache")
     agent("get", "works", "-n", f"karmada-es-{PULL}")
     refused = agent.run("get", "works", "-n", f"karmada-es-{PUSH}", check=False)
     assert refused.returncode != 0
@@ -373,15 +118,15 @@ def test_the_agent_is_refused_other_clusters_works(env: Environment, tmp_path: P
 
 
 def test_a_killed_agent_converges_after_restart(
-    env: Environment, hub: Kubectl, members: dict[str, Kubectl], ns: str
+    federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str
 ) -> None:
     """kill -9 of the agent during propagation: after a restart every workload is on the Pull member."""
     documents = []
     for i in range(5):
-        documents += [deployment(f"crash-{i}", 1), duplicated_on_both(f"crash-{i}")]
+        documents += duplicated_on_both(f"crash-{i}")
     hub.apply_yaml(documents, "-n", ns)
-    env.agent.stop(signal.SIGKILL)
-    env.agent.start()
+    federation.agents[PULL].kill()
+    federation.agents[PULL].start()
     for i in range(5):
         wait_until(
             lambda i=i: set(replicas_on(members, ns, f"crash-{i}")) == {PUSH, PULL},
@@ -390,18 +135,19 @@ def test_a_killed_agent_converges_after_restart(
         )
 
 
-def test_a_silent_agent_makes_the_hub_mark_its_cluster_unknown(env: Environment, hub: Kubectl) -> None:
+def test_a_silent_agent_makes_the_hub_mark_its_cluster_unknown(federation: Federation, hub: Kubectl) -> None:
     """A stopped agent's Lease ages past the grace: Ready=Unknown and unreachable; Ready on restart."""
-    env.agent.stop()
+    agent = federation.agents[PULL]
+    agent.stop()
     try:
-        cluster = wait_until(
+        ready = wait_until(
             lambda: (
-                (found := hub.json("get", "cluster", PULL)) and ready_status(found) == "Unknown" and found
+                (found := condition(hub.json("get", "cluster", PULL), "Ready"))["status"] == "Unknown"
+                and found
             ),
             timeout=LEASE_GRACE + 30,
             message="Ready=Unknown after the lease grace",
         )
-        ready = next(c for c in cluster["status"]["conditions"] if c["type"] == "Ready")
         assert ready["reason"] == "ClusterStatusUnknown"
         wait_until(
             lambda: (
@@ -411,19 +157,19 @@ def test_a_silent_agent_makes_the_hub_mark_its_cluster_unknown(env: Environment,
             message="unreachable taint",
         )
     finally:
-        env.agent.start()
-    wait_until(lambda: PULL in env.ready_clusters(hub), timeout=30, message="Ready again")
+        agent.start()
+    wait_until(lambda: PULL in ready_clusters(hub), timeout=30, message="Ready again")
 
 
 def test_the_agent_survives_a_hub_crash_and_restart(
-    env: Environment, hub: Kubectl, members: dict[str, Kubectl], ns: str
+    federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str
 ) -> None:
     """The hub is killed and restarts on the same address: the agent resumes its watches and heartbeat."""
-    port = urlparse(env.hub.url).port
-    env.hub.stop(signal.SIGKILL)
-    env.hub.extra_args = ["--secure-port", str(port)]
-    env.hub.start()
-    hub.apply_yaml([deployment("after-restart", 1), duplicated_on_both("after-restart")], "-n", ns)
+    port = urlparse(federation.hub.url).port
+    federation.hub.kill()
+    federation.hub.extra_args = ["--secure-port", str(port)]
+    federation.hub.start()
+    hub.apply_yaml(duplicated_on_both("after-restart"), "-n", ns)
     wait_until(
         lambda: set(replicas_on(members, ns, "after-restart")) == {PUSH, PULL},
         timeout=60,
@@ -431,12 +177,13 @@ def test_the_agent_survives_a_hub_crash_and_restart(
     )
     first = lease_renew_time(hub)
     wait_until(lambda: lease_renew_time(hub) != first, timeout=15, message="Lease renewed after the restart")
-    assert PULL in env.ready_clusters(hub)
+    assert PULL in ready_clusters(hub)
 
 
-def test_the_agent_renews_its_certificate_and_uses_the_new_one(env: Environment, hub: Kubectl) -> None:
+def test_the_agent_renews_its_certificate_and_uses_the_new_one(federation: Federation, hub: Kubectl) -> None:
     """A renewal forced by --renew-before writes a new certificate, asked for by the agent itself."""
-    kubeconfig = env.agent_dir / "hub.kubeconfig"
+    agent = federation.agents[PULL]
+    kubeconfig = agent.data_dir / "hub.kubeconfig"
 
     def serial() -> int:
         user = yaml.safe_load(kubeconfig.read_text())["users"][0]["user"]
@@ -444,11 +191,11 @@ def test_the_agent_renews_its_certificate_and_uses_the_new_one(env: Environment,
         return x509.load_pem_x509_certificate(pem).serial_number
 
     before = serial()
-    env.agent.stop()
+    agent.stop()
     # register's certificate lives a year: renewing more than a year before expiry means now.
-    env.agent.start("--renew-before", str(400 * 24 * 3600))
+    agent.start("--renew-before", str(400 * 24 * 3600))
     wait_until(lambda: serial() != before, timeout=30, message="a new certificate in hub.kubeconfig")
-    wait_until(lambda: "agent.hub_client_switched" in env.agent.log(), message="hub client switched")
+    wait_until(lambda: "agent.hub_client_switched" in agent.log(), message="hub client switched")
     requests = hub.json("get", "csr")["items"]
     renewal = [r for r in requests if r["spec"]["username"] == f"system:karmada:agent:{PULL}"]
     assert renewal, "the agent asked for its certificate itself"
@@ -458,7 +205,9 @@ def test_the_agent_renews_its_certificate_and_uses_the_new_one(env: Environment,
     wait_until(lambda: lease_renew_time(hub) != switched_at, timeout=15, message="Lease renewed after")
 
 
-def test_deleting_the_pull_cluster_removes_its_agent_grants_and_lease(env: Environment, hub: Kubectl) -> None:
+def test_deleting_the_pull_cluster_removes_its_agent_grants_and_lease(
+    federation: Federation, hub: Kubectl
+) -> None:
     """The agent's RBAC objects and Lease are deleted before the Cluster goes (the last test here)."""
     selector = f"cluster.karmada.io/agent-of={PULL}"
     assert hub.json("get", "clusterroles", "-l", selector)["items"], "accepting the cluster granted the agent"
