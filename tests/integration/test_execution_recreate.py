@@ -1,102 +1,73 @@
 """Member objects deleted behind Flotilla's back come back: while the manager runs, and after a restart.
 
-A hub, a `flotilla sim` process with one member and a controller manager (without leader election,
-so a restarted manager acts at once). The member's own kubeconfig deletes what the hub delivered.
+A `Federation` with one member and a controller manager without leader election (so a manager
+restarted after kill -9 acts at once). The member's own kubeconfig deletes what the hub delivered.
 """
 
 from __future__ import annotations
 
-import signal
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.integration.harness import (
-    ControllerManagerProcess,
-    Kubectl,
-    ServerProcess,
-    SimProcess,
-    flotilla,
-    wait_until,
+from tests.integration.federation import (
+    FAST_CLUSTER_STATUS,
+    Federation,
+    members_named,
+    propagation_policy,
+    resource_selector,
 )
+from tests.integration.harness import Kubectl, wait_until
 
 pytestmark = pytest.mark.kubectl
 
 CLUSTER = "solo"
-MANAGER_FLAGS = [
-    "--cluster-status-interval",
-    "1",
-    "--cluster-success-threshold",
-    "0",
-    "--cluster-failure-threshold",
-    "2",
-    "--leader-elect=false",
-]
+MANAGER_ARGS = [*FAST_CLUSTER_STATUS, "--cluster-failure-threshold", "2", "--leader-elect=false"]
+
+
+@pytest.fixture(scope="module")
+def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]:
+    root = tmp_path_factory.mktemp("recreate")
+    with Federation(root, members_named(CLUSTER), manager_args=MANAGER_ARGS) as federation:
+        yield federation.start(wait_ready=False)
 
 
 def workload(name: str) -> list[dict[str, Any]]:
-    return [
-        {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": name, "namespace": "default"},
-            "data": {"greeting": "hello"},
-        },
-        {
-            "apiVersion": "policy.karmada.io/v1alpha1",
-            "kind": "PropagationPolicy",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {
-                "resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap", "name": name}],
-                "placement": {"clusterAffinity": {"clusterNames": [CLUSTER]}},
-            },
-        },
-    ]
+    """ConfigMap `name` and a policy placing it on the member."""
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name},
+        "data": {"greeting": "hello"},
+    }
+    selectors = [resource_selector("ConfigMap", name, api_version="v1")]
+    return [config_map, propagation_policy(name, selectors, {"clusterAffinity": {"clusterNames": [CLUSTER]}})]
 
 
-def member_uid(member: Kubectl, name: str) -> str:
-    result = member.run("get", "configmap", name, "-n", "default", "-o", "yaml", check=False)
-    return str(yaml.safe_load(result.stdout)["metadata"]["uid"]) if result.returncode == 0 else ""
+def member_uid(member: Kubectl, ns: str, name: str) -> str:
+    found = member.json_or_none("get", "configmap", name, "-n", ns)
+    return str(found["metadata"]["uid"]) if found else ""
 
 
-def test_deleted_member_objects_are_recreated_while_running_and_after_a_restart(tmp_path: Path) -> None:
+def test_deleted_member_objects_are_recreated_while_running_and_after_a_restart(
+    federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str
+) -> None:
     """A member object deleted by hand comes back, also when it was deleted while the manager was down."""
-    hub_process = ServerProcess(tmp_path / "hub").start()
-    (tmp_path / "sim.yaml").write_text(yaml.safe_dump({"clusters": [{"name": CLUSTER, "nodes": 1}]}))
-    sim = SimProcess(tmp_path / "sim", ["--config", str(tmp_path / "sim.yaml")]).start()
-    manager = None
-    try:
-        flotilla(
-            "join",
-            CLUSTER,
-            "--kubeconfig",
-            str(hub_process.kubeconfig),
-            "--cluster-kubeconfig",
-            str(sim.kubeconfig(CLUSTER)),
-        )
-        manager = ControllerManagerProcess(hub_process.kubeconfig, tmp_path / "logs", MANAGER_FLAGS).start()
-        hub = Kubectl(hub_process.kubeconfig, tmp_path / "cache")
-        member = Kubectl(sim.kubeconfig(CLUSTER), tmp_path / "cache-member")
-        hub("apply", "-f", "-", input=yaml.safe_dump_all(workload("greeting")))
-        original = wait_until(lambda: member_uid(member, "greeting"), message="delivered")
+    member = members[CLUSTER]
+    hub.apply_yaml(workload("greeting"), "-n", ns)
+    original = wait_until(lambda: member_uid(member, ns, "greeting"), message="delivered")
 
-        member("delete", "configmap", "greeting", "-n", "default")
-        recreated = wait_until(
-            lambda: member_uid(member, "greeting") not in ("", original) and member_uid(member, "greeting"),
-            message="re-created while the manager runs",
-        )
+    member("delete", "configmap", "greeting", "-n", ns)
+    recreated = wait_until(
+        lambda: (uid := member_uid(member, ns, "greeting")) not in ("", original) and uid,
+        message="re-created while the manager runs",
+    )
 
-        manager.stop(signal.SIGKILL)
-        member("delete", "configmap", "greeting", "-n", "default")
-        manager = ControllerManagerProcess(hub_process.kubeconfig, tmp_path / "logs", MANAGER_FLAGS).start()
-        wait_until(
-            lambda: member_uid(member, "greeting") not in ("", original, recreated),
-            message="re-created after a restart",
-        )
-    finally:
-        if manager is not None:
-            manager.stop()
-        sim.stop()
-        hub_process.stop()
+    federation.manager.kill()
+    member("delete", "configmap", "greeting", "-n", ns)
+    federation.manager.start()
+    wait_until(
+        lambda: member_uid(member, ns, "greeting") not in ("", original, recreated),
+        message="re-created after a restart",
+    )
