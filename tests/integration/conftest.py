@@ -43,7 +43,10 @@ def api_client(server: ServerProcess) -> Iterator[object]:
     from kubernetes import client, config
 
     configuration = client.Configuration()
-    config.load_kube_config(config_file=str(server.kubeconfig), client_configuration=configuration)
+    # The kubernetes client ships without type hints.
+    config.load_kube_config(  # type: ignore[no-untyped-call]
+        config_file=str(server.kubeconfig), client_configuration=configuration
+    )
     with client.ApiClient(configuration) as api:
         yield api
 

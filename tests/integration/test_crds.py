@@ -8,62 +8,44 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.integration.federation import custom_resource_definition
 from tests.integration.harness import Kubectl
 
 pytestmark = pytest.mark.kubectl
 
 
-def widget_crd(group: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"widgets.{group}"},
+WIDGET_SCHEMA = {
+    "type": "object",
+    "properties": {
         "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {
-                "plural": "widgets",
-                "singular": "widget",
-                "kind": "Widget",
-                "shortNames": ["wdg"],
-                "categories": ["all"],
+            "type": "object",
+            "properties": {
+                "color": {"type": "string", "enum": ["red", "blue"]},
+                "size": {"type": "integer", "minimum": 1, "default": 3},
+                "replicas": {"type": "integer"},
             },
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "subresources": {
-                        "status": {},
-                        "scale": {
-                            "specReplicasPath": ".spec.replicas",
-                            "statusReplicasPath": ".status.replicas",
-                        },
-                    },
-                    "additionalPrinterColumns": [
-                        {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
-                        {"name": "Size", "type": "integer", "jsonPath": ".spec.size", "priority": 1},
-                    ],
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "spec": {
-                                    "type": "object",
-                                    "properties": {
-                                        "color": {"type": "string", "enum": ["red", "blue"]},
-                                        "size": {"type": "integer", "minimum": 1, "default": 3},
-                                        "replicas": {"type": "integer"},
-                                    },
-                                },
-                                "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}},
-                            },
-                        }
-                    },
-                }
-            ],
         },
-    }
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}},
+    },
+}
+
+
+def widget_crd(group: str) -> dict[str, Any]:
+    """Widgets with a short name, a category, status and scale subresources and two printer columns."""
+    return custom_resource_definition(
+        group,
+        "Widget",
+        WIDGET_SCHEMA,
+        names={"shortNames": ["wdg"], "categories": ["all"]},
+        subresources={
+            "status": {},
+            "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"},
+        },
+        additionalPrinterColumns=[
+            {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
+            {"name": "Size", "type": "integer", "jsonPath": ".spec.size", "priority": 1},
+        ],
+    )
 
 
 def widget(group: str, name: str, **spec: Any) -> dict[str, Any]:

@@ -14,7 +14,12 @@ from typing import Any
 
 import pytest
 
-from tests.integration.federation import deployment, propagation_policy, resource_selector
+from tests.integration.federation import (
+    custom_resource_definition,
+    deployment,
+    propagation_policy,
+    resource_selector,
+)
 from tests.integration.harness import ControllerManagerProcess, Kubectl, ServerProcess, wait_until
 
 pytestmark = pytest.mark.kubectl
@@ -57,7 +62,7 @@ def labels(obj: dict[str, Any] | None) -> dict[str, str]:
     return dict((obj or {}).get("metadata", {}).get("labels") or {})
 
 
-def annotations(obj: dict[str, Any] | None) -> dict[str, str]:
+def annotations_of(obj: dict[str, Any] | None) -> dict[str, str]:
     return dict((obj or {}).get("metadata", {}).get("annotations") or {})
 
 
@@ -65,7 +70,8 @@ def claimed_by(hub: Kubectl, ns: str, deploy: str, policy_name: str) -> bool:
     template = hub.json_or_none("get", "deploy", deploy, "-n", ns)
     binding = hub.json_or_none("get", "rb", f"{deploy}-deployment", "-n", ns)
     return (
-        annotations(template).get(PP_NAME) == policy_name and annotations(binding).get(PP_NAME) == policy_name
+        annotations_of(template).get(PP_NAME) == policy_name
+        and annotations_of(binding).get(PP_NAME) == policy_name
     )
 
 
@@ -90,8 +96,8 @@ def test_a_deployment_and_its_policy_produce_the_resource_binding(hub: Kubectl, 
     pp = hub.json_or_none("get", "pp", "web-pp", "-n", ns)
     assert template is not None and pp is not None
     assert labels(template)[PP_ID] == labels(pp)[PP_ID]
-    assert annotations(template)[PP_NAME] == "web-pp"
-    assert annotations(template)["propagationpolicy.karmada.io/namespace"] == ns
+    assert annotations_of(template)[PP_NAME] == "web-pp"
+    assert annotations_of(template)["propagationpolicy.karmada.io/namespace"] == ns
     assert labels(binding)[PP_ID] == labels(pp)[PP_ID]
     assert labels(binding)[RB_ID]
     owner = binding["metadata"]["ownerReferences"][0]
@@ -163,9 +169,9 @@ def test_deleting_the_policy_releases_the_template_and_keeps_the_binding(hub: Ku
         return (
             binding is not None
             and PP_ID not in labels(template)
-            and PP_NAME not in annotations(template)
+            and PP_NAME not in annotations_of(template)
             and PP_ID not in labels(binding)
-            and PP_NAME not in annotations(binding)
+            and PP_NAME not in annotations_of(binding)
         )
 
     wait_until(released, message="released, binding kept")
@@ -201,7 +207,7 @@ def test_a_cluster_policy_claims_a_cluster_role_into_a_cluster_resource_binding(
         cpp = hub.json_or_none("get", "cpp", f"{role}-cpp")
         template = hub.json_or_none("get", "clusterrole", role)
         assert labels(binding)[CPP_ID] == labels(cpp)[CPP_ID] == labels(template)[CPP_ID]
-        assert annotations(binding)[CPP_NAME] == f"{role}-cpp"
+        assert annotations_of(binding)[CPP_NAME] == f"{role}-cpp"
         assert labels(binding)["clusterresourcebinding.karmada.io/permanent-id"]
         assert binding["spec"]["resource"] == {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -241,7 +247,7 @@ def namespace_work(hub: Kubectl, namespace: str) -> dict[str, Any] | None:
             ref.get("kind") == "Namespace" and ref.get("name") == namespace
             for ref in work["metadata"].get("ownerReferences", [])
         ):
-            return work
+            return dict(work)
     return None
 
 
@@ -267,7 +273,7 @@ def test_namespaces_reach_every_cluster_through_a_work(hub: Kubectl, member: str
     )
     manifest = (namespace_work(hub, name) or {})["spec"]["workload"]["manifests"][0]
     assert labels(manifest)["karmada.io/managed"] == "true"
-    assert annotations(manifest)["work.karmada.io/namespace"] == f"karmada-es-{member}"
+    assert annotations_of(manifest)["work.karmada.io/namespace"] == f"karmada-es-{member}"
 
     skipped = f"skip-{uuid.uuid4().hex[:6]}"
     hub.apply_yaml(
@@ -307,14 +313,14 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
     )
     binding = wait_until(
         lambda: (
-            annotations(hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)).get(
+            annotations_of(hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)).get(
                 "resourcebinding.karmada.io/dependencies"
             )
             and hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)
         ),
         message="dependencies recorded",
     )
-    assert annotations(binding)["resourcebinding.karmada.io/dependencies"] == (
+    assert annotations_of(binding)["resourcebinding.karmada.io/dependencies"] == (
         f'[{{"apiVersion":"v1","kind":"ConfigMap","namespace":"{ns}","name":"app-config"}}]'
     )
     # Play the scheduler: place the referrer on the member.
@@ -360,36 +366,8 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
 def test_a_kind_defined_later_by_a_crd_is_detected(hub: Kubectl, ns: str) -> None:
     """A CustomResourceDefinition created after start-up: its objects get bindings too."""
     group = f"g{uuid.uuid4().hex[:6]}.example.com"
-    hub.apply_yaml(
-        {
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"widgets.{group}"},
-            "spec": {
-                "group": group,
-                "scope": "Namespaced",
-                "names": {
-                    "plural": "widgets",
-                    "singular": "widget",
-                    "kind": "Widget",
-                    "listKind": "WidgetList",
-                },
-                "versions": [
-                    {
-                        "name": "v1",
-                        "served": True,
-                        "storage": True,
-                        "schema": {
-                            "openAPIV3Schema": {
-                                "type": "object",
-                                "x-kubernetes-preserve-unknown-fields": True,
-                            }
-                        },
-                    }
-                ],
-            },
-        }
-    )
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    hub.apply_yaml(custom_resource_definition(group, "Widget", schema, names={"listKind": "WidgetList"}))
     try:
         wait_until(
             lambda: hub.run("get", f"widgets.{group}", "-n", ns, check=False).returncode == 0,
