@@ -52,6 +52,13 @@ def widget(group: str, name: str, **spec: Any) -> dict[str, Any]:
     return {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": name}, "spec": spec}
 
 
+def refused_apply(kubectl: Kubectl, namespace: str, manifest: dict[str, Any]) -> str:
+    """The stderr of a `kubectl apply` of `manifest` that fails (the test fails if it succeeds)."""
+    result = kubectl.run("apply", "-n", namespace, "-f", "-", check=False, input=yaml.safe_dump(manifest))
+    assert result.returncode != 0, result.stdout
+    return result.stderr
+
+
 @pytest.fixture
 def group(kubectl: Kubectl) -> str:
     name = f"w{int(time.time() * 1000) % 10**8}.example.com"
@@ -79,38 +86,13 @@ def test_defaults_pruning_and_validation(kubectl: Kubectl, group: str, namespace
     kubectl.apply_yaml(widget(group, "d1", color="blue"), "-n", namespace)
     live = kubectl.json("get", f"widgets.{group}", "d1", "-n", namespace)
     assert live["spec"] == {"color": "blue", "size": 3}
-    kubectl(
-        "apply",
-        "-n",
-        namespace,
-        "--validate=false",
-        "-f",
-        "-",
-        input=yaml.safe_dump(widget(group, "d2", color="red", extra="gone")),
-    )
+    kubectl.apply_yaml(widget(group, "d2", color="red", extra="gone"), "-n", namespace, "--validate=false")
     assert "extra" not in kubectl.json("get", f"widgets.{group}", "d2", "-n", namespace)["spec"]
-    strict = kubectl.run(
-        "apply",
-        "-n",
-        namespace,
-        "-f",
-        "-",
-        check=False,
-        input=yaml.safe_dump(widget(group, "d3", color="red", extra=1)),
-    )
-    assert strict.returncode != 0 and 'unknown field "spec.extra"' in strict.stderr
-    bad = kubectl.run(
-        "apply",
-        "-n",
-        namespace,
-        "-f",
-        "-",
-        check=False,
-        input=yaml.safe_dump(widget(group, "d4", color="green", size=0)),
-    )
-    assert bad.returncode != 0
-    assert 'spec.color: Unsupported value: "green"' in bad.stderr
-    assert "spec.size: Invalid value: 0" in bad.stderr
+    strict = refused_apply(kubectl, namespace, widget(group, "d3", color="red", extra=1))
+    assert 'unknown field "spec.extra"' in strict
+    bad = refused_apply(kubectl, namespace, widget(group, "d4", color="green", size=0))
+    assert 'spec.color: Unsupported value: "green"' in bad
+    assert "spec.size: Invalid value: 0" in bad
 
 
 def test_apply_twice_uses_merge_patch(kubectl: Kubectl, group: str, namespace: str) -> None:
