@@ -82,6 +82,7 @@ class ControllerManager:
         self.ctx: ControllerContext | None = None
         self._hub: Client | None = None
         self._elector: LeaderElector | None = None
+        self._election_client: Client | None = None
         self._leading: asyncio.Task[None] | None = None
         self._health: HealthEndpoint | None = None
         self.health_url = ""
@@ -97,7 +98,13 @@ class ControllerManager:
         if self._leader_election is None:
             await self._start_controllers(self._hub)
         else:
-            self._elector = LeaderElector(self._hub, self._leader_election)
+            # Its own client, as kube-controller-manager's leader-election client: renewals must not
+            # queue behind the controllers' requests for a connection of the shared pool (a busy
+            # scheduler keeps every one of them in use, and a starved renewal loses the Lease).
+            self._election_client = Client(
+                config, field_manager=FIELD_MANAGER, user_agent="flotilla-controller-manager/leader-election"
+            )
+            self._elector = LeaderElector(self._election_client, self._leader_election)
             self._leading = asyncio.create_task(self._lead(self._elector, self._hub), name="leader-election")
         log.info(
             "controller_manager.started",
@@ -122,6 +129,9 @@ class ControllerManager:
         if self._hub is not None:
             await self._hub.close()
             self._hub = None
+        if self._election_client is not None:
+            await self._election_client.close()
+            self._election_client = None
         if self._health is not None:
             await self._health.stop()
             self._health = None
