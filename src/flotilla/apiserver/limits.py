@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 from aiohttp import web
 
+from flotilla.api.duration import parse_go_duration
 from flotilla.apiserver import errors
 from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes
 
@@ -56,37 +56,6 @@ class LimitSettings:
 def is_long_running(verb: str, subresource: str) -> bool:
     """kube's long-running check: watches and proxies, and the streaming subresources."""
     return verb in LONG_RUNNING_VERBS or subresource in LONG_RUNNING_SUBRESOURCES
-
-
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_UNIT_SECONDS = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,  # Go accepts the micro sign
-    "μs": 1e-6,  # and the Greek mu
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
-
-
-def parse_go_duration(text: str) -> float:
-    """Seconds of a Go duration (`32s`, `1m30s`, `1.5h`, `-2s`, `0`); ValueError worded as Go's."""
-    body = text[1:] if text[:1] in "+-" else text
-    sign = -1.0 if text.startswith("-") else 1.0
-    if body == "0":
-        return 0.0
-    position, total = 0, 0.0
-    while position < len(body):
-        match = _DURATION_PART.match(body, position)
-        if match is None:
-            raise ValueError(f'time: invalid duration "{text}"')
-        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-        position = match.end()
-    if not body:
-        raise ValueError(f'time: invalid duration "{text}"')
-    return sign * total
 
 
 class RequestLimits:

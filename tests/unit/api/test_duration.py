@@ -148,7 +148,7 @@ def test_go_durations_are_read_as_seconds(text: str, seconds: float) -> None:
     assert parse_go_duration(text) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text", ["", "s", "15", "15x", "15s junk", "1m 30s", "-"])
+@pytest.mark.parametrize("text", ["", "s", "15", "15x", "1d", "one", "15s junk", "1m 30s", "-"])
 def test_malformed_go_durations_are_refused_as_go_words_it(text: str) -> None:
     """Anything but a sequence of number-unit pairs is Go's `time: invalid duration` error."""
     with pytest.raises(ValueError, match="time: invalid duration"):

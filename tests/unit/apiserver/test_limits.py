@@ -9,7 +9,7 @@ import pytest
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
-from flotilla.apiserver.limits import LimitSettings, RequestLimits, is_long_running, parse_go_duration
+from flotilla.apiserver.limits import LimitSettings, RequestLimits, is_long_running
 
 ALICE = UserInfo("alice", ("system:authenticated",))
 ADMIN = UserInfo("admin", ("system:masters", "system:authenticated"))
@@ -99,19 +99,3 @@ async def test_timeouts_raised_by_the_body_itself_are_not_turned_into_504() -> N
     with pytest.raises(TimeoutError):
         async with limits.deadline(5):
             raise TimeoutError
-
-
-@pytest.mark.parametrize(
-    ("text", "seconds"),
-    [("32s", 32), ("1m30s", 90), ("1.5h", 5400), ("300ms", 0.3), ("-2s", -2), ("0", 0), ("1h2m3s", 3723)],
-)
-def test_go_durations_parse(text: str, seconds: float) -> None:
-    """Go's duration syntax, as kubectl's timeout=32s uses it."""
-    assert parse_go_duration(text) == pytest.approx(seconds)
-
-
-@pytest.mark.parametrize("text", ["", "s", "1", "1d", "one"])
-def test_bad_go_durations_are_refused(text: str) -> None:
-    """Missing numbers or units and unknown units are errors."""
-    with pytest.raises(ValueError, match="time: invalid duration"):
-        parse_go_duration(text)
