@@ -21,6 +21,7 @@ import orjson
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.controllerindex import ControllerIndex
 from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.binding import bind_pod
 from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
@@ -37,6 +38,7 @@ class LocalClient:
     def __init__(self, ctx: APIContext, manager: str) -> None:
         self.ctx = ctx
         self.manager = manager
+        self._controller_indexes: dict[GroupVersionKind, ControllerIndex] = {}
 
     def resource(self, gvk: GroupVersionKind) -> ServedResource:
         served = self.ctx.registry.by_kind(gvk)
@@ -57,6 +59,31 @@ class LocalClient:
         """The cached object itself, for reading only (never change what this returns)."""
         item = self.ctx.store.get(self.resource(gvk), namespace, name)
         return item.obj if item is not None else None
+
+    def controlled_by(self, gvk: GroupVersionKind, namespace: str, owner_uid: str) -> list[dict[str, Any]]:
+        """Cached objects of a kind in `namespace` whose controller is `owner_uid` (read-only dicts).
+
+        Answered from an index (`controllerindex.py`) rather than a scan of the namespace.
+        """
+        return self._controller_index(gvk).objects(namespace, owner_uid)
+
+    def claim_candidates(self, gvk: GroupVersionKind, namespace: str, owner_uid: str) -> list[dict[str, Any]]:
+        """What a controller may keep or adopt: the objects it controls and the orphans, in key order.
+
+        Objects controlled by someone else are left out: a claim never touches them.
+        """
+        index = self._controller_index(gvk)
+        found = [*index.objects(namespace, owner_uid), *index.objects(namespace, "")]
+        return sorted(found, key=lambda obj: str((obj.get("metadata") or {}).get("name") or ""))
+
+    def _controller_index(self, gvk: GroupVersionKind) -> ControllerIndex:
+        index = self._controller_indexes.get(gvk)
+        if index is None:
+            prefix = self.resource(gvk).storage_prefix
+            index = ControllerIndex(prefix, self.ctx.cache.list(prefix, ""))
+            self.ctx.cache.add_listener(index.apply)
+            self._controller_indexes[gvk] = index
+        return index
 
     def list(self, gvk: GroupVersionKind, namespace: str = "") -> list[dict[str, Any]]:
         """Cached objects of a kind (read-only dicts: copy before changing)."""

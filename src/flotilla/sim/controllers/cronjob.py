@@ -116,11 +116,7 @@ class CronJobController(SimController):
 
     def _owned(self, cron_job: CronJob) -> list[dict[str, Any]]:
         meta = cron_job["metadata"]
-        return [
-            job
-            for job in self.client.list(JOB, meta["namespace"])
-            if ownership.controlled_by(job, meta["uid"])
-        ]
+        return self.client.controlled_by(JOB, meta["namespace"], meta["uid"])
 
     async def _track_jobs(
         self, cron_job: CronJob, status: dict[str, Any], jobs: list[dict[str, Any]]

@@ -89,7 +89,8 @@ class DaemonSetController(SimController):
             selector = label_selector_from_object(daemon_set["spec"].get("selector"))
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
-        claimed = ownership.claim(self.client.list(POD, namespace), daemon_set, selector.matches)
+        candidates = self.client.claim_candidates(POD, namespace, daemon_set["metadata"]["uid"])
+        claimed = ownership.claim(candidates, daemon_set, selector.matches)
         await self._adopt_and_release(daemon_set, claimed)
         revisions = await self.history.ensure_update_revision(daemon_set)
         revision_hash = str(revisions.update["metadata"]["labels"][REVISION_LABEL])
@@ -120,11 +121,7 @@ class DaemonSetController(SimController):
 
     def _owned(self, daemon_set: dict[str, Any]) -> list[Pod]:
         meta = daemon_set["metadata"]
-        return [
-            pod
-            for pod in self.client.list(POD, meta["namespace"])
-            if ownership.controlled_by(pod, meta["uid"])
-        ]
+        return self.client.controlled_by(POD, meta["namespace"], meta["uid"])
 
     def _pods_by_node(self, daemon_set: dict[str, Any]) -> dict[str, list[Pod]]:
         """Daemon pods by the node they are for (finished pods being deleted left out)."""

@@ -170,11 +170,7 @@ class DeploymentController(SimController):
     def _owned(self, deployment: Deployment) -> list[ReplicaSet]:
         uid = deployment["metadata"]["uid"]
         namespace = deployment["metadata"]["namespace"]
-        return [
-            copy.deepcopy(rs)
-            for rs in self.client.list(REPLICA_SET, namespace)
-            if ownership.controlled_by(rs, uid)
-        ]
+        return [copy.deepcopy(rs) for rs in self.client.controlled_by(REPLICA_SET, namespace, uid)]
 
     async def _claim_replica_sets(self, deployment: Deployment) -> None:
         try:
@@ -182,9 +178,10 @@ class DeploymentController(SimController):
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
         namespace = deployment["metadata"]["namespace"]
-        claimed = ownership.claim(self.client.list(REPLICA_SET, namespace), deployment, selector.matches)
-        reference = ownership.controller_reference(deployment, DEPLOYMENT)
         uid = deployment["metadata"]["uid"]
+        candidates = self.client.claim_candidates(REPLICA_SET, namespace, uid)
+        claimed = ownership.claim(candidates, deployment, selector.matches)
+        reference = ownership.controller_reference(deployment, DEPLOYMENT)
         for replica_set in claimed.adopt:
             await self.client.mutate(
                 REPLICA_SET,
@@ -349,14 +346,12 @@ class DeploymentController(SimController):
     ) -> bool:
         if rollout.total_status(old, "replicas") > 0:
             return True
-        old_uids = {rs["metadata"]["uid"] for rs in old}
-        for pod in self.client.list(POD, deployment["metadata"]["namespace"]):
-            owner = ownership.controller_of(pod)
-            if owner is None or owner.get("uid") not in old_uids:
-                continue
-            if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
-                return True
-        return False
+        namespace = deployment["metadata"]["namespace"]
+        return any(
+            (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+            for rs in old
+            for pod in self.client.controlled_by(POD, namespace, rs["metadata"]["uid"])
+        )
 
     async def _cleanup(self, deployment: Deployment, old: list[ReplicaSet], new: ReplicaSet | None) -> None:
         """Delete the oldest scaled-down ReplicaSets beyond `revisionHistoryLimit`."""

@@ -75,11 +75,7 @@ class RevisionHistory:
 
     def owned(self, owner: Mapping[str, Any]) -> list[dict[str, Any]]:
         meta = owner["metadata"]
-        return by_number(
-            revision
-            for revision in self._client.list(CONTROLLER_REVISION, meta["namespace"])
-            if ownership.controlled_by(revision, meta["uid"])
-        )
+        return by_number(self._client.controlled_by(CONTROLLER_REVISION, meta["namespace"], meta["uid"]))
 
     def _new_revision(self, owner: Mapping[str, Any], number: int, collision_count: int) -> dict[str, Any]:
         template = owner["spec"]["template"]

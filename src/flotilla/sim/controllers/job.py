@@ -185,11 +185,7 @@ class JobController(SimController):
 
     def _owned(self, job: dict[str, Any]) -> list[Pod]:
         meta = job["metadata"]
-        return [
-            pod
-            for pod in self.client.list(POD, meta["namespace"])
-            if ownership.controlled_by(pod, meta["uid"])
-        ]
+        return self.client.controlled_by(POD, meta["namespace"], meta["uid"])
 
     async def _claim(self, job: dict[str, Any]) -> None:
         try:
@@ -197,9 +193,8 @@ class JobController(SimController):
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
         namespace = job["metadata"]["namespace"]
-        claimed = ownership.claim(
-            [pod for pod in self.client.list(POD, namespace) if pods.is_active(pod)], job, selector.matches
-        )
+        candidates = self.client.claim_candidates(POD, namespace, job["metadata"]["uid"])
+        claimed = ownership.claim([pod for pod in candidates if pods.is_active(pod)], job, selector.matches)
         reference = ownership.controller_reference(job, JOB)
         for pod in claimed.adopt:
             await self.client.mutate(

@@ -64,7 +64,8 @@ class ReplicaSetController(SimController):
             selector = label_selector_from_object(replica_set["spec"].get("selector"))
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
-        candidates = [pod for pod in self.client.list(POD, namespace) if pods.is_active(pod)]
+        uid = replica_set["metadata"]["uid"]
+        candidates = [pod for pod in self.client.claim_candidates(POD, namespace, uid) if pods.is_active(pod)]
         claimed = ownership.claim(candidates, replica_set, selector.matches)
         await self._adopt_and_release(replica_set, claimed)
         active = claimed.owned

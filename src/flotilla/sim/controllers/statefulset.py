@@ -74,7 +74,11 @@ class StatefulSetController(SimController):
             selector = label_selector_from_object(stateful_set["spec"].get("selector"))
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
-        candidates = [pod for pod in self.client.list(POD, namespace) if ordinal_of(pod, name) is not None]
+        candidates = [
+            pod
+            for pod in self.client.claim_candidates(POD, namespace, stateful_set["metadata"]["uid"])
+            if ordinal_of(pod, name) is not None
+        ]
         claimed = ownership.claim(candidates, stateful_set, selector.matches)
         await self._adopt_and_release(stateful_set, claimed)
         revisions = await self.history.ensure_update_revision(stateful_set)
@@ -106,11 +110,7 @@ class StatefulSetController(SimController):
 
     def _owned(self, stateful_set: dict[str, Any]) -> list[Pod]:
         meta = stateful_set["metadata"]
-        return [
-            pod
-            for pod in self.client.list(POD, meta["namespace"])
-            if ownership.controlled_by(pod, meta["uid"])
-        ]
+        return self.client.controlled_by(POD, meta["namespace"], meta["uid"])
 
     async def _adopt_and_release(self, stateful_set: dict[str, Any], claimed: ownership.Claim) -> None:
         reference = ownership.controller_reference(stateful_set, STATEFUL_SET)
