@@ -8,7 +8,10 @@ whoever runs there.
 Member objects are watched the same way hub objects are: `MemberInformers` keeps one informer per
 (cluster, kind) of Karmada-managed objects for the whole process, so the execution controller
 (which re-creates what disappeared) and the work-status controller (which reports status) read one
-cache and one watch per member and kind.
+cache and one watch per member and kind. The cluster status collection reads whole kinds of a
+member (its nodes, its unfinished pods) from the same registry through `cache`: informers that
+select by field rather than by the managed label, and call no handlers — their cache is read once
+per status interval, so the member is watched incrementally instead of listed every interval.
 """
 
 from __future__ import annotations
@@ -56,35 +59,53 @@ MANAGED_SELECTOR = f"{constants.MANAGED_BY_KARMADA_LABEL}=true"
 
 
 class MemberInformers:
-    """Informers on member clusters: one per (cluster, kind) that Works deliver, of managed objects only.
+    """Informers on member clusters, one per (cluster, kind, selection), shared by the whole process.
 
-    An informer starts the first time a controller asks for a kind in a cluster, lists and watches
-    only objects labelled `karmada.io/managed=true`, is replaced when the cluster's client changes
-    (new endpoint or credentials) and dropped when the Cluster goes (`forget`). Every informer
-    calls every handler added with `add_handler` (before the first informer starts).
+    `informer` gives the informer of a kind that Works deliver: it lists and watches only objects
+    labelled `karmada.io/managed=true` and calls every handler added with `add_handler` (before the
+    first informer starts). `cache` gives an informer of every object of a kind (narrowed by a field
+    selector) that calls no handler, for reading its cache. An informer starts the first time it is
+    asked for, is replaced when the cluster's client changes (new endpoint or credentials) and is
+    dropped when the Cluster goes (`forget`).
     """
 
     def __init__(self, members: MemberClientProvider, *, watch_timeout: int = 300) -> None:
         self._members = members
         self._watch_timeout = watch_timeout
         self._handlers: list[Handler] = []
-        self._informers: dict[tuple[str, GroupVersionKind], Informer] = {}
+        self._informers: dict[_InformerKey, Informer] = {}
         self._stopped = False
 
     def add_handler(self, handler: Handler) -> None:
         self._handlers.append(handler)
 
     async def informer(self, cluster: Mapping[str, Any], gvk: GroupVersionKind) -> Informer:
-        """The running informer of `gvk` in `cluster`; `MemberCredentialsError` without credentials."""
-        name = str((cluster.get("metadata") or {}).get("name") or "")
+        """The running informer of managed `gvk` objects in `cluster`; `MemberCredentialsError` without
+        credentials."""
+        return await self._running(cluster, _InformerKey(_name(cluster), gvk, MANAGED_SELECTOR, ""))
+
+    async def cache(
+        self, cluster: Mapping[str, Any], gvk: GroupVersionKind, *, field_selector: str = ""
+    ) -> Informer:
+        """The running informer of every `gvk` object in `cluster` matching `field_selector`, calling
+        no handler; `MemberCredentialsError` without credentials."""
+        return await self._running(cluster, _InformerKey(_name(cluster), gvk, "", field_selector))
+
+    async def _running(self, cluster: Mapping[str, Any], key: _InformerKey) -> Informer:
         client = await self._members.client_for(dict(cluster))
-        key = (name, gvk)
         existing = self._informers.get(key)
         if existing is not None and existing.client is client:
             return existing
-        informer = Informer(client, gvk, label_selector=MANAGED_SELECTOR, watch_timeout=self._watch_timeout)
-        for handler in self._handlers:
-            informer.add_handler(handler)
+        informer = Informer(
+            client,
+            key.gvk,
+            label_selector=key.label_selector,
+            field_selector=key.field_selector,
+            watch_timeout=self._watch_timeout,
+        )
+        if key.label_selector == MANAGED_SELECTOR:
+            for handler in self._handlers:
+                informer.add_handler(handler)
         self._informers[key] = informer
         if not self._stopped:
             informer.start()
@@ -92,9 +113,13 @@ class MemberInformers:
             await existing.stop()
         return informer
 
-    async def forget(self, cluster: str) -> None:
-        """Stop the informers of a cluster that is gone."""
-        keys = [key for key in self._informers if key[0] == cluster]
+    async def forget(self, cluster: str, *, caches_only: bool = False) -> None:
+        """Stop the informers of a cluster that is gone (only those given by `cache`, if asked)."""
+        keys = [
+            key
+            for key in self._informers
+            if key.cluster == cluster and not (caches_only and key.label_selector == MANAGED_SELECTOR)
+        ]
         await asyncio.gather(*(self._informers.pop(key).stop() for key in keys))
 
     async def stop(self) -> None:
@@ -103,6 +128,18 @@ class MemberInformers:
         informers = list(self._informers.values())
         self._informers.clear()
         await asyncio.gather(*(informer.stop() for informer in informers))
+
+
+@dataclass(frozen=True, slots=True)
+class _InformerKey:
+    cluster: str
+    gvk: GroupVersionKind
+    label_selector: str
+    field_selector: str
+
+
+def _name(cluster: Mapping[str, Any]) -> str:
+    return str((cluster.get("metadata") or {}).get("name") or "")
 
 
 @dataclass(eq=False)
