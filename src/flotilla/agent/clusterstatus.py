@@ -1,8 +1,9 @@
 """The agent's cluster status controller: its own Cluster's status, collected from the local member.
 
 The same collection the cluster controller runs for Push clusters (`controllers/cluster/collection`):
-probe the member's health endpoint, read its version, APIs, nodes and pods while it is Ready, and
-apply the status when it changes — here for the agent's one cluster, reached through the agent's
+probe the member's health endpoint, read its version and APIs while it is Ready, its nodes and pods
+from informers on the local member (the session's `member_informers`), and apply the status when
+it changes — here for the agent's one cluster, reached through the agent's
 own kubeconfig, with the field manager `flotilla-agent`. Everything else the cluster controller
 does (finalizer, execution namespace, taints, removal) stays with the hub.
 
@@ -40,10 +41,8 @@ class ClusterStatusController(HubController):
 
     async def reconcile(self, key: str) -> float | None:
         cluster = self._clusters.get(key)
-        if cluster is None:
-            self._collection.forget(key)
-            return None
-        if not self.ctx.reaches(cluster):
+        if cluster is None or not self.ctx.reaches(cluster):
+            await self._collection.forget(key)
             return None
         _, next_probe = await self._collection.sync(cluster)
         return next_probe

@@ -6,11 +6,13 @@ exactly as a Push cluster's does:
 
 1. at most once per `cluster_status_interval`, the member's health endpoint is probed
    (`probe.py`) and the observation damped by the success and failure thresholds (`health.py`);
-2. a Ready member is read — version, API enablements, node and resource summaries;
+2. a Ready member is read — version, API enablements, and node and resource summaries from the
+   process's informers on the member's nodes and pods (`probe.py`);
 3. the owned status fields (`status.py`) are applied with server-side apply, only when they change.
 
 The per-cluster memory (Ready history, time of the last probe) is only a damping aid: after a
-restart it starts again from the Cluster's status.
+restart it starts again from the Cluster's status. `forget` drops it and stops the member's node
+and pod informers, when the Cluster goes or this process no longer reaches its member.
 """
 
 from __future__ import annotations
@@ -77,9 +79,11 @@ class StatusCollection:
         self._probed_at[name] = now
         return cluster, interval
 
-    def forget(self, name: str) -> None:
+    async def forget(self, name: str) -> None:
+        """Drop what is kept of a cluster whose status this process no longer collects."""
         self._histories.pop(name, None)
         self._probed_at.pop(name, None)
+        await self.ctx.member_informers.forget(name, caches_only=True)
 
     async def _observe(self, cluster: Cluster, now: datetime) -> tuple[Condition, MemberStatus | None]:
         """The Ready condition to report, and the member's status when it is Ready and was read."""
@@ -87,8 +91,9 @@ class StatusCollection:
         ref = cluster.spec.secret_ref
         if ref is not None and ref.name and not self.ctx.informers.get(SECRET, ref.namespace).synced:
             raise CredentialsNotSynced(f"secret {ref.namespace}/{ref.name} not listed yet")
+        cluster_object = cluster.to_object()
         try:
-            member = await self.ctx.members.client_for(cluster.to_object())
+            member = await self.ctx.members.client_for(cluster_object)
         except MemberCredentialsError as exc:
             return status_collection_failed(f"failed to create a client: {exc}"), None
         probe = await probe_health(member)
@@ -101,7 +106,12 @@ class StatusCollection:
             failure_threshold=self.ctx.settings.cluster_failure_threshold,
         )
         if probe == "healthy" and ready.status == "True":
-            return ready, await read_member(name, member)
+            return ready, await read_member(
+                cluster_object,
+                member,
+                self.ctx.member_informers,
+                sync_timeout=self.ctx.settings.member_timeout,
+            )
         return ready, None
 
 

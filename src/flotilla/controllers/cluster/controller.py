@@ -165,6 +165,8 @@ class ClusterController(HubController):
         if sync_mode == ClusterSyncMode.PUSH:
             return await self._collection.sync(cluster)
         if sync_mode == ClusterSyncMode.PULL:
+            # A Push cluster that turned Pull: its agent reports the status from now on.
+            await self._collection.forget(_name(cluster))
             return await self._watch_lease(cluster)
         return cluster, None
 
@@ -263,7 +265,7 @@ class ClusterController(HubController):
         log.info("cluster.orphaned_execution_namespace_deleted", controller=self.NAME, cluster=name)
 
     async def _drop_memory(self, name: str) -> None:
-        self._collection.forget(name)
+        await self._collection.forget(name)
         self._lease_observations.pop(name, None)
         await self.ctx.members.forget(name)
 

@@ -7,16 +7,23 @@ what is asked of a member is visible in one place:
   the endpoints every kube-apiserver serves without authorization; any answer means reachable, 200
   means healthy, no answer (refused, timed out) means unreachable;
 - a Ready member is then read in parallel: `GET /version` for its Kubernetes version, discovery
-  for its APIs, and a list of its nodes and of its unfinished pods for the summaries.
+  for its APIs, and its nodes and unfinished pods for the summaries.
+
+Nodes and pods are not listed on every probe: as Karmada's cluster-status controller does, they
+are read from informers on the member (the process's `MemberInformers.cache`, one watch of all
+nodes and one of the pods whose phase is neither Succeeded nor Failed), so a member with thousands
+of pods is decoded once and then followed by its changes. The first read of a member waits for
+those informers' first list (as long as one list could take, `sync_timeout`); if they have not
+listed by then, the summaries are unknown this time and the Cluster keeps its previous ones.
 
 Each read that fails is logged and reported as unknown (None) rather than failing the others, so
-one slow list does not hide the version or the APIs. Lists are paged, so a large member is read
-in bounded responses.
+one slow read does not hide the version or the APIs.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 import structlog
@@ -28,12 +35,13 @@ from flotilla.controllers.cluster.apienablements import api_enablements
 from flotilla.controllers.cluster.health import Probe
 from flotilla.controllers.cluster.status import MemberStatus
 from flotilla.controllers.cluster.summary import node_summary, resource_summary
+from flotilla.runtime.hubcontroller import MemberInformers
+from flotilla.runtime.members import MemberCredentialsError
 
 log = structlog.get_logger("flotilla.controllers.cluster")
 
 NODE = GroupVersionKind("", "v1", "Node")
 POD = GroupVersionKind("", "v1", "Pod")
-PAGE_SIZE = 500
 UNFINISHED_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 
 
@@ -48,12 +56,15 @@ async def probe_health(member: Client) -> Probe:
     return "healthy" if code == 200 else "unhealthy"
 
 
-async def read_member(cluster: str, member: Client) -> MemberStatus:
+async def read_member(
+    cluster: Mapping[str, Any], member: Client, informers: MemberInformers, *, sync_timeout: float
+) -> MemberStatus:
     """Version, APIs and summaries of a Ready member; the parts that could not be read are None."""
+    name = str((cluster.get("metadata") or {}).get("name") or "")
     async with asyncio.TaskGroup() as group:
-        version = group.create_task(_kubernetes_version(cluster, member))
-        enablements = group.create_task(_api_enablements(cluster, member))
-        summaries = group.create_task(_summaries(cluster, member))
+        version = group.create_task(_kubernetes_version(name, member))
+        enablements = group.create_task(_api_enablements(name, member))
+        summaries = group.create_task(_summaries(cluster, informers, sync_timeout))
     nodes, resources = summaries.result() or (None, None)
     return MemberStatus(
         kubernetes_version=version.result(),
@@ -82,13 +93,27 @@ async def _api_enablements(cluster: str, member: Client) -> list[APIEnablement] 
     return api_enablements(mapper.kinds())
 
 
-async def _summaries(cluster: str, member: Client) -> tuple[NodeSummary, ResourceSummary] | None:
+async def _summaries(
+    cluster: Mapping[str, Any], informers: MemberInformers, sync_timeout: float
+) -> tuple[NodeSummary, ResourceSummary] | None:
+    name = str((cluster.get("metadata") or {}).get("name") or "")
     try:
-        nodes: list[dict[str, Any]]
-        pods: list[dict[str, Any]]
-        nodes, _ = await member.list(NODE, limit=PAGE_SIZE)
-        pods, _ = await member.list(POD, field_selector=UNFINISHED_PODS, limit=PAGE_SIZE)
-    except ClientError as exc:
-        log.warning("cluster.collect_failed", cluster=cluster, part="summaries", error=str(exc))
+        nodes = await informers.cache(cluster, NODE)
+        pods = await informers.cache(cluster, POD, field_selector=UNFINISHED_PODS)
+    except MemberCredentialsError as exc:
+        log.warning("cluster.collect_failed", cluster=name, part="summaries", error=str(exc))
         return None
-    return node_summary(nodes), resource_summary(nodes, pods)
+    if not (nodes.synced and pods.synced):
+        try:
+            async with asyncio.timeout(sync_timeout):
+                await asyncio.gather(nodes.wait_synced(), pods.wait_synced())
+        except TimeoutError:
+            log.warning(
+                "cluster.collect_failed",
+                cluster=name,
+                part="summaries",
+                error=f"nodes and pods not listed within {sync_timeout:g}s",
+            )
+            return None
+    listed_nodes = nodes.list()
+    return node_summary(listed_nodes), resource_summary(listed_nodes, pods.list())
