@@ -29,12 +29,11 @@ from flotilla.apiserver.admission import AdmissionAttributes
 from flotilla.apiserver.certificates.admission import APPROVAL
 from flotilla.apiserver.certificates.conditions import populate_timestamps, update_errors
 from flotilla.apiserver.certificates.signingrequests import conditions
-from flotilla.apiserver.content import APPLY_PATCH, decode_body
+from flotilla.apiserver.content import APPLY_PATCH
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize, reads
-from flotilla.apiserver.handlers.params import FieldValidation
 from flotilla.apiserver.handlers.patching import apply_patch, patch_type_of
-from flotilla.apiserver.handlers.writes import write_options
+from flotilla.apiserver.handlers.writes import read_put_body, write_options
 from flotilla.apiserver.objectmeta import same_object
 from flotilla.apiserver.objectstore import StaleRevision
 from flotilla.apiserver.pipeline import WriteOptions, copy_json, invalid, unsaved
@@ -141,24 +140,7 @@ async def replace_approval(
 ) -> web.StreamResponse:
     """PUT …/approval: the body's conditions become the request's."""
     options = write_options(request)
-    decoded = decode_body(
-        await request.read(),
-        request.headers.get("Content-Type"),
-        find_duplicates=options.validation is FieldValidation.STRICT,
-    )
-    obj = normalize.check_kind(served, decoded.obj)
-    normalize.check_namespace(served, obj, info.namespace)
-    body_name = obj["metadata"].get("name")
-    if body_name not in (None, "") and body_name != info.name:
-        raise errors.BadRequest(
-            f"the name of the object ({body_name}) does not match the name on the URL ({info.name})"
-        )
-    obj["metadata"]["name"] = info.name
-    value_errors = normalize.decode_fields(
-        ctx, served, obj, options.validation, decoded.duplicate_fields, options.warnings
-    )
-    if value_errors:
-        raise invalid(served, info.name, value_errors)
+    obj = await read_put_body(request, ctx, info, served, options)
     pinned = str(obj["metadata"].get("resourceVersion") or "")
     item = await write_approval(ctx, served, info.name, options, lambda _: obj, lambda _: pinned)
     return object_response(request, ctx, served, item)

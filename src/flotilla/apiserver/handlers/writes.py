@@ -69,11 +69,10 @@ async def create(
 # -- update and patch -------------------------------------------------------------------------------
 
 
-async def update(
-    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
-) -> web.StreamResponse:
-    """PUT of an object, or of its status or finalizers."""
-    options = write_options(request)
+async def read_put_body(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource, options: WriteOptions
+) -> dict[str, Any]:
+    """A PUT's object: decoded, of the served kind and namespace, named as the URL, its values checked."""
     decoded = decode_body(
         await request.read(),
         request.headers.get("Content-Type"),
@@ -92,6 +91,15 @@ async def update(
     )
     if value_errors:
         raise invalid(served, info.name, value_errors)
+    return obj
+
+
+async def update(
+    request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+) -> web.StreamResponse:
+    """PUT of an object, or of its status or finalizers."""
+    options = write_options(request)
+    obj = await read_put_body(request, ctx, info, served, options)
     pinned = str(obj["metadata"].get("resourceVersion") or "")
     item = await update_flow(
         ctx,
