@@ -23,3 +23,11 @@ def spec_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     """`obj.spec`, or an empty mapping when it is missing or not an object."""
     spec = obj.get("spec")
     return spec if isinstance(spec, Mapping) else _EMPTY
+
+
+def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The owner reference marked `controller: true` (at most one per object), if any."""
+    for reference in metadata_of(obj).get("ownerReferences") or ():
+        if isinstance(reference, Mapping) and reference.get("controller") is True:
+            return reference
+    return None

@@ -17,15 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from flotilla.api.objects import controller_of
 from flotilla.apiserver.watchcache import CachedObject, CacheEvent
 
 
 def controller_uid(obj: Mapping[str, Any]) -> str:
     """The uid in the object's `controller: true` owner reference ("" when it has none)."""
-    for reference in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if reference.get("controller") is True:
-            return str(reference.get("uid") or "")
-    return ""
+    reference = controller_of(obj)
+    return str(reference.get("uid") or "") if reference is not None else ""
 
 
 class ControllerIndex:

@@ -28,6 +28,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objects import controller_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.watchcache import CacheEvent
@@ -62,7 +63,7 @@ class DeploymentController(SimController):
         owner = ownership.controller_name(replica_set, DEPLOYMENT)
         if owner:
             return [(namespace, owner)]
-        if ownership.controller_of(replica_set) is not None:
+        if controller_of(replica_set) is not None:
             return []
         labels = replica_set["metadata"].get("labels") or {}
         return [

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from flotilla.api.objects import controller_of
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
 
 
@@ -27,15 +28,6 @@ def controller_reference(owner: Mapping[str, Any], kind: GroupVersionKind) -> di
         "controller": True,
         "blockOwnerDeletion": True,
     }
-
-
-def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The owner reference marked `controller: true`, if any."""
-    for reference in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if reference.get("controller") is True:
-            found: Mapping[str, Any] = reference
-            return found
-    return None
 
 
 def controlled_by(obj: Mapping[str, Any], owner_uid: str) -> bool:

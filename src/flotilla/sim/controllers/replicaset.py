@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objects import controller_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object, label_selector_from_set
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
@@ -46,7 +47,7 @@ class ReplicaSetController(SimController):
         owner = ownership.controller_name(pod, REPLICA_SET)
         if owner:
             return [(namespace, owner)]
-        if ownership.controller_of(pod) is not None or not pods.is_active(pod):
+        if controller_of(pod) is not None or not pods.is_active(pod):
             return []
         labels = pod["metadata"].get("labels") or {}
         return [
