@@ -103,8 +103,10 @@ async def prepare(options: argparse.Namespace, kubeconfig: Path) -> str:
         started = time.monotonic()
         await gather_limited([hub.create(hub_binding(i, options.clusters)) for i in range(options.bindings)])
         print(f"created {options.bindings} bindings in {time.monotonic() - started:.2f}s")
-        _, revision = await hub.list(constants.RESOURCE_BINDING, "default", limit=1)
-        return revision
+        # One page is enough for the revision (`Client.list` would follow every continue token).
+        info = await hub.resource(constants.RESOURCE_BINDING)
+        page = await hub.request("GET", info.path("default"), query={"limit": 1})
+        return str(page["metadata"]["resourceVersion"])
 
 
 async def observe(

@@ -21,6 +21,7 @@ here and encoded in `objectstore.py`, and costs nothing for keys outside its pre
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -206,14 +207,16 @@ class Bucket:
         self.namespaces: dict[str, dict[str, CachedObject]] = {}
         self.watchers: set[Watcher] = set()
         self.last_change = 0
-        self._sorted: list[str] | None = None
+        # Keys in order, per namespace ("" for all), kept until a key comes or goes there.
+        self._sorted: dict[str, list[str]] = {}
 
     def put(self, obj: CachedObject) -> CachedObject | None:
         prev = self.objects.get(obj.key)
         self.objects[obj.key] = obj
         self.namespaces.setdefault(obj.namespace, {})[obj.key] = obj
         if prev is None:
-            self._sorted = None
+            self._sorted.pop("", None)
+            self._sorted.pop(obj.namespace, None)
         return prev
 
     def remove(self, key: str) -> CachedObject | None:
@@ -224,19 +227,21 @@ class Bucket:
                 members.pop(key, None)
                 if not members:
                     del self.namespaces[prev.namespace]
-            self._sorted = None
+            self._sorted.pop("", None)
+            self._sorted.pop(prev.namespace, None)
         return prev
 
-    def list(self, namespace: str = "") -> list[CachedObject]:
-        """Objects in key order (name order within a namespace), optionally of one namespace."""
-        if namespace:
-            members = self.namespaces.get(namespace)
-            if not members:
-                return []
-            return [members[k] for k in sorted(members)]
-        if self._sorted is None:
-            self._sorted = sorted(self.objects)
-        return [self.objects[k] for k in self._sorted]
+    def list(self, namespace: str = "", after: str = "") -> list[CachedObject]:
+        """Objects in key order (name order within a namespace), optionally of one namespace, and
+        only those whose key sorts after `after` (a continue token's last key)."""
+        members = self.namespaces.get(namespace) if namespace else self.objects
+        if not members:
+            return []
+        keys = self._sorted.get(namespace)
+        if keys is None:
+            keys = self._sorted[namespace] = sorted(members)
+        start = bisect.bisect_right(keys, after) if after else 0
+        return [members[k] for k in keys[start:]]
 
 
 class WatchCache:
@@ -452,9 +457,10 @@ class WatchCache:
         bucket = self._buckets.get(bucket_prefix(key))
         return bucket.objects.get(key) if bucket else None
 
-    def list(self, prefix: str, namespace: str = "") -> list[CachedObject]:
+    def list(self, prefix: str, namespace: str = "", after: str = "") -> list[CachedObject]:
+        """The bucket's objects in key order (see `Bucket.list`)."""
         bucket = self._buckets.get(prefix)
-        return bucket.list(namespace) if bucket else []
+        return bucket.list(namespace, after) if bucket else []
 
     def count(self, prefix: str) -> int:
         bucket = self._buckets.get(prefix)

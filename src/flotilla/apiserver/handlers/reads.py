@@ -10,8 +10,6 @@ first page's revision (410 once that revision is compacted away).
 
 from __future__ import annotations
 
-import bisect
-
 from aiohttp import web
 
 from flotilla.apiserver import errors, views
@@ -69,7 +67,7 @@ async def list_(
         token = decode_continue(options.continue_token)
         revision, start_after = token.revision, token.start_after
         if ctx.cache.unchanged_since(prefix, revision):
-            candidates = _after(ctx.cache.list(prefix, namespace), start_after)
+            candidates = ctx.cache.list(prefix, namespace, after=start_after)
             page, more_token, remaining = _paginate(candidates, matches, options.limit, revision)
         else:
             page, more_token = await _page_from_store(
@@ -114,13 +112,6 @@ async def list_(
         )
     raw = views.list_body(served, page, revision, more_token, remaining)
     return web.Response(body=raw, content_type="application/json")
-
-
-def _after(items: list[CachedObject], start_after: str) -> list[CachedObject]:
-    if not start_after:
-        return items
-    keys = [item.key for item in items]
-    return items[bisect.bisect_right(keys, start_after) :]
 
 
 def _paginate(
