@@ -9,7 +9,15 @@ objects shaped as the server stores them, and nothing else:
 - `deployment create`: `kubectl create` of a defaulted Deployment;
 - `deployment image update`: another manager changes the container image of that Deployment;
 - `deployment apply (create)` and `deployment apply (again)`: server-side apply of a Deployment,
-  then the same configuration again (a no-op that must keep the timestamps).
+  then the same configuration again (a no-op that must keep the timestamps);
+- the scheduler's writes to a ResourceBinding (work.karmada.io/v1alpha2, the hub's own CRD schema)
+  whose large spec.placement and spec.resource a creator owns (`Update`) and whose aggregated status
+  and FullyApplied condition a controller applies: `binding spec apply (first)` applies
+  spec.clusters and the applied-placement annotation as `flotilla-scheduler` (force), `binding spec
+  apply (replicas)` applies them again with other replica counts; `binding status apply` re-applies
+  the scheduler's status (the Scheduled condition, keyed by `type`, and three scalars) through the
+  status subresource with a new lastTransitionTime and observed generation;
+- `event create`: the scheduler creates a core/v1 Event about a binding.
 
 Every figure is the median over `--rounds` rounds of the mean over `--iterations` calls, so a noisy
 machine shows up as spread between runs rather than in one number. To measure another checkout,
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import pstats
 import statistics
 import time
@@ -30,18 +39,30 @@ from typing import Any
 
 import orjson
 
+from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import apply as ssa
+from flotilla.apiserver.customresources import served_for_crd
 from flotilla.apiserver.defaults import apply_defaults
+from flotilla.apiserver.karmadacrds import karmada_crds
 from flotilla.apiserver.schema.builtin import builtin_schemas
 from flotilla.apiserver.schema.model import Schema
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 LEASE_GVK = GroupVersionKind("coordination.k8s.io", "v1", "Lease")
 DEPLOYMENT_GVK = GroupVersionKind("apps", "v1", "Deployment")
+EVENT_GVK = GroupVersionKind("", "v1", "Event")
+BINDING_GVK = constants.RESOURCE_BINDING
 
 
+@functools.cache
 def schema_of(gvk: GroupVersionKind) -> Schema:
+    """The kind's schema, built once as the server builds it once per served kind (its facts are
+    remembered per schema node)."""
+    for crd in karmada_crds():
+        for served in served_for_crd(crd):
+            if served.type.gvk == gvk:
+                return served.schema
     schema = builtin_schemas().for_kind(gvk)
     assert schema is not None, gvk
     return schema
@@ -255,6 +276,245 @@ def deployment_reapplies() -> Callable[[], float]:
     return reapply
 
 
+# ---- the scheduler's writes to a ResourceBinding --------------------------------------------------
+
+SCHEDULER = "flotilla-scheduler"
+MEMBERS = [f"member-{n}" for n in range(10)]
+
+
+def binding_placement() -> dict[str, Any]:
+    """A placement as large as the scheduler benchmark's: affinity, weights and spread over ten members."""
+    return {
+        "clusterAffinity": {"clusterNames": MEMBERS},
+        "clusterTolerations": [
+            {"key": "cluster.karmada.io/not-ready", "operator": "Exists", "effect": "NoExecute"}
+        ],
+        "spreadConstraints": [
+            {"spreadByField": "region", "minGroups": 2, "maxGroups": 2},
+            {"spreadByField": "cluster", "minGroups": 2, "maxGroups": 4},
+        ],
+        "replicaScheduling": {
+            "replicaSchedulingType": "Divided",
+            "replicaDivisionPreference": "Weighted",
+            "weightPreference": {
+                "staticWeightList": [
+                    {"targetCluster": {"clusterNames": [name]}, "weight": 1 + n % 3}
+                    for n, name in enumerate(MEMBERS)
+                ]
+            },
+        },
+    }
+
+
+def created_binding() -> dict[str, Any]:
+    """A ResourceBinding as its creator wrote it, with the status a controller applied since."""
+    binding: dict[str, Any] = {
+        "apiVersion": BINDING_GVK.api_version,
+        "kind": BINDING_GVK.kind,
+        "metadata": {
+            "name": "web-deployment",
+            "namespace": "default",
+            "generation": 1,
+            "labels": {
+                constants.PROPAGATION_POLICY_PERMANENT_ID_LABEL: "5b0a3c1e-7d64-4a8f-9d3e-0c1f2e3d4a5b",
+                constants.RESOURCE_BINDING_PERMANENT_ID_LABEL: "9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4",
+            },
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "name": "web",
+                    "uid": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "resource": {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "namespace": "default",
+                "name": "web",
+                "uid": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+                "resourceVersion": "1041",
+            },
+            "replicas": 6,
+            "replicaRequirements": {"resourceRequest": {"cpu": "250m", "memory": "256Mi"}},
+            "placement": binding_placement(),
+            "conflictResolution": "Abort",
+            "schedulerName": "default-scheduler",
+        },
+    }
+    schema = schema_of(BINDING_GVK)
+    api_version = BINDING_GVK.api_version
+    live = stored(
+        track_fields(
+            None, binding, manager="flotilla-detector", schema=schema, api_version=api_version, now=START
+        ),
+        1,
+    )
+    status = {
+        "apiVersion": api_version,
+        "kind": BINDING_GVK.kind,
+        "metadata": {"name": "web-deployment", "namespace": "default"},
+        "status": {
+            "conditions": [condition("FullyApplied", "FullyAppliedSuccess", START)],
+            "aggregatedStatus": [
+                {"clusterName": name, "applied": True, "health": "Healthy", "status": {"readyReplicas": 2}}
+                for name in MEMBERS[:3]
+            ],
+        },
+    }
+    return stored(apply_binding(live, status, "flotilla-binding-status", START, subresource="status"), 2)
+
+
+def condition(kind: str, reason: str, at: datetime) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "status": "True",
+        "reason": reason,
+        "message": f"{kind} {reason}",
+        "lastTransitionTime": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def apply_binding(
+    live: dict[str, Any], body: dict[str, Any], manager: str, now: datetime, *, subresource: str = ""
+) -> dict[str, Any]:
+    """What the apply handler and the write pipeline do for the scheduler's apply patches."""
+    result = ssa.apply(
+        live,
+        body,
+        manager=manager,
+        schema=schema_of(BINDING_GVK),
+        managed_fields=live["metadata"].get("managedFields"),
+        force=True,
+        api_version=BINDING_GVK.api_version,
+        now=now,
+        subresource=subresource,
+    )
+    return ssa.strip_time_only_changes(live, result.obj)
+
+
+def scheduling_result(replicas: int) -> dict[str, Any]:
+    """The scheduler's spec apply: its clusters and the placement they were computed for."""
+    placement = orjson.dumps(binding_placement(), option=orjson.OPT_SORT_KEYS).decode()
+    return {
+        "apiVersion": BINDING_GVK.api_version,
+        "kind": BINDING_GVK.kind,
+        "metadata": {
+            "name": "web-deployment",
+            "namespace": "default",
+            "annotations": {constants.APPLIED_PLACEMENT_ANNOTATION: placement},
+        },
+        "spec": {"clusters": [{"name": name, "replicas": replicas} for name in MEMBERS[:3]]},
+    }
+
+
+def scheduled_status(round_: int) -> dict[str, Any]:
+    """The scheduler's status apply in round `round_`: a new transition time and observed generation."""
+    at = START + timedelta(seconds=round_)
+    return {
+        "apiVersion": BINDING_GVK.api_version,
+        "kind": BINDING_GVK.kind,
+        "metadata": {"name": "web-deployment", "namespace": "default"},
+        "status": {
+            "conditions": [condition(constants.CONDITION_SCHEDULED, "Success", at)],
+            "schedulerObservedGeneration": round_,
+            "lastScheduledTime": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "schedulerObservingAffinityName": "primary",
+        },
+    }
+
+
+def binding_first_spec_applies() -> Callable[[], float]:
+    live = created_binding()
+    body = scheduling_result(2)
+
+    def first_apply() -> float:
+        started = time.perf_counter()
+        apply_binding(live, body, SCHEDULER, START + timedelta(1))
+        return time.perf_counter() - started
+
+    return first_apply
+
+
+def binding_spec_reapplies() -> Callable[[], float]:
+    live = stored(apply_binding(created_binding(), scheduling_result(2), SCHEDULER, START), 3)
+    bodies = [scheduling_result(3), scheduling_result(4)]
+    turn = 0
+
+    def reapply() -> float:
+        nonlocal turn
+        turn += 1
+        started = time.perf_counter()
+        apply_binding(live, bodies[turn % 2], SCHEDULER, START + timedelta(1))
+        return time.perf_counter() - started
+
+    return reapply
+
+
+def binding_status_reapplies() -> Callable[[], float]:
+    scheduled = stored(apply_binding(created_binding(), scheduling_result(2), SCHEDULER, START), 3)
+    live = stored(apply_binding(scheduled, scheduled_status(1), SCHEDULER, START, subresource="status"), 4)
+    bodies = [scheduled_status(2), scheduled_status(3)]
+    turn = 0
+
+    def reapply() -> float:
+        nonlocal turn
+        turn += 1
+        started = time.perf_counter()
+        apply_binding(live, bodies[turn % 2], SCHEDULER, START + timedelta(1), subresource="status")
+        return time.perf_counter() - started
+
+    return reapply
+
+
+def binding_event() -> dict[str, Any]:
+    """The Event the scheduler records after placing a binding (as `scheduler.binding_event` builds it)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": "web-deployment.18f2a3b4c5d6e7f8",
+            "namespace": "default",
+            "uid": "3c2b1a09-8f7e-4d6c-b5a4-9382716f5e4d",
+            "creationTimestamp": "2026-01-01T00:00:00Z",
+        },
+        "involvedObject": {
+            "apiVersion": BINDING_GVK.api_version,
+            "kind": BINDING_GVK.kind,
+            "name": "web-deployment",
+            "namespace": "default",
+            "uid": "6b1f7c9e-0d2a-4c55-9a43-2f3f7c2d9e10",
+            "resourceVersion": "3",
+        },
+        "type": "Normal",
+        "reason": "ScheduleBindingSucceed",
+        "message": "Binding has been scheduled successfully. Result: {member-0:2, member-1:2, member-2:2}",
+        "source": {"component": "default-scheduler"},
+        "reportingComponent": "default-scheduler",
+        "reportingInstance": "",
+        "firstTimestamp": "2026-01-01T00:00:00Z",
+        "lastTimestamp": "2026-01-01T00:00:00Z",
+        "count": 1,
+    }
+
+
+def event_creates() -> Callable[[], float]:
+    schema = schema_of(EVENT_GVK)
+    template = binding_event()
+
+    def create() -> float:
+        new = copy_json(template)
+        started = time.perf_counter()
+        track_fields(None, new, manager=SCHEDULER, schema=schema, api_version="v1", now=START)
+        return time.perf_counter() - started
+
+    return create
+
+
 OPERATIONS: dict[str, Callable[[], Callable[[], float]]] = {
     "lease renewal": lease_renewals,
     "lease renewal, 1000 leases": lambda: lease_renewals(1000),
@@ -262,6 +522,10 @@ OPERATIONS: dict[str, Callable[[], Callable[[], float]]] = {
     "deployment image update": deployment_image_updates,
     "deployment apply (create)": deployment_first_applies,
     "deployment apply (again)": deployment_reapplies,
+    "binding spec apply (first)": binding_first_spec_applies,
+    "binding spec apply (replicas)": binding_spec_reapplies,
+    "binding status apply": binding_status_reapplies,
+    "event create": event_creates,
 }
 
 
@@ -287,10 +551,10 @@ def main() -> None:
         profiler.runcall(lambda: [operation() for _ in range(args.iterations * 5)])
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
         return
-    print(f"{'operation':<28} {'µs/op':>8} {'min':>8} {'max':>8}")
+    print(f"{'operation':<30} {'µs/op':>8} {'min':>8} {'max':>8}")
     for name, build in OPERATIONS.items():
         median, low, high = measure(build(), args.rounds, args.iterations)
-        print(f"{name:<28} {median:>8.1f} {low:>8.1f} {high:>8.1f}")
+        print(f"{name:<30} {median:>8.1f} {low:>8.1f} {high:>8.1f}")
 
 
 if __name__ == "__main__":
