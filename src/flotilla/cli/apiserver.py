@@ -195,6 +195,8 @@ def run_until_signalled(server: Component, ready: Callable[[], str]) -> None:
     """Run a component until SIGTERM or SIGINT, then stop it cleanly."""
 
     async def main() -> None:
+        from flotilla.runtime.garbage import CollectorPacing
+
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -205,7 +207,12 @@ def run_until_signalled(server: Component, ready: Callable[[], str]) -> None:
             await server.stop()
             raise click.ClickException(f"cannot start: {exc}") from exc
         click.echo(ready(), err=True)
-        await stop.wait()
+        pacing = CollectorPacing()
+        pacing.start()
+        try:
+            await stop.wait()
+        finally:
+            pacing.stop()
         await server.stop()
 
     try:

@@ -180,6 +180,8 @@ def _run(manager: ControllerManager) -> int:
     """Run the manager until SIGTERM/SIGINT (0) or until it ends by itself (its exit code)."""
 
     async def main() -> int:
+        from flotilla.runtime.garbage import CollectorPacing
+
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -192,7 +194,12 @@ def _run(manager: ControllerManager) -> int:
         click.echo(f"flotilla controller-manager: running (health: {manager.health_url})", err=True)
         signalled = asyncio.create_task(stopping.wait())
         ended = asyncio.create_task(manager.done.wait())
-        await asyncio.wait({signalled, ended}, return_when=asyncio.FIRST_COMPLETED)
+        pacing = CollectorPacing()
+        pacing.start()
+        try:
+            await asyncio.wait({signalled, ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            pacing.stop()
         for task in (signalled, ended):
             task.cancel()
         await manager.stop()

@@ -1,0 +1,53 @@
+"""The collector pacing of long-running processes: thresholds while serving, timed full collections."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+from flotilla.runtime.garbage import MIDDLE_THRESHOLD, CollectorPacing
+
+
+async def test_start_takes_full_collections_off_the_allocation_trigger_and_stop_restores() -> None:
+    """While paced, young collections are rarer and full ones never triggered by allocations."""
+    before = gc.get_threshold()
+    pacing = CollectorPacing(interval=60.0, young_threshold=12_345)
+    pacing.start()
+    try:
+        young, middle, full = gc.get_threshold()
+        assert (young, middle) == (12_345, MIDDLE_THRESHOLD)
+        assert full > 1_000_000
+    finally:
+        pacing.stop()
+    assert gc.get_threshold() == before
+
+
+async def test_the_timer_runs_full_collections_that_reclaim_cycles() -> None:
+    """Cyclic garbage that outlived the young generations is reclaimed by the timed collection."""
+
+    class Node:
+        def __init__(self) -> None:
+            self.other: Node | None = None
+
+    pacing = CollectorPacing(interval=0.05)
+    pacing.start()
+    try:
+        first, second = Node(), Node()
+        first.other, second.other = second, first
+        gc.collect(1)  # move the cycle past the young generation, as long-lived garbage is
+        alive = {id(first), id(second)}
+        del first, second
+        await asyncio.sleep(0.3)
+        assert pacing.full_collections >= 2
+        assert not alive & {id(o) for o in gc.get_objects() if isinstance(o, Node)}
+    finally:
+        pacing.stop()
+
+
+async def test_stop_cancels_the_timer() -> None:
+    """No full collection runs after stop."""
+    pacing = CollectorPacing(interval=0.02)
+    pacing.start()
+    pacing.stop()
+    await asyncio.sleep(0.1)
+    assert pacing.full_collections == 0
