@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Final, NamedTuple
 
 from flotilla.apiserver.apply.fieldpath import Path, describe_path, key_element, value_element
@@ -282,6 +282,36 @@ def nameable(schema: Schema | None, shape: Shape, item: Any) -> bool:
     for name in schema.list_map_keys:
         if name not in item and _key_default(schema.items, name) is NO_DEFAULT:
             return False
+    return True
+
+
+def nameable_throughout(value: Any, schema: Schema | None) -> bool:
+    """Whether every item of every set and keyed list inside `value` has a name (see `list_items`).
+
+    Walks only where the schema allows such lists, so it settles most of an object at once: a
+    walk that finds True may treat `value` as one piece without naming its items.
+    """
+    naming = item_naming(schema) if schema is not None and value else None
+    if naming is None:
+        return True
+    shape = naming.shape
+    if shape is Shape.FIELDS:
+        if not isinstance(value, dict):
+            return True
+        guide: Iterable[tuple[str, Schema | None]] | None = naming.fields
+        if guide is None:
+            guide = [(name, field_schema(schema, name)[0]) for name in value]
+        for name, child_schema in guide:
+            child = value.get(name)
+            if isinstance(child, (dict, list)) and not nameable_throughout(child, child_schema):
+                return False
+    elif shape in LISTS and isinstance(value, list):
+        items = naming.items
+        for item in value:
+            if not nameable(schema, shape, item):
+                return False
+            if items is not None and not nameable_throughout(item, items):
+                return False
     return True
 
 

@@ -25,7 +25,6 @@ allows sets and keyed lists) has made sure naming its items would not have faile
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -34,15 +33,14 @@ from flotilla.apiserver.apply.atoms import (
     Shape,
     common_shape,
     field_schema,
-    item_naming,
     item_schema,
     list_items,
-    nameable,
+    nameable_throughout,
     object_schema,
     shape_of,
 )
 from flotilla.apiserver.apply.fieldpath import FieldSet, Path, field_element, field_name
-from flotilla.apiserver.apply.jsonvalues import json_copy, json_equal
+from flotilla.apiserver.apply.jsonvalues import json_equal
 from flotilla.apiserver.schema.model import Schema
 
 STATUS_SUBRESOURCE: Final = "status"
@@ -250,8 +248,12 @@ def _compare_fields(
     map_values = schema.additional_properties if schema is not None else None
     for name, old_value in old_map.items():
         new_value = new_map.get(name, ABSENT)
-        if type(old_value) in _SCALARS and type(new_value) is type(old_value) and old_value == new_value:
-            continue  # the usual unchanged leaf, settled without a call
+        if type(old_value) in _SCALARS and type(new_value) in _SCALARS:  # a leaf on both sides
+            if not (type(new_value) is type(old_value) and old_value == new_value) and not json_equal(
+                old_value, new_value
+            ):
+                changes.modified.append((*path, field_element(name)))
+            continue
         child_schema = declared_fields.get(name) or map_values
         if not _unchanged(old_value, new_value, child_schema):
             _compare(old_value, new_value, child_schema, (*path, field_element(name)), changes)
@@ -270,34 +272,8 @@ def _unchanged(old: Any, new: Any, schema: Schema | None) -> bool:
     if type(old) is not type(new):
         return False  # also `1` and `1.0`, which the walk finds equal
     if isinstance(old, (dict, list)):
-        return json_equal(old, new) and _nameable_throughout(old, schema)
+        return json_equal(old, new) and nameable_throughout(old, schema)
     return bool(old == new)  # scalars of one type: Python's equality is JSON's
-
-
-def _nameable_throughout(value: Any, schema: Schema | None) -> bool:
-    """Whether every item of every set and keyed list inside `value` has a name (see `list_items`)."""
-    naming = item_naming(schema) if schema is not None and value else None
-    if naming is None:
-        return True
-    shape = naming.shape
-    if shape is Shape.FIELDS:
-        if not isinstance(value, dict):
-            return True
-        guide: Iterable[tuple[str, Schema | None]] | None = naming.fields
-        if guide is None:
-            guide = [(name, field_schema(schema, name)[0]) for name in value]
-        for name, child_schema in guide:
-            child = value.get(name)
-            if isinstance(child, (dict, list)) and not _nameable_throughout(child, child_schema):
-                return False
-    elif shape in LISTS and isinstance(value, list):
-        items = naming.items
-        for item in value:
-            if not nameable(schema, shape, item):
-                return False
-            if items is not None and not _nameable_throughout(item, items):
-                return False
-    return True
 
 
 def _compare_items(
@@ -346,7 +322,11 @@ def _with_named_fields(fields: FieldSet, schema: Schema | None) -> FieldSet:
 
 
 def remove_fields(obj: dict[str, Any], fields: FieldSet, schema: Schema | None) -> dict[str, Any]:
-    """A copy of `obj` without the nodes `fields` names (each with everything below it)."""
+    """`obj` without the nodes `fields` names (each with everything below it).
+
+    `obj` is not changed; the result shares with it the values it keeps whole (copy it before
+    changing it).
+    """
     result = _remove(obj, fields, object_schema(schema))
     return result if isinstance(result, dict) else {}
 
@@ -363,7 +343,7 @@ def _remove(value: Any, fields: FieldSet, schema: Schema | None) -> Any:
                 continue
             below = below_removed.get(element)
             child_schema, _ = field_schema(schema, name)
-            remaining = _remove(child, below, child_schema) if below is not None else json_copy(child)
+            remaining = _remove(child, below, child_schema) if below is not None else child
             if remaining is not ABSENT:
                 kept[name] = remaining
         return kept or ABSENT
@@ -374,8 +354,8 @@ def _remove(value: Any, fields: FieldSet, schema: Schema | None) -> Any:
             if element in removed:
                 continue
             below = below_removed.get(element)
-            remaining = _remove(item, below, item_fields) if below is not None else json_copy(item)
+            remaining = _remove(item, below, item_fields) if below is not None else item
             if remaining is not ABSENT:
                 survivors.append(remaining)
         return survivors or ABSENT
-    return json_copy(value)
+    return value

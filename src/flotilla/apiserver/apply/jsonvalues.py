@@ -136,18 +136,37 @@ def describe_value(value: Any) -> str:
 def json_copy(value: Any) -> Any:
     """A deep copy of a decoded JSON value, several times cheaper than `copy.deepcopy`.
 
-    Scalars are immutable and come back as they are; only objects and lists are copied.
+    Scalars are immutable and come back as they are; only objects and lists are copied. Objects
+    and lists go through orjson and back, three times faster than walking them in Python even when
+    the copy is then compared with the original: the comparison keeps the copy only when it is
+    equal, which it is not when the value holds what JSON cannot say the same way (NaN, a tuple, a
+    date) — those, and values orjson refuses (a key that is no string, a 65-bit integer), are
+    walked.
     """
+    if isinstance(value, (dict, list)):
+        try:
+            copied = orjson.loads(orjson.dumps(value))
+        except TypeError:
+            return _walked_copy(value)
+        if copied == value:
+            return copied
+        return _walked_copy(value)
+    return value
+
+
+def _walked_copy(value: Any) -> Any:
     if isinstance(value, dict):
-        return {key: json_copy(item) for key, item in value.items()}
+        return {key: _walked_copy(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [json_copy(item) for item in value]
+        return [_walked_copy(item) for item in value]
     return value
 
 
 def json_equal(left: Any, right: Any) -> bool:
     """Whether two decoded JSON values are equal, with booleans distinct from numbers."""
     if isinstance(left, (dict, list)) and isinstance(right, (dict, list)):
+        if left is right:
+            return True  # a merge shares what it leaves alone, so a compare meets it again
         # JSON's equality is Python's without `True == 1`, so Python's "unequal" is final; its
         # "equal" holds once no boolean stands against a number, which identical JSON text shows.
         # Other text (`1` against `1.0`, keys in another order) is left to the walk.

@@ -12,32 +12,43 @@ place relative to them, so applying a reordered list reorders it. An item named 
 object (kube tolerates duplicates there) is replaced by the configuration's single item, or kept
 as it is when the configuration does not name it. Removing fields a manager stopped applying is not
 merging; `apply` does it afterwards.
+
+The merged value shares every part it takes whole from either input (the live object's untouched
+spec, an applied leaf) instead of copying it: `apply` copies the final object once, and comparing
+it with the live object finds the shared parts equal at once. A live part is taken whole only when
+naming the items of its lists could not fail, so the merge raises exactly where walking it would.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from typing import Any, Final
 
 from flotilla.apiserver.apply.atoms import (
     LISTS,
     Shape,
     common_shape,
     field_schema,
-    item_naming,
     item_schema,
     list_items,
+    nameable_throughout,
 )
 from flotilla.apiserver.apply.fieldpath import Path, field_element
 from flotilla.apiserver.apply.fieldsets import ABSENT, is_empty
-from flotilla.apiserver.apply.jsonvalues import json_copy
 from flotilla.apiserver.schema.model import Schema
+
+_KEPT_SCALARS: Final = frozenset({str, int, bool})
+"""Scalar types whose equal values are interchangeable (not floats: `0.0` and `-0.0` are equal)."""
 
 
 def merge_value(live: Any, applied: Any, schema: Schema | None, path: Path) -> Any:
-    """`applied` merged onto `live` (either may be ABSENT, not both); the inputs are not changed."""
+    """`applied` merged onto `live` (either may be ABSENT, not both).
+
+    The inputs are not changed, and the result shares values with them: copy it before changing it.
+    """
     shape = common_shape(schema, live, applied)
     if shape is Shape.LEAF or (is_empty(live) and is_empty(applied)):
-        return json_copy(applied if applied is not ABSENT else live)
+        return applied if applied is not ABSENT else live
     if shape is Shape.FIELDS:
         return _merge_fields(live, applied, schema, path)
     assert shape in LISTS
@@ -48,19 +59,27 @@ def _merge_fields(live: Any, applied: Any, schema: Schema | None, path: Path) ->
     live_map = live if isinstance(live, dict) else {}
     applied_map = applied if isinstance(applied, dict) else {}
     merged: dict[str, Any] = {}
+    same = True  # whether every merged value is the live one
     for name, value in live_map.items():
         child_schema, _ = field_schema(schema, name)
         applied_value = applied_map.get(name, ABSENT)
-        if applied_value is ABSENT and (child_schema is None or item_naming(child_schema) is None):
-            # Nothing to merge and no list item below to name (which could fail): a plain copy.
-            merged[name] = json_copy(value)
-            continue
-        merged[name] = merge_value(value, applied_value, child_schema, (*path, field_element(name)))
+        if applied_value is ABSENT:
+            if nameable_throughout(value, child_schema):
+                merged[name] = value  # nothing to merge, and naming its list items cannot fail
+                continue
+            result = merge_value(value, ABSENT, child_schema, (*path, field_element(name)))
+        elif type(applied_value) in _KEPT_SCALARS:  # an applied scalar is a leaf whatever the schema
+            result = value if type(value) is type(applied_value) and value == applied_value else applied_value
+        else:
+            result = merge_value(value, applied_value, child_schema, (*path, field_element(name)))
+        merged[name] = result
+        same = same and result is value
     for name, value in applied_map.items():
         if name not in live_map:
             child_schema, _ = field_schema(schema, name)
             merged[name] = merge_value(ABSENT, value, child_schema, (*path, field_element(name)))
-    return merged
+            same = False
+    return live if same and live_map else merged  # unchanged: the live map itself, found equal at once
 
 
 def _merge_items(live: Any, applied: Any, schema: Schema | None, shape: Shape, path: Path) -> list[Any]:
@@ -86,7 +105,7 @@ def _merge_items(live: Any, applied: Any, schema: Schema | None, shape: Shape, p
             element, item = live_items[live_at]
             if element in done or element not in applied_by_element:
                 if element not in applied_by_element:
-                    merged.append(json_copy(item))  # live-only items (and their duplicates) stay
+                    merged.append(item)  # live-only items (and their duplicates) stay
                 live_at += 1
                 continue
         if applied_at < len(applied_items):
@@ -95,4 +114,6 @@ def _merge_items(live: Any, applied: Any, schema: Schema | None, shape: Shape, p
             take(element, live_by_element.get(element, ABSENT), item)
             continue
         live_at += 1
+    if isinstance(live, list) and len(merged) == len(live) and all(map(operator.is_, merged, live)):
+        return live
     return merged

@@ -133,7 +133,8 @@ def apply(
         merged = refresh_last_applied(merged, applied)
     _cap_update_managers(result)
     encoded = encode_managed_fields(result)
-    return ApplyResult(_with_managed_fields(merged, encoded), encoded)
+    # The merge shares what it took whole from `live` and `applied`; the result shares nothing.
+    return ApplyResult(_with_managed_fields(json_copy(merged), encoded), encoded)
 
 
 def _apply_with_upgrade(

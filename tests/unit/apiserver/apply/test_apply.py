@@ -305,6 +305,35 @@ def test_apply_leaves_its_inputs_alone() -> None:
     assert configuration == web_deployment(replicas=4)
 
 
+def every_container_changed(value: Any) -> None:
+    """Change every map and list inside `value` in place."""
+    if isinstance(value, dict):
+        for item in list(value.values()):
+            every_container_changed(item)
+        value["changed"] = True
+    elif isinstance(value, list):
+        for item in list(value):
+            every_container_changed(item)
+        value.append("changed")
+
+
+def test_the_applied_object_shares_nothing_with_its_inputs() -> None:
+    """Changing every map and list of the result, as the write pipeline may, changes neither input."""
+    live = applied_by("kubectl", web_deployment())
+    live["spec"]["strategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}
+    containers(live).append({"name": "sidecar", "image": "envoy", "ports": [{"containerPort": 9901}]})
+    snapshot = json.dumps(live, sort_keys=True)
+    configuration = web_deployment(replicas=4)
+    configuration["metadata"]["annotations"] = {"note": "x"}
+    result = applied_by("other", configuration, live, force=True, now=LATER)
+    every_container_changed(result)
+    assert json.dumps(live, sort_keys=True) == snapshot
+    assert configuration == {
+        **web_deployment(replicas=4),
+        "metadata": {**web_deployment()["metadata"], "annotations": {"note": "x"}},
+    }
+
+
 def test_kinds_without_a_schema_merge_maps_granularly_and_replace_lists() -> None:
     """With no schema, a field dropped from a map is removed and a list is applied whole."""
 

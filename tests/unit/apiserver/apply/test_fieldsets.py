@@ -262,6 +262,16 @@ def test_an_unchanged_subtree_with_an_unnamed_item_still_cannot_be_compared() ->
         compare(old, new, deployment_schema())
 
 
+def test_a_subtree_both_objects_share_still_needs_names_for_its_items() -> None:
+    """The same value on both sides changes nothing, yet an unnamed item in it cannot be compared."""
+    old = web_deployment()
+    old["spec"]["template"]["spec"]["containers"].append({"image": "busybox"})
+    new = {**old, "metadata": {**old["metadata"], "labels": {"app": "other"}}}
+    assert new["spec"] is old["spec"]
+    with pytest.raises(InvalidObjectError, match="element 1"):
+        compare(old, new, deployment_schema())
+
+
 def test_compare_tells_true_from_one_inside_equal_looking_values() -> None:
     """A label map Python finds equal (`True == 1`) is modified for JSON; `1` and `1.0` are not."""
     old, changed, same = web_deployment(), web_deployment(), web_deployment()

@@ -84,3 +84,22 @@ def test_json_copy_shares_nothing_with_the_original() -> None:
     copied["a"][0]["b"] = 2
     assert copied == {"a": [{"b": 2}], "c": "d"}
     assert original == {"a": [{"b": 1}], "c": "d"}
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        {"ratio": float("nan"), "list": [1]},
+        {"limit": float("inf")},
+        {"pair": (1, 2), "list": [1]},
+        {1: "a key that is no string"},
+        {"huge": 2**70, "list": [1]},
+        {"flag": True, "one": 1, "float": 1.0, "negative zero": -0.0},
+    ],
+)
+def test_json_copy_keeps_what_json_cannot_say_the_same_way(original: dict[Any, Any]) -> None:
+    """Values orjson would write otherwise, or refuses, are copied as they are, types included."""
+    copied = json_copy(original)
+    assert copied is not original
+    assert [type(value) for value in copied.values()] == [type(value) for value in original.values()]
+    assert repr(copied) == repr(original)

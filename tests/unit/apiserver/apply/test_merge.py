@@ -101,13 +101,38 @@ def test_reordering_a_keyed_list_reorders_the_live_one() -> None:
 
 
 def test_merging_leaves_its_inputs_alone() -> None:
-    """Neither the live object nor the configuration is changed, and the result shares nothing with them."""
+    """Neither the live object nor the configuration is changed by merging them."""
     live, applied = web_deployment(), template({"containers": [{"name": "nginx", "image": "nginx:2"}]})
     live_before, applied_before = copy.deepcopy(live), copy.deepcopy(applied)
-    result = merged(live, applied)
-    containers(result)[0]["image"] = "changed"
+    merged(live, applied)
     assert live == live_before
     assert applied == applied_before
+
+
+def test_parts_the_configuration_leaves_alone_are_shared_not_copied() -> None:
+    """The live selector, and a live container the configuration does not name, are the live values."""
+    live = web_deployment()
+    containers(live).append({"name": "sidecar", "image": "envoy", "ports": [{"containerPort": 9901}]})
+    result = merged(live, template({"containers": [{"name": "nginx", "image": "nginx:2"}]}))
+    assert result["spec"]["selector"] is live["spec"]["selector"]
+    assert containers(result)[1] is containers(live)[1]
+    assert containers(result)[0] is not containers(live)[0]
+
+
+def test_a_live_part_with_an_unnamed_item_is_walked_and_refused() -> None:
+    """A live list the configuration leaves alone still needs names for its items, as kube requires."""
+    live = web_deployment()
+    containers(live).append({"image": "busybox"})
+    with pytest.raises(InvalidObjectError, match=re.escape(".spec.template.spec.containers: element 1:")):
+        merged(live, partial_deployment({"replicas": 2}))
+
+
+def test_an_unnamed_item_inside_a_live_item_is_left_for_the_comparison() -> None:
+    """Merging does not name what is inside live-only items (comparing does), so it still succeeds."""
+    live = web_deployment()
+    containers(live).append({"name": "sidecar", "ports": [{"name": "no-port-number"}]})
+    result = merged(live, partial_deployment({"replicas": 2}))
+    assert containers(result)[1] == {"name": "sidecar", "ports": [{"name": "no-port-number"}]}
 
 
 def test_duplicate_keys_in_a_configuration_are_rejected() -> None:
