@@ -2,15 +2,19 @@
 
 Controllers and the CLI handle objects of any kind as plain dicts, straight from the wire or from a
 user's file, so a part may be missing or, in a malformed manifest, not an object at all. These
-accessors answer an empty mapping then, which every caller treats as "nothing set".
+accessors answer an empty mapping then, which every caller treats as "nothing set". `copy_object`
+gives a writer its own copy of such data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+import orjson
 
 _EMPTY: Mapping[str, Any] = {}
+T = TypeVar("T")
 
 
 def metadata_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -31,3 +35,10 @@ def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if isinstance(reference, Mapping) and reference.get("controller") is True:
             return reference
     return None
+
+
+def copy_object(value: T) -> T:
+    """A private deep copy of decoded JSON (an object, a list or any part of one) for a writer to
+    change: an orjson round trip, several times cheaper than `copy.deepcopy` on the same data."""
+    copied: T = orjson.loads(orjson.dumps(value))
+    return copied

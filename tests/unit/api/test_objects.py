@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.api.objects import metadata_of, spec_of
+from flotilla.api.objects import copy_object, metadata_of, spec_of
 from flotilla.api.scheme import GroupVersionKind
 
 
@@ -48,3 +48,15 @@ def test_kinds_are_parsed_from_api_version_and_kind(
 def test_an_object_without_api_version_has_empty_parts() -> None:
     """Missing apiVersion and kind give empty group, version and kind rather than an error."""
     assert GroupVersionKind.of({}) == GroupVersionKind("", "", "")
+
+
+def test_copy_object_is_deep_and_keeps_json_types() -> None:
+    """A copy shares nothing with the original and keeps ints, floats, booleans and nulls apart."""
+    original = {"spec": {"replicas": 1, "ratio": 1.0, "paused": True, "note": None, "items": [{"a": 1}]}}
+    copied = copy_object(original)
+    assert copied == original
+    assert [type(v) for v in copied["spec"].values()] == [type(v) for v in original["spec"].values()]
+    copied["spec"]["items"][0]["a"] = 2
+    copied["spec"]["replicas"] = 3
+    assert original["spec"]["items"][0]["a"] == 1
+    assert original["spec"]["replicas"] == 1

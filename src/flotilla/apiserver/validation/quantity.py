@@ -18,6 +18,7 @@ does both the same way:
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -76,12 +77,12 @@ class Quantity:
     @property
     def milli_value(self) -> int:
         """The amount in thousandths, rounded up (kube's `MilliValue`)."""
-        return math.ceil(self.amount * 1000)
+        return -((-self.amount.numerator * 1000) // self.amount.denominator)
 
     @property
     def value(self) -> int:
         """The amount rounded up to a whole number (kube's `Value`)."""
-        return math.ceil(self.amount)
+        return -(-self.amount.numerator // self.amount.denominator)
 
     def rounded_up_to_milli(self) -> Quantity:
         """The amount rounded up to thousandths, as kube defaults every resource list."""
@@ -103,7 +104,14 @@ def parse_quantity(value: Any) -> Quantity:
     """A quantity from its JSON form: a string, or a bare JSON number as kube also accepts."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise QuantityError(FORMAT_ERROR)
-    text = value if isinstance(value, str) else _number_text(value)
+    return _parse_text(value if isinstance(value, str) else _number_text(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Quantity:
+    """The parse itself, remembered: the same few quantities (`10m`, `64Mi`, a node's capacity) are
+    parsed over and over by defaulting, validation and the simulated scheduler, and `Quantity` is
+    immutable. (Failures raise, so they are not remembered.)"""
     if not text:
         raise QuantityError(FORMAT_ERROR)
     if text == "0":
@@ -174,10 +182,15 @@ def _interpret(suffix: str) -> tuple[int, int, Format]:
 
 def canonical(quantity: Quantity) -> str:
     """The form kube writes a quantity back in (`Quantity.String()`)."""
-    amount = quantity.amount
+    return _canonical(quantity.amount, quantity.format)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical(amount: Fraction, notation: Format) -> str:
+    """`canonical` of an amount in a notation, remembered like `_parse_text` (a `Quantity` itself is
+    no cache key: equal amounts in different notations compare equal but print differently)."""
     if amount == 0:
         return "0"
-    notation = quantity.format
     if notation is Format.BINARY_SI and (abs(amount) < 1024 or amount.denominator != 1):
         notation = Format.DECIMAL_SI
     sign = "-" if amount < 0 else ""

@@ -13,7 +13,6 @@ is looked at again just after the next firing: the one timer this controller kee
 
 from __future__ import annotations
 
-import copy
 from datetime import UTC, datetime, timedelta, tzinfo
 from email.utils import format_datetime
 from typing import Any
@@ -21,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import structlog
 
+from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.objectmeta import now_rfc3339, parse_rfc3339
 from flotilla.sim.controllers import conditions, ownership
@@ -71,7 +71,7 @@ def job_from_template(cron_job: CronJob, scheduled: datetime, zone: tzinfo) -> d
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": meta,
-        "spec": copy.deepcopy(template.get("spec") or {}),
+        "spec": copy_object(template.get("spec") or {}),
     }
 
 
@@ -104,7 +104,7 @@ class CronJobController(SimController):
         if cron_job is None:
             return None
         now = self.clock.now()
-        status = copy.deepcopy(cron_job.get("status") or {})
+        status = copy_object(cron_job.get("status") or {})
         jobs = self._owned(cron_job)
         await self._track_jobs(cron_job, status, jobs)
         recheck = None

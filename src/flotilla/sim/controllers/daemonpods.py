@@ -9,11 +9,11 @@ DaemonSet, that node's oldest pod (kube's `updateDaemonSetStatus`).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.objects import copy_object
 from flotilla.sim.controllers import nodeplacement, pods
 
 REVISION_LABEL = "controller-revision-hash"
@@ -36,7 +36,7 @@ Pod = dict[str, Any]
 
 def daemon_pod_spec(template_spec: Mapping[str, Any]) -> dict[str, Any]:
     """The template's pod spec with the tolerations kube gives every DaemonSet pod."""
-    spec = copy.deepcopy(dict(template_spec))
+    spec = copy_object(dict(template_spec))
     tolerations = list(spec.get("tolerations") or [])
     wanted = list(_DAEMON_TOLERATIONS)
     if spec.get("hostNetwork"):

@@ -21,11 +21,11 @@ label holds the hash.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import structlog
 
+from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.watchcache import CacheEvent
@@ -191,7 +191,7 @@ class DaemonSetController(SimController):
         self, daemon_set: dict[str, Any], to_delete: list[Pod], needing: list[str], revision_hash: str
     ) -> None:
         meta = daemon_set["metadata"]
-        template = copy.deepcopy(daemon_set["spec"]["template"])
+        template = copy_object(daemon_set["spec"]["template"])
         template["spec"] = daemon_pod_spec(template.get("spec") or {})
         labels = {REVISION_LABEL: revision_hash}
         generation = (meta.get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)

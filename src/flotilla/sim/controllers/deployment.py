@@ -23,12 +23,11 @@ that changed meanwhile fails with a conflict and is made again.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import structlog
 
-from flotilla.api.objects import controller_of
+from flotilla.api.objects import controller_of, copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.watchcache import CacheEvent
@@ -171,7 +170,7 @@ class DeploymentController(SimController):
     def _owned(self, deployment: Deployment) -> list[ReplicaSet]:
         uid = deployment["metadata"]["uid"]
         namespace = deployment["metadata"]["namespace"]
-        return [copy.deepcopy(rs) for rs in self.client.controlled_by(REPLICA_SET, namespace, uid)]
+        return [copy_object(rs) for rs in self.client.controlled_by(REPLICA_SET, namespace, uid)]
 
     async def _claim_replica_sets(self, deployment: Deployment) -> None:
         try:
@@ -234,7 +233,7 @@ class DeploymentController(SimController):
         meta = deployment["metadata"]
         collisions = (deployment.get("status") or {}).get("collisionCount")
         template_hash = compute_hash(deployment["spec"]["template"], collisions)
-        selector = copy.deepcopy(deployment["spec"]["selector"])
+        selector = copy_object(deployment["spec"]["selector"])
         selector.setdefault("matchLabels", {})[POD_TEMPLATE_HASH_LABEL] = template_hash
         template = with_label(deployment["spec"]["template"], POD_TEMPLATE_HASH_LABEL, template_hash)
         new: ReplicaSet = {
@@ -314,7 +313,7 @@ class DeploymentController(SimController):
         stale = deploymentrevisions.replicas_annotations_stale(replica_set, desired, maximum)
         if current == size and not (refresh_annotations and stale):
             return False
-        updated = copy.deepcopy(replica_set)
+        updated = copy_object(replica_set)
         updated["spec"]["replicas"] = size
         annotations = deploymentrevisions.annotations_of(updated)
         deploymentrevisions.set_replicas_annotations(annotations, desired, maximum)
@@ -366,7 +365,7 @@ class DeploymentController(SimController):
     async def _set_revision(self, deployment: Deployment, revision: int) -> Deployment:
         if deploymentrevisions.annotations_of(deployment).get(deploymentrevisions.REVISION) == str(revision):
             return deployment
-        updated = copy.deepcopy(deployment)
+        updated = copy_object(deployment)
         updated["metadata"].setdefault("annotations", {})[deploymentrevisions.REVISION] = str(revision)
         return await self.client.update(DEPLOYMENT, updated)
 
@@ -377,7 +376,7 @@ class DeploymentController(SimController):
         return await self._write_conditions(deployment, condition)
 
     async def _write_conditions(self, deployment: Deployment, condition: dict[str, Any]) -> Deployment:
-        updated = copy.deepcopy(deployment)
+        updated = copy_object(deployment)
         status = updated.setdefault("status", {})
         status["conditions"] = conditions.set_condition(status.get("conditions"), condition)
         if status == (deployment.get("status") or {}):

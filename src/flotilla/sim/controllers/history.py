@@ -12,11 +12,11 @@ history` and `undo` read these objects.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flotilla.api.objects import copy_object
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
@@ -29,7 +29,7 @@ MAX_COLLISIONS = 10
 
 
 def revision_data(template: Mapping[str, Any]) -> dict[str, Any]:
-    return {"spec": {"template": {**copy.deepcopy(dict(template)), "$patch": "replace"}}}
+    return {"spec": {"template": {**copy_object(dict(template)), "$patch": "replace"}}}
 
 
 def template_of(revision: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,13 +20,13 @@ or success policies.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import structlog
 
+from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.objectmeta import now_rfc3339, parse_rfc3339
@@ -133,7 +133,7 @@ class JobController(SimController):
             return None
         await self._claim(job)
         now = self.clock.now()
-        status = copy.deepcopy(job.get("status") or {})
+        status = copy_object(job.get("status") or {})
         found = JobPods.of(self._owned(job))
         succeeded, completed = self._succeeded(job, status, found)
         failed = max(int(status.get("failed") or 0), len(found.failed))
@@ -262,7 +262,7 @@ class JobController(SimController):
 
         async def create_one() -> None:
             index = queue.pop(0)
-            template = copy.deepcopy(job["spec"]["template"])
+            template = copy_object(job["spec"]["template"])
             prefix = f"{meta['name']}-"
             if index is not None:
                 _with_completion_index(template, meta["name"], index)

@@ -10,11 +10,12 @@ its exact values.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 import orjson
+
+from flotilla.api.objects import copy_object
 
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
 
@@ -50,7 +51,7 @@ def compute_hash(value: Any, collision_count: int | None = None) -> str:
 
 def without_label(template: Mapping[str, Any], key: str) -> dict[str, Any]:
     """A copy of a pod template without one label (dropping an emptied label map)."""
-    copied = copy.deepcopy(dict(template))
+    copied = copy_object(dict(template))
     meta = copied.get("metadata") or {}
     labels = meta.get("labels")
     if isinstance(labels, dict):
@@ -64,7 +65,7 @@ def without_label(template: Mapping[str, Any], key: str) -> dict[str, Any]:
 
 def with_label(template: Mapping[str, Any], key: str, value: str) -> dict[str, Any]:
     """A copy of a pod template with one more label."""
-    copied = copy.deepcopy(dict(template))
+    copied = copy_object(dict(template))
     meta = copied.setdefault("metadata", {})
     meta["labels"] = {**(meta.get("labels") or {}), key: value}
     return copied
@@ -113,5 +114,5 @@ def pod_from_template(
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": meta,
-        "spec": copy.deepcopy(template.get("spec") or {}),
+        "spec": copy_object(template.get("spec") or {}),
     }

@@ -19,11 +19,11 @@ Then the status is recomputed from the pods, and revisions no pod uses beyond
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import structlog
 
+from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
@@ -242,14 +242,14 @@ class StatefulSetController(SimController):
             name = claim_name(template, pod_name)
             if self.client.peek(PERSISTENT_VOLUME_CLAIM, namespace, name) is not None:
                 continue
-            claim_meta = copy.deepcopy(template.get("metadata") or {})
+            claim_meta = copy_object(template.get("metadata") or {})
             claim_meta.update(name=name, namespace=namespace)
             claim_meta["labels"] = {**(claim_meta.get("labels") or {}), **selector_labels}
             claim = {
                 "apiVersion": "v1",
                 "kind": "PersistentVolumeClaim",
                 "metadata": claim_meta,
-                "spec": copy.deepcopy(template.get("spec") or {}),
+                "spec": copy_object(template.get("spec") or {}),
             }
             try:
                 await self.client.create(PERSISTENT_VOLUME_CLAIM, claim)
