@@ -466,6 +466,11 @@ class WatchCache:
         bucket = self._buckets.get(prefix)
         return len(bucket.objects) if bucket else 0
 
+    def last_change(self, prefix: str) -> int:
+        """The revision of the bucket's last change (0: none since the cache started)."""
+        bucket = self._buckets.get(prefix)
+        return bucket.last_change if bucket else 0
+
     def unchanged_since(self, prefix: str, revision: int) -> bool:
         """Whether the bucket's state now equals its state at `revision` (no writes since)."""
         bucket = self._buckets.get(prefix)

@@ -155,7 +155,8 @@ def patch_operations(webhook: Webhook, response: AdmissionResponse, review: Revi
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Compiled:
-    signature: tuple[tuple[str, int], ...]
+    changed_at: int
+    """The revision of the last change to the configurations these webhooks were compiled from."""
     webhooks: list[Webhook]
 
 
@@ -217,10 +218,10 @@ class WebhookAdmission:
         served = self._ctx.registry.by_kind(kind)
         if served is None:
             return []
-        items = self._ctx.cache.list(served.storage_prefix)
-        signature = tuple((item.key, item.revision) for item in items)
+        changed_at = self._ctx.cache.last_change(served.storage_prefix)
         compiled = self._compiled.get(kind)
-        if compiled is None or compiled.signature != signature:
+        if compiled is None or compiled.changed_at != changed_at:
+            items = self._ctx.cache.list(served.storage_prefix)
             webhooks = compile_configurations(
                 (item.obj for item in items), mutating=kind == MUTATING_CONFIGURATION
             )
@@ -231,7 +232,7 @@ class WebhookAdmission:
                         webhook=webhook.name,
                         configuration=webhook.configuration,
                     )
-            compiled = self._compiled[kind] = _Compiled(signature, webhooks)
+            compiled = self._compiled[kind] = _Compiled(changed_at, webhooks)
         return compiled.webhooks
 
     def _namespace_labels(self, name: str) -> Mapping[str, str] | None:
