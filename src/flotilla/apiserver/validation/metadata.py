@@ -11,6 +11,7 @@ the problems with it, `is_prefix` being true for `generateName`, whose trailing 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -163,6 +164,8 @@ def no_new_finalizers(new: list[Any], old: list[Any], path: str) -> list[FieldEr
 
 def validate_labels(labels: Mapping[str, str], path: str) -> list[FieldError]:
     """Label keys are qualified names and values label values; kube reports both at `path`."""
+    if all(_valid_label(key, value) for key, value in labels.items()):
+        return []
     errors: list[FieldError] = []
     for key in sorted(labels):
         errors.extend(qualified_name(key, path))
@@ -173,6 +176,18 @@ def validate_labels(labels: Mapping[str, str], path: str) -> list[FieldError]:
     return errors
 
 
+# Every write validates its object's labels and annotation keys again, mostly the same few strings:
+# whether one is valid is remembered (the messages of an invalid one are worked out when needed).
+@functools.lru_cache(maxsize=8192)
+def _valid_label(key: str, value: str) -> bool:
+    return not names.qualified_name_errors(key) and not names.label_value_errors(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _valid_annotation_key(key: str) -> bool:
+    return not names.qualified_name_errors(key.lower())
+
+
 def qualified_name(value: str, path: str) -> list[FieldError]:
     return [fielderrors.invalid(path, value, message) for message in names.qualified_name_errors(value)]
 
@@ -181,6 +196,8 @@ def validate_annotations(annotations: Mapping[str, str], path: str) -> list[Fiel
     """Annotation keys are qualified names (case-insensitively); all of them weigh at most 256 KiB."""
     errors: list[FieldError] = []
     for key in sorted(annotations):
+        if _valid_annotation_key(key):
+            continue
         errors.extend(
             fielderrors.invalid(path, key, message) for message in names.qualified_name_errors(key.lower())
         )
