@@ -264,7 +264,7 @@ async def update_flow(
             objectmeta.bump_generation(new)
         new = _track_fields(ctx, served, old, new, options, subresource)
         # A binding changes only the node assignment, which pod validation otherwise forbids.
-        kind_errors = [] if subresource == "binding" else strategy.validate_update(new, old)
+        kind_errors = [] if subresource == "binding" else strategy.validate_update(new, old, subresource)
         found = kind_errors + normalize.check_values(ctx, served, new, current)
         if found:
             raise invalid(served, info.name, found)

@@ -76,8 +76,18 @@ class Strategy:
         found = validate_object_meta(obj, namespaced=self.served.namespaced, kube_finalizers=False)
         return found + self.rules.validate_create(obj) if self.rules else found
 
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    def validate_update(
+        self, new: dict[str, Any], old: dict[str, Any], subresource: str = ""
+    ) -> list[FieldError]:
+        """What is wrong with the update (`subresource`: the endpoint written).
+
+        A built-in kind's status write changes only its status (the pipeline keeps the rest as
+        stored), and kube's status strategies check only object metadata and status there; the kinds'
+        rules here have nothing for status, so such a write is checked for its metadata alone
+        instead of walking a spec that cannot have changed (a pod template, say) again."""
         if self.served.builtin:
+            if subresource == "status":
+                return validate_object_meta_update(new, old)
             return validate_update(self.served.type.gvk, new, old)
         found = validate_object_meta(
             new, namespaced=self.served.namespaced, kube_finalizers=False
@@ -170,8 +180,10 @@ class CustomResourceDefinitionStrategy(Strategy):
     def validate_create(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate_create(obj) + crd_schema_errors(obj)
 
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + crd_schema_errors(new)
+    def validate_update(
+        self, new: dict[str, Any], old: dict[str, Any], subresource: str = ""
+    ) -> list[FieldError]:
+        return super().validate_update(new, old, subresource) + crd_schema_errors(new)
 
 
 CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
