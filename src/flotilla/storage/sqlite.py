@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import queue
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -162,8 +163,8 @@ class SQLiteBackend:
         self._path = path
         self._settings = settings or SQLiteSettings()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending: list[_Write] = []
-        self._cond = threading.Condition()
+        # Writes for the writer thread, in order; None tells it to finish.
+        self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._closing = False
         self._writer: threading.Thread | None = None
         self._readers: ThreadPoolExecutor | None = None
@@ -189,6 +190,7 @@ class SQLiteBackend:
         row = conn.execute("SELECT value FROM meta WHERE name = 'compact_revision'").fetchone()
         self._compact_revision = int(row[0]) if row else 0
         self._readers = ThreadPoolExecutor(self._settings.reader_threads, thread_name_prefix="sqlite-read")
+        self._queue = queue.SimpleQueue()
         self._writer = threading.Thread(
             target=self._write_loop, args=(conn,), name="sqlite-write", daemon=True
         )
@@ -196,9 +198,9 @@ class SQLiteBackend:
         log.info("store.opened", path=str(self._path), revision=self._revision)
 
     async def close(self) -> None:
-        with self._cond:
+        if not self._closing:
             self._closing = True
-            self._cond.notify()
+            self._queue.put(None)
         if self._writer is not None:
             await asyncio.to_thread(self._writer.join)
             self._writer = None
@@ -293,27 +295,33 @@ class SQLiteBackend:
         loop = self._loop
         if loop is None:
             raise BackendClosedError("the store is not open")
+        if self._closing:
+            raise BackendClosedError("the store is closing")
         write = _Write(op, key, value, expected, loop.create_future())
-        with self._cond:
-            if self._closing:
-                raise BackendClosedError("the store is closing")
-            self._pending.append(write)
-            if len(self._pending) == 1:
-                self._cond.notify()
+        # Only the event loop's thread submits and closes, so nothing is queued behind close's None.
+        self._queue.put(write)
         return await write.future
 
     def _write_loop(self, conn: sqlite3.Connection) -> None:
         """The writer thread: take what is queued, commit it as one transaction, acknowledge."""
         try:
-            while True:
-                with self._cond:
-                    while not self._pending and not self._closing:
-                        self._cond.wait()
-                    if not self._pending and self._closing:
-                        return
-                    batch = self._pending[: self._settings.max_batch]
-                    del self._pending[: len(batch)]
-                self._commit(conn, batch)
+            finished = False
+            while not finished:
+                batch: list[_Write] = []
+                item = self._queue.get()
+                while True:
+                    if item is None:
+                        finished = True
+                    else:
+                        batch.append(item)
+                    if finished or len(batch) >= self._settings.max_batch:
+                        break
+                    try:
+                        item = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                if batch:
+                    self._commit(conn, batch)
         finally:
             conn.close()
 
