@@ -246,6 +246,11 @@ class FieldSet:
         found = self._children.get(element)
         return found.copy() if found is not None else FieldSet()
 
+    def shared_child(self, element: str) -> FieldSet | None:
+        """`child`, for reading only: the node itself, not a copy (never `insert` into it); None
+        when there are no paths below `element`."""
+        return self._children.get(element)
+
     def __contains__(self, path: object) -> bool:
         if not isinstance(path, tuple) or not path:
             return False

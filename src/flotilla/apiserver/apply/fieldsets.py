@@ -18,13 +18,17 @@ identity/system fields of metadata are never owned, and `status` is tracked only
 subresource while the status subresource tracks only `status` and `metadata` ("reset fields").
 
 A write usually changes a few leaves of a large object, so `compare` does not walk what is equal on
-both sides: a subtree equal as JSON changes nothing, once a cheaper walk (only where the schema
-allows sets and keyed lists) has made sure naming its items would not have failed.
+both sides: a subtree equal as JSON (or the very same value, as a merge leaves it) changes nothing,
+once a cheaper walk (only where the schema allows sets and keyed lists) has made sure naming its
+items would not have failed. An apply needs to know only which fields other managers own that it
+changes, so its comparison can be restricted to those (`within`) and leaves out the rest under
+the same proviso.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -116,7 +120,13 @@ def default_reset_fields(subresource: str, *objects: Any) -> FieldSet:
     if subresource != STATUS_SUBRESOURCE:
         return _STATUS.copy()
     names = {name for obj in objects if isinstance(obj, dict) for name in obj}
-    return FieldSet((field_element(name),) for name in names - {"status", "metadata"})
+    return _top_level_fields(frozenset(names - {"status", "metadata"})).copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _top_level_fields(names: frozenset[str]) -> FieldSet:
+    """The set of these top-level fields; a kind's objects have the same few names every time."""
+    return FieldSet((field_element(name),) for name in names)
 
 
 def _fields_below(value: Any, schema: Schema | None, shape: Shape, path: Path) -> FieldSet | None:
@@ -190,11 +200,27 @@ class Comparison:
         )
 
 
-def compare(old: dict[str, Any], new: dict[str, Any], schema: Schema | None) -> Comparison:
-    """The fields added, removed and modified from `old` to `new`."""
+def compare(
+    old: dict[str, Any], new: dict[str, Any], schema: Schema | None, *, within: FieldSet | None = None
+) -> Comparison:
+    """The fields added, removed and modified from `old` to `new`.
+
+    With `within`, only the paths of `within` need telling apart (an apply asks only about fields
+    other managers own): the result holds exactly those of them the full comparison holds, with
+    perhaps other paths beside, and the walk leaves out what no path of `within` leads into — once
+    it is sure walking that could not have failed; when it is not, the full comparison runs.
+    """
+    root = object_schema(schema)
     changes = _Changes([], [], [])
-    _compare(old, new, object_schema(schema), (), changes)
-    return Comparison(FieldSet(changes.added), FieldSet(changes.removed), FieldSet(changes.modified))
+    if within is not None:
+        try:
+            _compare(old, new, root, (), changes, within)
+        except _CompareEverything:
+            changes = _Changes([], [], [])
+        else:
+            return changes.comparison()
+    _compare(old, new, root, (), changes, None)
+    return changes.comparison()
 
 
 @dataclass(slots=True)
@@ -205,13 +231,40 @@ class _Changes:
     removed: list[Path]
     modified: list[Path]
 
+    def comparison(self) -> Comparison:
+        return Comparison(FieldSet(self.added), FieldSet(self.removed), FieldSet(self.modified))
+
+
+class _CompareEverything(Exception):  # a signal between walks, never raised to callers
+    """A part a restricted comparison would leave out might hold an item without a name."""
+
+
+_NOTHING_BELOW: Final = FieldSet()
+"""What a restricted comparison tells apart below a path of interest that has no paths under it."""
+
+
+def _interest(within: FieldSet, element: str) -> FieldSet | None:
+    """The paths of interest below `element`; None when neither it nor anything below it is one."""
+    below = within.shared_child(element)
+    if below is not None:
+        return below
+    return _NOTHING_BELOW if element in within.members else None
+
+
+def _left_out(old: Any, new: Any, schema: Schema | None) -> None:
+    """Let a restricted comparison leave a part out, provided walking it could not have failed."""
+    if not nameable_throughout(old, schema) or (new is not old and not nameable_throughout(new, schema)):
+        raise _CompareEverything
+
 
 def is_empty(value: Any) -> bool:
     """Absent, null, `{}` or `[]`: kube compares and merges two such values as leaves."""
     return value is ABSENT or value is None or (isinstance(value, (dict, list)) and not value)
 
 
-def _compare(old: Any, new: Any, schema: Schema | None, path: Path, changes: _Changes) -> None:
+def _compare(
+    old: Any, new: Any, schema: Schema | None, path: Path, changes: _Changes, within: FieldSet | None
+) -> None:
     if not isinstance(old, (dict, list)) and not isinstance(new, (dict, list)):
         shape = Shape.LEAF  # scalars, nulls and absent values: what `common_shape` would say
     elif type(old) is dict and type(new) is dict:
@@ -228,13 +281,28 @@ def _compare(old: Any, new: Any, schema: Schema | None, path: Path, changes: _Ch
         return
     if shape is Shape.FIELDS:
         _compare_fields(
-            old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {}, schema, path, changes
+            old if isinstance(old, dict) else {},
+            new if isinstance(new, dict) else {},
+            schema,
+            path,
+            changes,
+            within,
         )
     else:
         old_items = _items_by_element(schema, shape, old, path)
         new_items = _items_by_element(schema, shape, new, path)
         for element in old_items.keys() | new_items.keys():
-            _compare_items(old_items.get(element), new_items.get(element), schema, (*path, element), changes)
+            below = within
+            if within is not None:
+                below = _interest(within, element)
+                if below is None:
+                    items = item_schema(schema)
+                    for item in (*old_items.get(element, ()), *new_items.get(element, ())):
+                        _left_out(item, item, items)
+                    continue
+            _compare_items(
+                old_items.get(element), new_items.get(element), schema, (*path, element), changes, below
+            )
     if old is ABSENT:
         changes.added.append(path)
     elif new is ABSENT:
@@ -242,25 +310,44 @@ def _compare(old: Any, new: Any, schema: Schema | None, path: Path, changes: _Ch
 
 
 def _compare_fields(
-    old_map: dict[str, Any], new_map: dict[str, Any], schema: Schema | None, path: Path, changes: _Changes
+    old_map: dict[str, Any],
+    new_map: dict[str, Any],
+    schema: Schema | None,
+    path: Path,
+    changes: _Changes,
+    within: FieldSet | None,
 ) -> None:
     declared_fields = schema.properties if schema is not None else _NO_PROPERTIES
     map_values = schema.additional_properties if schema is not None else None
     for name, old_value in old_map.items():
         new_value = new_map.get(name, ABSENT)
-        if type(old_value) in _SCALARS and type(new_value) in _SCALARS:  # a leaf on both sides
-            if not (type(new_value) is type(old_value) and old_value == new_value) and not json_equal(
-                old_value, new_value
-            ):
+        old_type, new_type = type(old_value), type(new_value)
+        if old_type in _SCALARS and new_type in _SCALARS:  # a leaf on both sides
+            # Of one type, Python's equality is JSON's; of two, `1` and `1.0` are still equal.
+            if (old_value != new_value) if old_type is new_type else not json_equal(old_value, new_value):
                 changes.modified.append((*path, field_element(name)))
             continue
         child_schema = declared_fields.get(name) or map_values
+        if old_value is new_value and nameable_throughout(old_value, child_schema):
+            continue  # a part a merge left alone
+        below = within
+        if within is not None:
+            below = _interest(within, field_element(name))
+            if below is None:
+                _left_out(old_value, new_value, child_schema)
+                continue
         if not _unchanged(old_value, new_value, child_schema):
-            _compare(old_value, new_value, child_schema, (*path, field_element(name)), changes)
+            _compare(old_value, new_value, child_schema, (*path, field_element(name)), changes, below)
     for name, new_value in new_map.items():
         if name not in old_map:
             child_schema = declared_fields.get(name) or map_values
-            _compare(ABSENT, new_value, child_schema, (*path, field_element(name)), changes)
+            below = within
+            if within is not None:
+                below = _interest(within, field_element(name))
+                if below is None:
+                    _left_out(new_value, new_value, child_schema)
+                    continue
+            _compare(ABSENT, new_value, child_schema, (*path, field_element(name)), changes, below)
 
 
 def _unchanged(old: Any, new: Any, schema: Schema | None) -> bool:
@@ -277,7 +364,12 @@ def _unchanged(old: Any, new: Any, schema: Schema | None) -> bool:
 
 
 def _compare_items(
-    old: list[Any] | None, new: list[Any] | None, schema: Schema | None, path: Path, changes: _Changes
+    old: list[Any] | None,
+    new: list[Any] | None,
+    schema: Schema | None,
+    path: Path,
+    changes: _Changes,
+    within: FieldSet | None,
 ) -> None:
     if old is not None and new is not None and (len(old) > 1 or len(new) > 1):
         # Items sharing one key (a live object may hold duplicates) compare as one atomic value.
@@ -287,7 +379,7 @@ def _compare_items(
     old_item, new_item = old[0] if old else ABSENT, new[0] if new else ABSENT
     items = item_schema(schema)
     if not _unchanged(old_item, new_item, items):
-        _compare(old_item, new_item, items, path, changes)
+        _compare(old_item, new_item, items, path, changes, within)
 
 
 def _items_by_element(schema: Schema | None, shape: Shape, value: Any, path: Path) -> dict[str, list[Any]]:

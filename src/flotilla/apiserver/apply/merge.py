@@ -28,7 +28,6 @@ from flotilla.apiserver.apply.atoms import (
     LISTS,
     Shape,
     common_shape,
-    field_schema,
     item_schema,
     list_items,
     nameable_throughout,
@@ -37,6 +36,8 @@ from flotilla.apiserver.apply.fieldpath import Path, field_element
 from flotilla.apiserver.apply.fieldsets import ABSENT, is_empty
 from flotilla.apiserver.schema.model import Schema
 
+_NO_PROPERTIES: Final[dict[str, Schema]] = {}
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 _KEPT_SCALARS: Final = frozenset({str, int, bool})
 """Scalar types whose equal values are interchangeable (not floats: `0.0` and `-0.0` are equal)."""
 
@@ -58,12 +59,17 @@ def merge_value(live: Any, applied: Any, schema: Schema | None, path: Path) -> A
 def _merge_fields(live: Any, applied: Any, schema: Schema | None, path: Path) -> dict[str, Any]:
     live_map = live if isinstance(live, dict) else {}
     applied_map = applied if isinstance(applied, dict) else {}
+    declared_fields = schema.properties if schema is not None else _NO_PROPERTIES
+    map_values = schema.additional_properties if schema is not None else None
     merged: dict[str, Any] = {}
     same = True  # whether every merged value is the live one
     for name, value in live_map.items():
-        child_schema, _ = field_schema(schema, name)
         applied_value = applied_map.get(name, ABSENT)
         if applied_value is ABSENT:
+            if type(value) in _SCALARS:
+                merged[name] = value  # nothing to merge into a scalar
+                continue
+            child_schema = declared_fields.get(name) or map_values
             if nameable_throughout(value, child_schema):
                 merged[name] = value  # nothing to merge, and naming its list items cannot fail
                 continue
@@ -71,12 +77,13 @@ def _merge_fields(live: Any, applied: Any, schema: Schema | None, path: Path) ->
         elif type(applied_value) in _KEPT_SCALARS:  # an applied scalar is a leaf whatever the schema
             result = value if type(value) is type(applied_value) and value == applied_value else applied_value
         else:
+            child_schema = declared_fields.get(name) or map_values
             result = merge_value(value, applied_value, child_schema, (*path, field_element(name)))
         merged[name] = result
         same = same and result is value
     for name, value in applied_map.items():
         if name not in live_map:
-            child_schema, _ = field_schema(schema, name)
+            child_schema = declared_fields.get(name) or map_values
             merged[name] = merge_value(ABSENT, value, child_schema, (*path, field_element(name)))
             same = False
     return live if same and live_map else merged  # unchanged: the live map itself, found equal at once

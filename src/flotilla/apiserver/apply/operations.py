@@ -181,20 +181,36 @@ def _apply_once(
     managed.entries[key] = ManagedEntry(applied_fields, context.api_version, previous_time)
     if previous is not None and previous.fields:
         merged = _remove_disowned(merged, managed, key, previous.fields, schema)
-    comparison = compare(live, merged, schema).excluding(context.reset_fields)
-    changed = comparison.changed()
-    conflicts: list[Conflict] = []
-    for other, entry in sorted(managed.entries.items(), key=lambda item: item[0].identifier()):
+    # What this apply changes matters only where other managers own fields: they lose those.
+    owned_by_others = FieldSet()
+    for other, entry in managed.entries.items():
         if other != key:
-            conflicts.extend(Conflict(other, entry.api_version, path) for path in entry.fields & changed)
-    if conflicts and not force:
-        raise ApplyConflict(conflicts)
+            owned_by_others = owned_by_others.union(entry.fields)
+    comparison = compare(live, merged, schema, within=owned_by_others).excluding(context.reset_fields)
+    changed = comparison.changed()
+    if not force:
+        conflicts = _conflicts(managed, key, changed)
+        if conflicts:
+            raise ApplyConflict(conflicts)
     for other, entry in managed.entries.items():
         if other != key:
             entry.fields = entry.fields.difference(changed).difference(comparison.removed)
-    managed.entries[key].fields = applied_fields.difference(STRIPPED_FIELDS)
+    fields = applied_fields.difference(STRIPPED_FIELDS)
+    if previous is not None and fields == previous.fields:
+        fields = previous.fields  # the same set, whose FieldsV1 is known: it is written out unchanged
+    managed.entries[key].fields = fields
     managed.drop_empty()
     return merged, managed
+
+
+def _conflicts(managed: ManagedFields, key: ManagerKey, changed: FieldSet) -> list[Conflict]:
+    """The fields other managers own that `changed` takes, by manager in kube's identifier order."""
+    taken = [
+        (other, entry, entry.fields & changed) for other, entry in managed.entries.items() if other != key
+    ]
+    found = [item for item in taken if item[2]]
+    found.sort(key=lambda item: item[0].identifier())
+    return [Conflict(other, entry.api_version, path) for other, entry, fields in found for path in fields]
 
 
 def _remove_disowned(

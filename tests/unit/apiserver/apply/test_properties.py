@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flotilla.apiserver.apply import FieldSet, apply, fields_of, raw_fields_of
+from flotilla.apiserver.apply import FieldSet, InvalidObjectError, apply, compare, fields_of, raw_fields_of
 from flotilla.apiserver.apply.fieldpath import Path, index_element, key_element, value_element
+from flotilla.apiserver.apply.managedfields import decode_managed_fields, encode_managed_fields
 from tests.unit.apiserver.apply.objects import APPS_V1, LATER, NOW, deployment_schema
 
 short_text = st.text("pqr", min_size=1, max_size=2)
@@ -185,3 +188,78 @@ def test_subsets_match_sets_of_paths(left: FieldSet, right: FieldSet) -> None:
     assert left.issubset(right) == (path_set(left) <= path_set(right))
     assert left.issubset(left | right)
     assert (left - right).issubset(left)
+
+
+def with_unnamed_container(configuration: dict[str, Any], unnamed: bool) -> dict[str, Any]:
+    """The configuration, with a container that has no name (which no field set can hold) if asked."""
+    if not unnamed:
+        return configuration
+    changed = copy.deepcopy(configuration)
+    template = changed["spec"].setdefault("template", {})
+    template.setdefault("spec", {}).setdefault("containers", []).append({"image": "unnamed"})
+    return changed
+
+
+def comparison_or_error(old: dict[str, Any], new: dict[str, Any], within: FieldSet | None) -> Any:
+    try:
+        return compare(old, new, deployment_schema(), within=within)
+    except InvalidObjectError as error:
+        return str(error)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    old=configurations,
+    new=configurations,
+    owner=configurations,
+    unnamed=st.tuples(st.booleans(), st.booleans()).filter(lambda flags: not all(flags)),
+    shared=st.booleans(),
+)
+def test_a_comparison_within_some_fields_agrees_with_the_full_one_on_them(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    owner: dict[str, Any],
+    unnamed: tuple[bool, bool],
+    shared: bool,
+) -> None:
+    """Restricted to the fields one manager owns, a comparison finds the same changes among them,
+    finds no change the full one does not, and fails exactly when the full one fails."""
+    old, new = with_unnamed_container(old, unnamed[0]), with_unnamed_container(new, unnamed[1])
+    if shared:  # as after a merge: the parts the configuration leaves alone are the live ones
+        new = {**new, "metadata": old["metadata"]}
+    within = fields_of(owner, deployment_schema())
+    full, part = comparison_or_error(old, new, None), comparison_or_error(old, new, within)
+    if isinstance(full, str) or isinstance(part, str):
+        assert part == full
+        return
+    for found, told in (
+        (full.added, part.added),
+        (full.removed, part.removed),
+        (full.modified, part.modified),
+    ):
+        assert told & within == found & within
+        assert told.issubset(found)
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=configurations, second=configurations)
+def test_decoding_a_list_again_gives_what_decoding_it_first_gave(
+    first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    """A managedFields list decoded before comes back equal, and changing one decoding changes no other."""
+    live = applied(applied(None, first, "one").obj, second, "two", force=True).obj
+    entries = live["metadata"].get("managedFields", [])
+    first_decoding = decode_managed_fields(entries)
+    encoded = encode_managed_fields(first_decoding)
+    first_decoding.entries.clear()
+    again = decode_managed_fields(copy.deepcopy(entries))
+    assert encode_managed_fields(again) == encoded == entries
+
+
+def test_a_list_with_nan_is_not_taken_for_the_list_with_null() -> None:
+    """orjson writes NaN as null; a list with NaN for a time is invalid, the one with null is not."""
+    entry = {"manager": "m", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1"}
+    entry["fieldsV1"] = {"f:spec": {}}
+    assert decode_managed_fields([{**entry, "time": None}]).entries
+    with pytest.raises(ValueError, match="time in managed fields entry 0"):
+        decode_managed_fields([{**entry, "time": float("nan")}])
