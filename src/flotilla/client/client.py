@@ -3,23 +3,31 @@
 Every method takes a GroupVersionKind and maps it to a path through discovery. Failure Statuses
 become `APIStatusError` subclasses, network failures `Unavailable`. Writes name a field manager.
 `watch` yields events until the server ends the stream; `Informer` builds resumable watches on it.
+
+Requests travel on the client's own keep-alive HTTP/1.1 connections (`connections.py`, a fraction of
+a general HTTP client's CPU per request); watches and plain-text probes go through aiohttp, whose
+streaming and charset handling they use, on pools of their own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
+import ssl
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import aiohttp
 import orjson
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.client.connections import ConnectionPool
 from flotilla.client.discovery import AGGREGATED_ACCEPT, ResourceInfo, RESTMapper, legacy_document
 from flotilla.client.errors import NotFound, Unavailable, status_error
+from flotilla.client.http1 import ACCEPT_ENCODING, MalformedResponse, request_head
 from flotilla.client.kubeconfig import ClusterConfig
 
 JSON = "application/json"
@@ -27,6 +35,12 @@ MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
+
+_TARGET_CHARACTERS = "-._~!$&'()*+,;=:@/?%"
+"""What a request target may carry unescaped (RFC 3986's unreserved and sub-delims, ':', '@', the
+delimiters '/' and '?', and '%' of escapes already made)."""
+_TARGET = re.compile(f"[A-Za-z0-9{re.escape(_TARGET_CHARACTERS)}]*")
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +69,17 @@ class Client:
         self._watch_session: aiohttp.ClientSession | None = None
         self._ssl = config.ssl_context()
         self._limit = connection_limit
+        self._pool: ConnectionPool | None = None
+        server = urlsplit(config.server)
+        self._host = server.hostname or ""
+        self._port = server.port or (443 if server.scheme == "https" else 80)
+        self._path_prefix = server.path.rstrip("/")
+        self._request_headers = [
+            ("Host", server.netloc.rpartition("@")[2]),
+            ("User-Agent", user_agent),
+            ("Accept-Encoding", ACCEPT_ENCODING),
+            *config.headers().items(),
+        ]
         self.mapper = RESTMapper()
         self._discovered = False
         self._discovery_lock = asyncio.Lock()
@@ -79,13 +104,31 @@ class Client:
             self._watch_session = aiohttp.ClientSession(connector=connector, headers=self._headers)
         return self._watch_session
 
+    def _connection_pool(self) -> ConnectionPool:
+        """The pool of this event loop (a pool's connections belong to the loop that opened them)."""
+        pool = self._pool
+        if pool is None or pool.closed or pool.loop is not asyncio.get_running_loop():
+            if not self._host or urlsplit(self.config.server).scheme not in ("https", "http"):
+                raise Unavailable(f"{self.config.server}: not an http or https URL")
+            pool = self._pool = ConnectionPool(
+                self._host,
+                self._port,
+                ssl_context=self._ssl if isinstance(self._ssl, ssl.SSLContext) else None,
+                server_hostname=self.config.tls_server_name,
+                limit=self._limit,
+            )
+        return pool
+
     async def close(self) -> None:
         sessions = [s for s in (self._session, self._watch_session) if s is not None and not s.closed]
         for session in sessions:
             await session.close()
         self._session = None
         self._watch_session = None
-        if sessions:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+        if sessions or pool is not None:
             # TLS transports finish closing on the next loop iterations (aiohttp's documented caveat).
             await asyncio.sleep(0.05)
 
@@ -109,33 +152,38 @@ class Client:
         timeout: float | None = None,
     ) -> Any:
         """Send one request; the decoded JSON answer, or an APIStatusError / Unavailable."""
-        url = self.config.server + path
+        target = self._path_prefix + path
         if query:
-            url += "?" + urlencode({k: v for k, v in query.items() if v is not None and v != ""}, doseq=True)
-        data = None
-        headers = {"Accept": accept}
+            target += "?" + urlencode(
+                {k: v for k, v in query.items() if v is not None and v != ""}, doseq=True
+            )
+        if not _TARGET.fullmatch(target):
+            target = quote(target, safe=_TARGET_CHARACTERS)
+        headers = [*self._request_headers, ("Accept", accept)]
+        data = b""
         if body is not None:
             data = body if isinstance(body, bytes) else orjson.dumps(body)
-            headers["Content-Type"] = content_type
+            headers.append(("Content-Type", content_type))
+            headers.append(("Content-Length", str(len(data))))
+        elif method in _BODY_METHODS:
+            headers.append(("Content-Length", "0"))
         try:
-            async with self._get_session().request(
-                method,
-                url,
-                data=data,
-                headers=headers,
-                timeout=aiohttp.ClientTimeout(total=timeout or self._timeout),
-                server_hostname=self.config.tls_server_name,
-            ) as response:
-                raw = await response.read()
-                if response.status >= 400:
-                    raise status_error(response.status, _status_body(response.status, raw))
-                if not raw:
-                    return None
-                if response.content_type not in ("application/json", ""):
-                    return raw.decode(errors="replace")
-                return orjson.loads(raw)
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
-            raise Unavailable(f"{method} {self.config.server}{path}: {exc or type(exc).__name__}") from exc
+            async with asyncio.timeout(timeout or self._timeout):
+                response = await self._connection_pool().send(
+                    method, request_head(method, target, headers) + data
+                )
+        except (OSError, MalformedResponse) as exc:  # OSError covers TimeoutError, TLS and resets
+            raise Unavailable(
+                f"{method} {self.config.server}{path}: {str(exc) or type(exc).__name__}"
+            ) from exc
+        raw = response.body
+        if response.status >= 400:
+            raise status_error(response.status, _status_body(response.status, raw))
+        if not raw:
+            return None
+        if response.content_type not in ("application/json", ""):
+            return raw.decode(errors="replace")
+        return orjson.loads(raw)
 
     async def text(self, path: str, timeout: float | None = None) -> tuple[int, str]:
         """GET a plain-text endpoint (/readyz, /healthz): status code and body."""
@@ -373,12 +421,13 @@ class Client:
             + urlencode({k: v for k, v in query.items() if v not in (None, "")})
         )
         try:
-            async with self._get_session().get(
+            async with self._get_watch_session().get(
                 url,
                 timeout=aiohttp.ClientTimeout(
                     total=None, sock_connect=self._timeout, sock_read=timeout_seconds + 30
                 ),
                 headers={"Accept": JSON},
+                server_hostname=self.config.tls_server_name,
             ) as response:
                 if response.status >= 400:
                     raise status_error(response.status, _status_body(response.status, await response.read()))
