@@ -13,10 +13,12 @@ objects shaped as the server stores them, and nothing else:
 - the scheduler's writes to a ResourceBinding (work.karmada.io/v1alpha2, the hub's own CRD schema)
   whose large spec.placement and spec.resource a creator owns (`Update`) and whose aggregated status
   and FullyApplied condition a controller applies: `binding spec apply (first)` applies
-  spec.clusters and the applied-placement annotation as `flotilla-scheduler` (force), `binding spec
-  apply (replicas)` applies them again with other replica counts; `binding status apply` re-applies
-  the scheduler's status (the Scheduled condition, keyed by `type`, and three scalars) through the
-  status subresource with a new lastTransitionTime and observed generation;
+  spec.clusters and the applied-placement annotation as `flotilla-scheduler` (force) to each of
+  3,000 such bindings in turn, `binding spec apply (replicas)` applies them again with other replica
+  counts; `binding status apply` re-applies the scheduler's status (the Scheduled condition, keyed
+  by `type`, and three scalars) through the status subresource with a new lastTransitionTime and
+  observed generation. Re-applies start from what the previous one stored, a second later, so each
+  reads managedFields no write has read before, as on a busy hub;
 - `event create`: the scheduler creates a core/v1 Event about a binding.
 
 Every figure is CPU time (the process's, not the wall clock's, which other work on a shared machine
@@ -307,8 +309,12 @@ def binding_placement() -> dict[str, Any]:
     }
 
 
-def created_binding() -> dict[str, Any]:
-    """A ResourceBinding as its creator wrote it, with the status a controller applied since."""
+def created_binding(index: int = 0) -> dict[str, Any]:
+    """A ResourceBinding as its creator wrote it, with the status a controller applied since.
+
+    Bindings of other `index`es belong to other Deployments, so their FieldsV1 differ (owner uids).
+    """
+    owner_uid = f"{index:08x}-4b5a-4968-8776-a5b4c3d2e1f0"
     binding: dict[str, Any] = {
         "apiVersion": BINDING_GVK.api_version,
         "kind": BINDING_GVK.kind,
@@ -325,7 +331,7 @@ def created_binding() -> dict[str, Any]:
                     "apiVersion": "apps/v1",
                     "kind": "Deployment",
                     "name": "web",
-                    "uid": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+                    "uid": owner_uid,
                     "controller": True,
                     "blockOwnerDeletion": True,
                 }
@@ -337,7 +343,7 @@ def created_binding() -> dict[str, Any]:
                 "kind": "Deployment",
                 "namespace": "default",
                 "name": "web",
-                "uid": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+                "uid": owner_uid,
                 "resourceVersion": "1041",
             },
             "replicas": 6,
@@ -429,45 +435,56 @@ def scheduled_status(round_: int) -> dict[str, Any]:
     }
 
 
-def binding_first_spec_applies() -> Callable[[], float]:
-    live = created_binding()
+def binding_first_spec_applies(bindings: int = 3000) -> Callable[[], float]:
+    """The scheduler's first result for each of `bindings` created bindings, in turn."""
+    created = [created_binding(index) for index in range(bindings)]
     body = scheduling_result(2)
+    turn = 0
 
     def first_apply() -> float:
+        nonlocal turn
+        turn = (turn + 1) % bindings
         started = time.process_time()
-        apply_binding(live, body, SCHEDULER, START + timedelta(1))
+        apply_binding(created[turn], body, SCHEDULER, START + timedelta(1))
         return time.process_time() - started
 
     return first_apply
 
 
 def binding_spec_reapplies() -> Callable[[], float]:
+    """New results for one binding, a second apart; each apply starts from what the last one stored."""
     live = stored(apply_binding(created_binding(), scheduling_result(2), SCHEDULER, START), 3)
-    bodies = [scheduling_result(3), scheduling_result(4)]
     turn = 0
 
     def reapply() -> float:
-        nonlocal turn
+        nonlocal live, turn
         turn += 1
         started = time.process_time()
-        apply_binding(live, bodies[turn % 2], SCHEDULER, START + timedelta(1))
-        return time.process_time() - started
+        result = apply_binding(
+            live, scheduling_result(3 + turn % 2), SCHEDULER, START + timedelta(seconds=turn)
+        )
+        elapsed = time.process_time() - started
+        live = stored(result, 3 + turn)
+        return elapsed
 
     return reapply
 
 
 def binding_status_reapplies() -> Callable[[], float]:
+    """The scheduler's status for one binding, a second apart, each apply onto what the last stored."""
     scheduled = stored(apply_binding(created_binding(), scheduling_result(2), SCHEDULER, START), 3)
     live = stored(apply_binding(scheduled, scheduled_status(1), SCHEDULER, START, subresource="status"), 4)
-    bodies = [scheduled_status(2), scheduled_status(3)]
     turn = 0
 
     def reapply() -> float:
-        nonlocal turn
+        nonlocal live, turn
         turn += 1
+        body = scheduled_status(1 + turn)
         started = time.process_time()
-        apply_binding(live, bodies[turn % 2], SCHEDULER, START + timedelta(1), subresource="status")
-        return time.process_time() - started
+        result = apply_binding(live, body, SCHEDULER, START + timedelta(seconds=turn), subresource="status")
+        elapsed = time.process_time() - started
+        live = stored(result, 4 + turn)
+        return elapsed
 
     return reapply
 

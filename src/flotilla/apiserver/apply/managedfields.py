@@ -15,9 +15,10 @@ Besides the codec this module holds the request-level rules of kube's field mana
 - `strip_time_only_changes`: a write whose only effect is new timestamps keeps the old ones, so a
   no-op apply changes nothing and the server can skip the write.
 
-Every write decodes the live list, so decoding is cheap when it can be: a list is remembered
-decoded per JSON text, FieldsV1 parsing per document (see `fieldpath`), timestamps per text, and
-the common valid entry is checked without building a single message.
+Every write decodes the live list, so decoding is cheap when it can be: FieldsV1 parsing is
+remembered per document (see `fieldpath`), timestamps per text, and the common valid entry is
+checked without building a single message. Whole lists are not remembered: a write reads the list
+the object's last write stored, which no write has read yet.
 """
 
 from __future__ import annotations
@@ -27,17 +28,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple
 
-import orjson
-
 from flotilla.apiserver.apply.fieldpath import FieldSet, FieldsV1Error
 from flotilla.apiserver.apply.jsonvalues import go_json, go_quote, json_copy
 
 APPLY: Final = "Apply"
 UPDATE: Final = "Update"
 FIELDS_V1: Final = "FieldsV1"
-_DECODED_LISTS: Final = 1024
-"""How many managedFields lists stay decoded: a write usually reads the list the object's last
-write stored, moments ago."""
 
 
 class ManagerKey(NamedTuple):
@@ -108,30 +104,10 @@ class ManagedFieldsError(ValueError):
 
 
 def decode_managed_fields(entries: Any) -> ManagedFields:
-    """Decode a managedFields list; raises `ManagedFieldsError` with the first problem.
-
-    Lists decoded before are found by their JSON and handed out again as new entries over the same
-    (unchanging) field sets: most writes start from the managedFields the last write stored.
-    """
+    """Decode a managedFields list; raises `ManagedFieldsError` with the first problem."""
     if entries is not None and not isinstance(entries, list):
         raise ManagedFieldsError(_entry_errors(entries)[0])
-    if not entries:
-        return ManagedFields()
-    try:
-        source, decoded = _decode_encoded(orjson.dumps(entries))
-    except (TypeError, ManagedFieldsError):  # not plain JSON, or not valid: decoded as it is
-        source = None
-    # orjson writes NaN as null: the list decoded must be this one, not one with the same JSON.
-    if source is None or source != entries:
-        return _decode_entries(entries)
-    return decoded.copy()
-
-
-@functools.lru_cache(maxsize=_DECODED_LISTS)
-def _decode_encoded(encoded: bytes) -> tuple[list[Any], ManagedFields]:
-    """A managedFields list given as its JSON, and its entries (errors are raised, not remembered)."""
-    entries = orjson.loads(encoded)
-    return entries, _decode_entries(entries)
+    return _decode_entries(entries or [])
 
 
 def _decode_entries(entries: list[Any]) -> ManagedFields:

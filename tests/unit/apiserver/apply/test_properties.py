@@ -5,13 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flotilla.apiserver.apply import FieldSet, InvalidObjectError, apply, compare, fields_of, raw_fields_of
 from flotilla.apiserver.apply.fieldpath import Path, index_element, key_element, value_element
-from flotilla.apiserver.apply.managedfields import decode_managed_fields, encode_managed_fields
 from tests.unit.apiserver.apply.objects import APPS_V1, LATER, NOW, deployment_schema
 
 short_text = st.text("pqr", min_size=1, max_size=2)
@@ -239,27 +237,3 @@ def test_a_comparison_within_some_fields_agrees_with_the_full_one_on_them(
     ):
         assert told & within == found & within
         assert told.issubset(found)
-
-
-@settings(max_examples=150, deadline=None)
-@given(first=configurations, second=configurations)
-def test_decoding_a_list_again_gives_what_decoding_it_first_gave(
-    first: dict[str, Any], second: dict[str, Any]
-) -> None:
-    """A managedFields list decoded before comes back equal, and changing one decoding changes no other."""
-    live = applied(applied(None, first, "one").obj, second, "two", force=True).obj
-    entries = live["metadata"].get("managedFields", [])
-    first_decoding = decode_managed_fields(entries)
-    encoded = encode_managed_fields(first_decoding)
-    first_decoding.entries.clear()
-    again = decode_managed_fields(copy.deepcopy(entries))
-    assert encode_managed_fields(again) == encoded == entries
-
-
-def test_a_list_with_nan_is_not_taken_for_the_list_with_null() -> None:
-    """orjson writes NaN as null; a list with NaN for a time is invalid, the one with null is not."""
-    entry = {"manager": "m", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1"}
-    entry["fieldsV1"] = {"f:spec": {}}
-    assert decode_managed_fields([{**entry, "time": None}]).entries
-    with pytest.raises(ValueError, match="time in managed fields entry 0"):
-        decode_managed_fields([{**entry, "time": float("nan")}])
