@@ -23,8 +23,11 @@ objects shaped as the server stores them, and nothing else:
 
 Every figure is CPU time (the process's, not the wall clock's, which other work on a shared machine
 stretches), the median over `--rounds` rounds of the mean over `--iterations` calls, so a noisy
-machine shows up as spread between runs rather than in one number. To measure another checkout,
-put its `src` first on PYTHONPATH (the script uses only the package's public functions).
+machine shows up as spread between runs rather than in one number. The collector is paced as the
+API server paces it (`runtime.garbage`): CPython's default young threshold would add collections
+of the many short-lived objects (about a tenth of the binding applies) that the server avoids. To
+measure another checkout, put its `src` first on PYTHONPATH (the script uses only the package's
+public functions).
 Run: `.venv/bin/python bench/managedfields.py [--rounds 15] [--iterations 200] [--profile NAME]`.
 """
 
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import functools
+import gc
 import pstats
 import statistics
 import time
@@ -50,6 +54,7 @@ from flotilla.apiserver.defaults import apply_defaults
 from flotilla.apiserver.karmadacrds import karmada_crds
 from flotilla.apiserver.schema.builtin import builtin_schemas
 from flotilla.apiserver.schema.model import Schema
+from flotilla.runtime import garbage
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 LEASE_GVK = GroupVersionKind("coordination.k8s.io", "v1", "Lease")
@@ -563,6 +568,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--profile", choices=sorted(OPERATIONS), help="profile one operation instead")
     args = parser.parse_args()
+    gc.set_threshold(garbage.YOUNG_THRESHOLD, garbage.MIDDLE_THRESHOLD, 2**31 - 1)  # no full collections
     if args.profile:
         operation = OPERATIONS[args.profile]()
         profiler = cProfile.Profile()
