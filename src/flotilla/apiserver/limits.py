@@ -18,9 +18,8 @@ Bodies are capped at 3 MiB elsewhere (`content.MAX_BODY_BYTES`, 413).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from types import TracebackType
 
 from aiohttp import web
 
@@ -66,12 +65,11 @@ class RequestLimits:
         self.read_only_inflight = 0
         self.mutating_inflight = 0
 
-    @contextlib.contextmanager
-    def admit(self, attributes: AuthorizationAttributes) -> Iterator[None]:
-        """Hold an in-flight slot for the request, or refuse it with 429."""
+    def admit(self, attributes: AuthorizationAttributes) -> _Slot:
+        """Take an in-flight slot for the request (held until the returned context exits), or
+        refuse it with 429 at once."""
         if is_long_running(attributes.verb, attributes.subresource):
-            yield
-            return
+            return _Slot(self, None)
         mutating = attributes.verb not in READ_ONLY_VERBS
         limit = (
             self.settings.max_mutating_requests_inflight if mutating else self.settings.max_requests_inflight
@@ -79,14 +77,10 @@ class RequestLimits:
         current = self.mutating_inflight if mutating else self.read_only_inflight
         if limit and current >= limit:
             if MASTERS_GROUP in attributes.user.groups:
-                yield
-                return
+                return _Slot(self, None)
             raise errors.TooManyRequests(TOO_MANY_REQUESTS, retry_after=RETRY_AFTER_SECONDS)
         self._count(mutating, 1)
-        try:
-            yield
-        finally:
-            self._count(mutating, -1)
+        return _Slot(self, mutating)
 
     def _count(self, mutating: bool, delta: int) -> None:
         if mutating:
@@ -108,16 +102,49 @@ class RequestLimits:
                 timeout = asked
         return timeout
 
-    @contextlib.asynccontextmanager
-    async def deadline(self, seconds: float | None) -> AsyncIterator[None]:
+    def deadline(self, seconds: float | None) -> _Deadline:
         """Run the body under the deadline; past it, the body is cancelled and the request is 504."""
-        if seconds is None:
-            yield
+        return _Deadline(seconds)
+
+
+# Plain classes rather than generator-based context managers: every request enters both.
+class _Slot:
+    """An in-flight slot, given back on exit (`mutating` None: the request took none)."""
+
+    __slots__ = ("_limits", "_mutating")
+
+    def __init__(self, limits: RequestLimits, mutating: bool | None) -> None:
+        self._limits = limits
+        self._mutating = mutating
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        if self._mutating is not None:
+            self._limits._count(self._mutating, -1)
+
+
+class _Deadline:
+    """`asyncio.timeout` whose expiry becomes kube's 504 (no deadline when `seconds` is None)."""
+
+    __slots__ = ("_scope",)
+
+    def __init__(self, seconds: float | None) -> None:
+        self._scope = asyncio.timeout(seconds) if seconds is not None else None
+
+    async def __aenter__(self) -> None:
+        if self._scope is not None:
+            await self._scope.__aenter__()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        scope = self._scope
+        if scope is None:
             return
-        scope = asyncio.timeout(seconds)
         try:
-            async with scope:
-                yield
+            await scope.__aexit__(kind, error, trace)
         except TimeoutError as exc:
             if scope.expired():
                 raise errors.ServerTimeout(TIMED_OUT) from exc
