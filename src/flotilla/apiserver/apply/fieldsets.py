@@ -207,8 +207,8 @@ def compare(
 
     With `within`, only the paths of `within` need telling apart (an apply asks only about fields
     other managers own): the result holds exactly those of them the full comparison holds, with
-    perhaps other paths beside, and the walk leaves out what no path of `within` leads into — once
-    it is sure walking that could not have failed; when it is not, the full comparison runs.
+    perhaps some nodes above them, and the walk leaves out what no path of `within` leads into —
+    once it is sure walking that could not have failed; when it is not, the full comparison runs.
     """
     root = object_schema(schema)
     changes = _Changes([], [], [])
@@ -324,7 +324,9 @@ def _compare_fields(
         old_type, new_type = type(old_value), type(new_value)
         if old_type in _SCALARS and new_type in _SCALARS:  # a leaf on both sides
             # Of one type, Python's equality is JSON's; of two, `1` and `1.0` are still equal.
-            if (old_value != new_value) if old_type is new_type else not json_equal(old_value, new_value):
+            if (
+                (old_value != new_value) if old_type is new_type else not json_equal(old_value, new_value)
+            ) and (within is None or field_element(name) in within.members):
                 changes.modified.append((*path, field_element(name)))
             continue
         child_schema = declared_fields.get(name) or map_values
