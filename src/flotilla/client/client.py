@@ -17,7 +17,7 @@ import re
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 from urllib.parse import quote, urlencode, urlsplit
 
 import aiohttp
@@ -70,6 +70,7 @@ class Client:
         self._ssl = config.ssl_context()
         self._limit = connection_limit
         self._pool: ConnectionPool | None = None
+        self._write_queries: dict[tuple[str, bool, bool | None], str] = {}
         server = urlsplit(config.server)
         self._host = server.hostname or ""
         self._port = server.port or (443 if server.scheme == "https" else 80)
@@ -152,11 +153,30 @@ class Client:
         timeout: float | None = None,
     ) -> Any:
         """Send one request; the decoded JSON answer, or an APIStatusError / Unavailable."""
+        encoded = ""
+        if query:
+            encoded = urlencode({k: v for k, v in query.items() if v is not None and v != ""}, doseq=True)
+        return await self._send(
+            method, path, encoded, body, content_type=content_type, accept=accept, timeout=timeout
+        )
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        query: str,
+        body: Any,
+        *,
+        content_type: str = JSON,
+        accept: str = JSON,
+        timeout: float | None = None,
+        decode: bool = True,
+    ) -> Any:
+        """`request` with the query already encoded; `decode=False` checks the answer for failure
+        and returns None instead of decoding it."""
         target = self._path_prefix + path
         if query:
-            target += "?" + urlencode(
-                {k: v for k, v in query.items() if v is not None and v != ""}, doseq=True
-            )
+            target += "?" + query
         if not _TARGET.fullmatch(target):
             target = quote(target, safe=_TARGET_CHARACTERS)
         headers = [*self._request_headers, ("Accept", accept)]
@@ -168,10 +188,9 @@ class Client:
         elif method in _BODY_METHODS:
             headers.append(("Content-Length", "0"))
         try:
-            async with asyncio.timeout(timeout or self._timeout):
-                response = await self._connection_pool().send(
-                    method, request_head(method, target, headers) + data
-                )
+            response = await self._connection_pool().send(
+                method, request_head(method, target, headers) + data, timeout=timeout or self._timeout
+            )
         except (OSError, MalformedResponse) as exc:  # OSError covers TimeoutError, TLS and resets
             raise Unavailable(
                 f"{method} {self.config.server}{path}: {str(exc) or type(exc).__name__}"
@@ -179,7 +198,7 @@ class Client:
         raw = response.body
         if response.status >= 400:
             raise status_error(response.status, _status_body(response.status, raw))
-        if not raw:
+        if not raw or not decode:
             return None
         if response.content_type not in ("application/json", ""):
             return raw.decode(errors="replace")
@@ -231,7 +250,8 @@ class Client:
 
     async def resource(self, gvk: GroupVersionKind) -> ResourceInfo:
         """The resource serving `gvk` (re-discovering once if unknown); NotFound if none does."""
-        await self.discover()
+        if not self._discovered:
+            await self.discover()
         info = self.mapper.lookup(gvk)
         if info is None:
             await self.discover(force=True)
@@ -287,6 +307,7 @@ class Client:
             if not token:
                 return items, str((page.get("metadata") or {}).get("resourceVersion", ""))
 
+    @overload
     async def create(
         self,
         obj: dict[str, Any],
@@ -294,12 +315,40 @@ class Client:
         namespace: str = "",
         field_manager: str | None = None,
         dry_run: bool = False,
-    ) -> dict[str, Any]:
+        decode: Literal[True] = True,
+    ) -> dict[str, Any]: ...
+
+    @overload
+    async def create(
+        self,
+        obj: dict[str, Any],
+        *,
+        namespace: str = "",
+        field_manager: str | None = None,
+        dry_run: bool = False,
+        decode: Literal[False],
+    ) -> None: ...
+
+    async def create(
+        self,
+        obj: dict[str, Any],
+        *,
+        namespace: str = "",
+        field_manager: str | None = None,
+        dry_run: bool = False,
+        decode: bool = True,
+    ) -> dict[str, Any] | None:
+        """Create `obj`; the object as created, or None with `decode=False` (for a caller that does
+        not read it: the answer is then only checked for failure)."""
         gvk = _gvk_of(obj)
         info = await self.resource(gvk)
         namespace = namespace or (obj.get("metadata") or {}).get("namespace", "")
-        created: dict[str, Any] = await self.request(
-            "POST", info.path(namespace), query=self._write_query(field_manager, dry_run), body=obj
+        created: dict[str, Any] | None = await self._send(
+            "POST",
+            info.path(namespace),
+            self._write_query(field_manager, dry_run, None),
+            obj,
+            decode=decode,
         )
         return created
 
@@ -309,11 +358,11 @@ class Client:
         gvk = _gvk_of(obj)
         info = await self.resource(gvk)
         meta = obj.get("metadata") or {}
-        updated: dict[str, Any] = await self.request(
+        updated: dict[str, Any] = await self._send(
             "PUT",
             info.path(meta.get("namespace", ""), _quote(meta["name"]), subresource),
-            query=self._write_query(field_manager, False),
-            body=obj,
+            self._write_query(field_manager, False, None),
+            obj,
         )
         return updated
 
@@ -329,18 +378,55 @@ class Client:
         field_manager: str | None = None,
         force: bool | None = None,
     ) -> dict[str, Any]:
-        info = await self.resource(gvk)
-        query = self._write_query(field_manager, False)
-        if force is not None:
-            query["force"] = "true" if force else "false"
-        patched: dict[str, Any] = await self.request(
-            "PATCH",
-            info.path(namespace, _quote(name), subresource),
-            query=query,
-            body=patch,
-            content_type=patch_type,
+        patched: dict[str, Any] = await self._patch(
+            gvk, name, patch, namespace, patch_type, subresource, field_manager, force, decode=True
         )
         return patched
+
+    async def _patch(
+        self,
+        gvk: GroupVersionKind,
+        name: str,
+        patch: Any,
+        namespace: str,
+        patch_type: str,
+        subresource: str,
+        field_manager: str | None,
+        force: bool | None,
+        *,
+        decode: bool,
+    ) -> Any:
+        info = await self.resource(gvk)
+        return await self._send(
+            "PATCH",
+            info.path(namespace, _quote(name), subresource),
+            self._write_query(field_manager, False, force),
+            patch,
+            content_type=patch_type,
+            decode=decode,
+        )
+
+    @overload
+    async def apply(
+        self,
+        obj: dict[str, Any],
+        *,
+        field_manager: str | None = None,
+        force: bool = True,
+        subresource: str = "",
+        decode: Literal[True] = True,
+    ) -> dict[str, Any]: ...
+
+    @overload
+    async def apply(
+        self,
+        obj: dict[str, Any],
+        *,
+        field_manager: str | None = None,
+        force: bool = True,
+        subresource: str = "",
+        decode: Literal[False],
+    ) -> None: ...
 
     async def apply(
         self,
@@ -349,19 +435,23 @@ class Client:
         field_manager: str | None = None,
         force: bool = True,
         subresource: str = "",
-    ) -> dict[str, Any]:
-        """Server-side apply of `obj` (creates it when absent)."""
+        decode: bool = True,
+    ) -> dict[str, Any] | None:
+        """Server-side apply of `obj` (creates it when absent); the object as applied, or None with
+        `decode=False` (the answer is then only checked for failure)."""
         meta = obj.get("metadata") or {}
-        return await self.patch(
+        applied: dict[str, Any] | None = await self._patch(
             _gvk_of(obj),
             meta["name"],
             obj,
-            namespace=meta.get("namespace", ""),
-            patch_type=APPLY_PATCH,
-            subresource=subresource,
-            field_manager=field_manager,
-            force=force,
+            meta.get("namespace", ""),
+            APPLY_PATCH,
+            subresource,
+            field_manager,
+            force,
+            decode=decode,
         )
+        return applied
 
     async def delete(
         self,
@@ -431,19 +521,60 @@ class Client:
             ) as response:
                 if response.status >= 400:
                     raise status_error(response.status, _status_body(response.status, await response.read()))
-                async for line in response.content:
-                    if not line.strip():
-                        continue
-                    event = orjson.loads(line)
-                    yield WatchEvent(str(event.get("type", "")), event.get("object") or {})
+                lines = _Lines()
+                async for chunk in response.content.iter_any():
+                    for line in lines.feed(chunk):
+                        if line.strip():
+                            yield _watch_event(line)
+                if lines.rest().strip():
+                    yield _watch_event(lines.rest())
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
             raise Unavailable(f"watch {url}: {exc or type(exc).__name__}") from exc
 
-    def _write_query(self, field_manager: str | None, dry_run: bool) -> dict[str, Any]:
-        query: dict[str, Any] = {"fieldManager": field_manager or self.field_manager}
-        if dry_run:
-            query["dryRun"] = "All"
-        return query
+    def _write_query(self, field_manager: str | None, dry_run: bool, force: bool | None) -> str:
+        """The encoded query of a write (a handful per client: encoded once each)."""
+        key = (field_manager or self.field_manager, dry_run, force)
+        encoded = self._write_queries.get(key)
+        if encoded is None:
+            query = {"fieldManager": key[0]}
+            if dry_run:
+                query["dryRun"] = "All"
+            if force is not None:
+                query["force"] = "true" if force else "false"
+            encoded = self._write_queries[key] = urlencode(query)
+        return encoded
+
+
+class _Lines:
+    """A watch stream's events are lines, arriving in chunks cut anywhere. Split here rather than by
+    aiohttp's readline, which refuses lines over 512 KiB: an object between that and the 1.5 MiB
+    the API allows ended its informer's watch with aiohttp's own LineTooLong."""
+
+    def __init__(self) -> None:
+        self._partial: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines `chunk` completes, without their line feeds."""
+        if b"\n" not in chunk:
+            self._partial.append(chunk)
+            return []
+        if self._partial:
+            self._partial.append(chunk)
+            chunk = b"".join(self._partial)
+            self._partial = []
+        *lines, rest = chunk.split(b"\n")
+        if rest:
+            self._partial.append(rest)
+        return lines
+
+    def rest(self) -> bytes:
+        """What followed the last line feed."""
+        return b"".join(self._partial)
+
+
+def _watch_event(line: bytes) -> WatchEvent:
+    event = orjson.loads(line)
+    return WatchEvent(str(event.get("type", "")), event.get("object") or {})
 
 
 def _gvk_of(obj: dict[str, Any]) -> GroupVersionKind:

@@ -83,12 +83,22 @@ class ConnectionPool:
     def closed(self) -> bool:
         return self._closed
 
-    async def send(self, method: str, message: bytes) -> Response:
-        """Send one request (`message`: head and body) and return its response."""
-        if self._turns is None:
-            return await self._exchange(method, message)
-        async with self._turns:
-            return await self._exchange(method, message)
+    async def send(self, method: str, message: bytes, *, timeout: float) -> Response:
+        """Send one request (`message`: head and body) and return its response; TimeoutError when
+        the whole exchange, waiting for a turn included, takes longer than `timeout` seconds."""
+        deadline = self.loop.time() + timeout
+        turns = self._turns
+        if turns is None:
+            return await self._exchange(method, message, deadline)
+        if turns.locked():
+            async with asyncio.timeout_at(deadline):
+                await turns.acquire()
+        else:
+            await turns.acquire()
+        try:
+            return await self._exchange(method, message, deadline)
+        finally:
+            turns.release()
 
     def close(self) -> None:
         """Close every connection; requests in flight fail with `ConnectionClosed`."""
@@ -96,12 +106,14 @@ class ConnectionPool:
         for connection in list(self._open):
             self._discard(connection)
 
-    async def _exchange(self, method: str, message: bytes) -> Response:
+    async def _exchange(self, method: str, message: bytes, deadline: float) -> Response:
         may_retry = method in IDEMPOTENT_METHODS
         while True:
-            connection = self._idle_connection() or await self._connect()
+            connection = self._idle_connection() or await self._connect(deadline)
             try:
-                response = await connection.exchange(message, head_request=method == "HEAD")
+                response = await connection.exchange(
+                    message, head_request=method == "HEAD", deadline=deadline
+                )
             except ConnectionClosed as exc:
                 self._discard(connection)
                 if may_retry and not exc.response_started and not self._closed:
@@ -127,16 +139,17 @@ class ConnectionPool:
             self._discard(connection)
         return None
 
-    async def _connect(self) -> _Connection:
+    async def _connect(self, deadline: float) -> _Connection:
         if self._closed:
             raise ConnectionClosed(response_started=False)
-        _, connection = await self.loop.create_connection(
-            _Connection,
-            self._host,
-            self._port,
-            ssl=self._ssl,
-            server_hostname=self._server_hostname,
-        )
+        async with asyncio.timeout_at(deadline):
+            _, connection = await self.loop.create_connection(
+                lambda: _Connection(self.loop),
+                self._host,
+                self._port,
+                ssl=self._ssl,
+                server_hostname=self._server_hostname,
+            )
         self.opened += 1
         if self.closed:  # closed while connecting
             connection.close()
@@ -152,7 +165,8 @@ class ConnectionPool:
 class _Connection(asyncio.Protocol):
     """One connection's protocol: a request out, its response framed, then idle until the next."""
 
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
         self._transport: asyncio.Transport | None = None
         self._parser = ResponseParser()
         self._waiter: asyncio.Future[Response] | None = None
@@ -164,16 +178,22 @@ class _Connection(asyncio.Protocol):
         """Open, and nothing arrived beyond the last response."""
         return not self._ended and self._parser.idle
 
-    async def exchange(self, message: bytes, *, head_request: bool) -> Response:
-        if self._transport is None or self._ended or self._transport.is_closing():
+    async def exchange(self, message: bytes, *, head_request: bool, deadline: float) -> Response:
+        """Send `message` and wait for its response, until the loop's clock reaches `deadline`."""
+        transport = self._transport
+        if transport is None or self._ended or transport.is_closing():
             raise ConnectionClosed(response_started=False)
         self._parser.expect(head_request=head_request)
-        waiter: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+        loop = self._loop
+        waiter: asyncio.Future[Response] = loop.create_future()
         self._waiter = waiter
+        # A timer on the future rather than asyncio.timeout: a third of the CPU for the same bound.
+        expiry = loop.call_at(deadline, _expire, waiter)
         try:
-            self._transport.write(message)
+            transport.write(message)
             return await waiter
         finally:
+            expiry.cancel()
             self._waiter = None
 
     def close(self) -> None:
@@ -223,3 +243,8 @@ class _Connection(asyncio.Protocol):
             waiter.set_result(response)
         else:
             waiter.set_exception(ConnectionClosed(response_started=self._parser.received, cause=cause))
+
+
+def _expire(waiter: asyncio.Future[Response]) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())

@@ -162,9 +162,9 @@ class ResponseParser:
             if len(self._buffer) > _MAX_HEAD:
                 raise MalformedResponse("response head too long")
             return False
-        lines = self._buffer[:end].decode("latin-1").split("\r\n")
+        status_line, _, block = self._buffer[:end].decode("latin-1").partition("\r\n")
         del self._buffer[: end + 4]
-        version, _, rest = lines[0].partition(" ")
+        version, _, rest = status_line.partition(" ")
         code = rest[:3]
         if (
             version not in ("HTTP/1.1", "HTTP/1.0")
@@ -172,19 +172,25 @@ class ResponseParser:
             or not code.isdigit()
             or rest[3:4] not in ("", " ")
         ):
-            raise MalformedResponse(f"bad status line {lines[0][:100]!r}")
+            raise MalformedResponse(f"bad status line {status_line[:100]!r}")
         headers: dict[str, str] = {}
-        for line in lines[1:]:
+        for line in block.split("\r\n") if block else ():
             name, colon, value = line.partition(":")
-            if not colon or not name or name != name.strip():
+            if not colon or not name or name[0] in " \t" or name[-1] in " \t":
                 raise MalformedResponse(f"bad header line {line[:100]!r}")
             name = name.lower()
-            value = value.strip()
-            headers[name] = f"{headers[name]}, {value}" if name in headers else value
+            if name in headers:
+                headers[name] += ", " + value.strip()
+            else:
+                headers[name] = value.strip()
         self._status = int(code)
         self._headers = headers
-        connection = {token.strip().lower() for token in headers.get("connection", "").split(",")}
-        self._keep_alive = "close" not in connection and (version == "HTTP/1.1" or "keep-alive" in connection)
+        connection = headers.get("connection")
+        if connection is None:
+            self._keep_alive = version == "HTTP/1.1"
+        else:
+            tokens = {token.strip().lower() for token in connection.split(",")}
+            self._keep_alive = "close" not in tokens and (version == "HTTP/1.1" or "keep-alive" in tokens)
         if self._head_request or self._status in _NO_BODY_STATUSES or self._status < 200:
             return True  # no body, whatever the headers say
         coding = headers.get("transfer-encoding")

@@ -369,7 +369,9 @@ class SchedulerController(HubController):
             "metadata": _identity(binding.get("metadata") or {}),
             "status": status,
         }
-        await self.ctx.hub.apply(body, field_manager=FIELD_MANAGER, force=True, subresource="status")
+        await self.ctx.hub.apply(
+            body, field_manager=FIELD_MANAGER, force=True, subresource="status", decode=False
+        )
 
     async def _record_event(
         self,
@@ -390,7 +392,7 @@ class SchedulerController(HubController):
         else:
             event = binding_event(binding, "Warning", EVENT_FAILED, str(failure), now)
         try:
-            await self.ctx.hub.create(event, field_manager=FIELD_MANAGER)
+            await self.ctx.hub.create(event, field_manager=FIELD_MANAGER, decode=False)
         except ClientError as error:  # events are best effort, as kube's recorder makes them
             log.info("scheduler.event_failed", controller=self.NAME, reason=event["reason"], error=str(error))
 

@@ -4,6 +4,7 @@ how it reads answers, and which errors it raises."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import ssl
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -11,15 +12,38 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from aiohttp import web
 from cryptography.hazmat.primitives import serialization
 
+from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.pki import _name, create_ca, issue
 from flotilla.client import APIStatusError, ClusterConfig, NotFound, Unavailable
 from flotilla.client.client import APPLY_PATCH, Client
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+CONFIG_MAP = GroupVersionKind("", "v1", "ConfigMap")
+DISCOVERY = {
+    "kind": "APIGroupDiscoveryList",
+    "items": [
+        {
+            "metadata": {"name": ""},
+            "versions": [
+                {
+                    "version": "v1",
+                    "resources": [
+                        {
+                            "resource": "configmaps",
+                            "responseKind": {"kind": "ConfigMap"},
+                            "scope": "Namespaced",
+                        }
+                    ],
+                }
+            ],
+        }
+    ],
+}
 
 
 class Recorded:
@@ -49,7 +73,9 @@ async def recorder() -> AsyncIterator[tuple[list[Recorded], int]]:
     async def handle(request: web.Request) -> web.StreamResponse:
         seen.append(Recorded(request, await request.read()))
         path = request.path
-        if path.endswith("/missing"):
+        if path in ("/api", "/apis"):
+            return web.json_response(DISCOVERY if path == "/api" else {**DISCOVERY, "items": []})
+        if "missing" in path.split("/"):
             return web.json_response(
                 {"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404, "message": "gone"},
                 status=404,
@@ -120,6 +146,29 @@ async def test_failure_answers_raise_the_status_error_of_their_code(
             await client.request("GET", "/broken")
     assert missing.value.message == "gone" and missing.value.reason == "NotFound"
     assert (broken.value.code, broken.value.message) == (500, "boom")
+
+
+async def test_writes_asked_not_to_decode_return_none_and_still_raise_failures(
+    recorder: tuple[list[Recorded], int],
+) -> None:
+    seen, port = recorder
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
+    missing = {**config_map, "metadata": {"name": "missing", "namespace": "default"}}
+    async with Client(ClusterConfig(server=f"http://127.0.0.1:{port}"), field_manager="m") as client:
+        assert (await client.apply(config_map))["kind"] == "Thing"
+        # mypy knows these return None; the test checks that they do.
+        assert await client.apply(config_map, subresource="status", decode=False) is None  # type: ignore[func-returns-value]
+        assert await client.create(config_map, decode=False) is None  # type: ignore[func-returns-value]
+        with pytest.raises(NotFound):
+            await client.apply(missing, decode=False)
+        with pytest.raises(NotFound):
+            await client.create({**missing, "metadata": {"name": "x", "namespace": "missing"}}, decode=False)
+    writes = [(record.method, record.target) for record in seen if record.method != "GET"]
+    assert writes[:3] == [
+        ("PATCH", "/api/v1/namespaces/default/configmaps/c?fieldManager=m&force=true"),
+        ("PATCH", "/api/v1/namespaces/default/configmaps/c/status?fieldManager=m&force=true"),
+        ("POST", "/api/v1/namespaces/default/configmaps?fieldManager=m"),
+    ]
 
 
 async def test_a_request_past_its_timeout_raises_unavailable(recorder: tuple[list[Recorded], int]) -> None:
@@ -193,3 +242,37 @@ async def test_tls_verifies_the_server_against_the_ca_and_the_tls_server_name(
                 await client.request("GET", "/x")
     finally:
         await runner.cleanup()
+
+
+async def test_watch_events_are_read_whatever_the_chunks_and_their_size() -> None:
+    """Lines cut across chunks, blank keep-alive lines, an event over 512 KiB and a last line
+    without a line feed all come out as events, in order."""
+    large = {"type": "ADDED", "object": {"metadata": {"name": "large"}, "data": {"blob": "x" * 700_000}}}
+    events = [
+        {"type": "ADDED", "object": {"metadata": {"name": "a"}}},
+        large,
+        {"type": "MODIFIED", "object": {"metadata": {"name": "a"}}},
+        {"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "9"}}},
+    ]
+    stream = b"\n".join(orjson.dumps(event) for event in events)
+    stream = stream.replace(b"\n", b"\n\n", 1)  # a blank line between the first two events
+    cuts = [0, 7, 50, 100_000, 100_013, 690_000, len(stream) - 30, len(stream)]
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if not request.query.get("watch"):
+            return web.json_response(DISCOVERY)
+        response = web.StreamResponse()
+        response.content_type = "application/json"
+        await response.prepare(request)
+        for start, end in itertools.pairwise(cuts):
+            await response.write(stream[start:end])
+            await asyncio.sleep(0.005)
+        return response
+
+    runner, port = await start(handle)
+    try:
+        async with Client(ClusterConfig(server=f"http://127.0.0.1:{port}")) as client:
+            seen = [event async for event in client.watch(CONFIG_MAP, "default")]
+    finally:
+        await runner.cleanup()
+    assert [(event.type, event.object) for event in seen] == [(e["type"], e["object"]) for e in events]

@@ -120,7 +120,7 @@ async def settle() -> None:
 async def test_sequential_requests_share_one_keep_alive_connection() -> None:
     async with serving(answer_ok) as (server, pool):
         for _ in range(5):
-            response = await pool.send("GET", request())
+            response = await pool.send("GET", request(), timeout=5)
             assert (response.status, response.body) == (200, b"ok")
         assert pool.opened == 1 and server.connections == 1
 
@@ -133,9 +133,9 @@ async def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None
         exchange.writer.close()
 
     async with serving(answer_then_close) as (server, pool):
-        await pool.send("POST", request("POST", b"{}"))
+        await pool.send("POST", request("POST", b"{}"), timeout=5)
         await settle()
-        response = await pool.send("POST", request("POST", b"{}"))
+        response = await pool.send("POST", request("POST", b"{}"), timeout=5)
         assert response.status == 200
         assert server.requests == [(1, "POST"), (2, "POST")]
 
@@ -153,8 +153,8 @@ async def test_an_idempotent_request_is_sent_again_when_the_connection_drops_bef
     method: str,
 ) -> None:
     async with serving(close_on_second_request) as (server, pool):
-        await pool.send(method, request(method))
-        response = await pool.send(method, request(method))
+        await pool.send(method, request(method), timeout=5)
+        response = await pool.send(method, request(method), timeout=5)
         assert response.status == 200
         assert server.requests == [(1, method), (1, method), (2, method)]
 
@@ -163,9 +163,9 @@ async def test_an_idempotent_request_is_sent_again_when_the_connection_drops_bef
 async def test_post_and_patch_are_not_sent_again_when_the_connection_drops(method: str) -> None:
     """The server may have acted on them: the caller hears of the closure instead."""
     async with serving(close_on_second_request) as (server, pool):
-        await pool.send(method, request(method, b"{}"))
+        await pool.send(method, request(method, b"{}"), timeout=5)
         with pytest.raises(ConnectionClosed) as caught:
-            await pool.send(method, request(method, b"{}"))
+            await pool.send(method, request(method, b"{}"), timeout=5)
         assert not caught.value.response_started
         assert server.requests == [(1, method), (1, method)]
 
@@ -178,7 +178,7 @@ async def test_a_request_is_not_sent_again_once_part_of_its_response_arrived() -
 
     async with serving(half_an_answer) as (server, pool):
         with pytest.raises(ConnectionClosed) as caught:
-            await pool.send("GET", request())
+            await pool.send("GET", request(), timeout=5)
         assert caught.value.response_started
         assert len(server.requests) == 1
 
@@ -189,7 +189,7 @@ async def test_only_one_retry_is_made() -> None:
 
     async with serving(never_answer) as (server, pool):
         with pytest.raises(ConnectionClosed):
-            await pool.send("GET", request())
+            await pool.send("GET", request(), timeout=5)
         assert len(server.requests) == 2
 
 
@@ -200,8 +200,8 @@ async def test_a_connection_close_answer_is_not_reused() -> None:
         exchange.writer.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
 
     async with serving(answer_close) as (server, pool):
-        await pool.send("GET", request())
-        await pool.send("GET", request())
+        await pool.send("GET", request(), timeout=5)
+        await pool.send("GET", request(), timeout=5)
         assert pool.opened == 2 and [connection for connection, _ in server.requests] == [1, 2]
 
 
@@ -212,7 +212,7 @@ async def test_a_body_that_runs_to_the_end_of_the_connection_is_read_whole() -> 
         exchange.writer.close()
 
     async with serving(answer_until_close) as (_, pool):
-        response = await pool.send("GET", request())
+        response = await pool.send("GET", request(), timeout=5)
         assert response.body == b"all of it" and not response.keep_alive
 
 
@@ -224,17 +224,17 @@ async def test_bytes_nobody_asked_for_make_an_idle_connection_unusable() -> None
         exchange.writer.write(OK)
 
     async with serving(answer_twice) as (server, pool):
-        await pool.send("GET", request())
+        await pool.send("GET", request(), timeout=5)
         await settle()
-        await pool.send("GET", request())
+        await pool.send("GET", request(), timeout=5)
         assert [connection for connection, _ in server.requests] == [1, 2]
 
 
 async def test_a_connection_idle_past_the_idle_timeout_is_replaced() -> None:
     async with serving(answer_ok, idle_timeout=0.02) as (server, pool):
-        await pool.send("GET", request())
+        await pool.send("GET", request(), timeout=5)
         await asyncio.sleep(0.05)
-        await pool.send("GET", request())
+        await pool.send("GET", request(), timeout=5)
         assert pool.opened == 2 and server.connections == 2
 
 
@@ -244,9 +244,40 @@ async def test_the_limit_bounds_connections_and_requests_in_flight() -> None:
         exchange.writer.write(OK)
 
     async with serving(answer_slowly, limit=3) as (server, pool):
-        responses = await asyncio.gather(*(pool.send("GET", request()) for _ in range(12)))
+        responses = await asyncio.gather(*(pool.send("GET", request(), timeout=5) for _ in range(12)))
         assert all(response.status == 200 for response in responses)
         assert server.most_open == 3 and pool.opened == 3
+
+
+async def test_a_request_past_its_timeout_fails_and_closes_its_connection() -> None:
+    closed_by_client = asyncio.Event()
+
+    async def answer_after_the_first(exchange: Exchange) -> None:
+        if exchange.connection == 1:
+            if await exchange.reader.read() == b"":
+                closed_by_client.set()
+            return
+        exchange.writer.write(OK)
+
+    async with serving(answer_after_the_first) as (_, pool):
+        with pytest.raises(TimeoutError):
+            await pool.send("GET", request(), timeout=0.05)
+        await asyncio.wait_for(closed_by_client.wait(), 1)
+        assert (await pool.send("GET", request(), timeout=5)).body == b"ok"
+
+
+async def test_waiting_for_a_turn_counts_against_the_timeout() -> None:
+    async def answer_slowly(exchange: Exchange) -> None:
+        await asyncio.sleep(0.3)
+        exchange.writer.write(OK)
+
+    async with serving(answer_slowly, limit=1) as (server, pool):
+        first = asyncio.create_task(pool.send("GET", request(), timeout=5))
+        await settle()
+        with pytest.raises(TimeoutError):
+            await pool.send("GET", request(), timeout=0.05)
+        assert (await first).status == 200
+        assert len(server.requests) == 1
 
 
 async def test_a_cancelled_request_closes_its_connection() -> None:
@@ -263,9 +294,9 @@ async def test_a_cancelled_request_closes_its_connection() -> None:
     async with serving(answer_after_the_first) as (_, pool):
         with pytest.raises(TimeoutError):
             async with asyncio.timeout(0.05):
-                await pool.send("GET", request())
+                await pool.send("GET", request(), timeout=5)
         await asyncio.wait_for(closed_by_client.wait(), 1)
-        response = await pool.send("GET", request())
+        response = await pool.send("GET", request(), timeout=5)
         assert response.body == b"ok" and pool.opened == 2
 
 
@@ -274,10 +305,10 @@ async def test_closing_the_pool_fails_requests_in_flight_and_refuses_new_ones() 
         await asyncio.sleep(10)
 
     async with serving(never_answer) as (_, pool):
-        pending = asyncio.create_task(pool.send("GET", request()))
+        pending = asyncio.create_task(pool.send("GET", request(), timeout=5))
         await settle()
         pool.close()
         with pytest.raises(ConnectionClosed):
             await pending
         with pytest.raises(ConnectionClosed):
-            await pool.send("GET", request())
+            await pool.send("GET", request(), timeout=5)
