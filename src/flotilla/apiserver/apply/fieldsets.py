@@ -99,6 +99,15 @@ def raw_fields_of(obj: dict[str, Any], schema: Schema | None) -> FieldSet:
     return found if found is not None else FieldSet()
 
 
+def fields_inside(value: Any, schema: Schema | None) -> FieldSet | None:
+    """The fields set inside `value`, a part of an object, relative to it (what `raw_fields_of`
+    finds below the part); None when it sets none, as a leaf sets none inside it."""
+    shape = shape_of(schema, value)
+    if shape is Shape.LEAF or not isinstance(value, (dict, list)) or not value:
+        return None
+    return _fields_below(value, schema, shape, ())
+
+
 def fields_of(
     obj: dict[str, Any],
     schema: Schema | None,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from flotilla.apiserver.apply.atoms import InvalidObjectError, object_schema
+from flotilla.apiserver.apply.atoms import InvalidObjectError
 from flotilla.apiserver.apply.conflicts import ApplyConflict, Conflict
 from flotilla.apiserver.apply.fieldpath import FieldSet
 from flotilla.apiserver.apply.fieldsets import (
@@ -35,7 +35,6 @@ from flotilla.apiserver.apply.fieldsets import (
     compare,
     default_reset_fields,
     fields_of,
-    raw_fields_of,
     remove_fields,
     with_named_fields,
 )
@@ -56,7 +55,7 @@ from flotilla.apiserver.apply.managedfields import (
     encode_managed_fields,
     format_time,
 )
-from flotilla.apiserver.apply.merge import merge_value
+from flotilla.apiserver.apply.merge import merge_objects
 from flotilla.apiserver.schema.model import Schema
 
 BEFORE_FIRST_APPLY: Final = "before-first-apply"
@@ -172,11 +171,11 @@ def _apply_once(
 ) -> tuple[dict[str, Any], ManagedFields]:
     schema = context.schema
     managed = managed.copy()
-    merged = merge_value(live, applied, object_schema(schema), ())
+    merged, applied_fields = merge_objects(live, applied, schema)
     previous = managed.entries.get(key)
     # Until the end the entry keeps the identity fields (metadata.name…) kube strips afterwards: they
     # keep `metadata` itself owned, so dropping the last applied label does not remove all metadata.
-    applied_fields = raw_fields_of(applied, schema).recursive_difference(context.reset_fields)
+    applied_fields = applied_fields.recursive_difference(context.reset_fields)
     previous_time = previous.time if previous is not None else None
     managed.entries[key] = ManagedEntry(applied_fields, context.api_version, previous_time)
     if previous is not None and previous.fields:

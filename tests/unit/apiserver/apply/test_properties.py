@@ -5,11 +5,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from flotilla.apiserver.apply import FieldSet, InvalidObjectError, apply, compare, fields_of, raw_fields_of
+from flotilla.apiserver.apply.atoms import object_schema
 from flotilla.apiserver.apply.fieldpath import Path, index_element, key_element, value_element
+from flotilla.apiserver.apply.merge import merge_objects, merge_value
 from tests.unit.apiserver.apply.objects import APPS_V1, LATER, NOW, deployment_schema
 
 short_text = st.text("pqr", min_size=1, max_size=2)
@@ -237,3 +239,81 @@ def test_a_comparison_within_some_fields_agrees_with_the_full_one_on_them(
     ):
         assert told & within == found & within
         assert told.issubset(found)
+
+
+odd_values = st.one_of(
+    st.none(),
+    st.just({}),
+    st.just([]),
+    st.integers(0, 2),
+    short_text,
+    st.lists(st.one_of(short_text, st.fixed_dictionaries({"name": short_text}), st.just({})), max_size=2),
+    st.dictionaries(st.sampled_from(["name", "image", "x"]), st.one_of(short_text, st.just([])), max_size=2),
+)
+ODD_PLACES = (
+    ("spec", "replicas"),
+    ("spec", "selector"),
+    ("spec", "template", "spec", "containers"),
+    ("spec", "template", "spec", "tolerations"),
+    ("metadata", "labels"),
+    ("metadata", "finalizers"),
+    ("spec", "template", "metadata"),
+)
+
+
+def with_oddities(configuration: dict[str, Any], oddities: dict[int, Any]) -> dict[str, Any]:
+    """The configuration with values of unexpected types (nulls, empties, lists for maps…) put in."""
+    changed = copy.deepcopy(configuration)
+    for place, value in oddities.items():
+        *parents, name = ODD_PLACES[place]
+        node = changed
+        for parent in parents:
+            child = node.get(parent)
+            if not isinstance(child, dict):
+                child = node[parent] = {}
+            node = child
+        node[name] = value
+    return changed
+
+
+EMPTY_DEPLOYMENT: dict[str, Any] = {"apiVersion": APPS_V1, "kind": "Deployment", "metadata": {"name": "web"}}
+
+
+@settings(max_examples=400, deadline=None)
+@example(  # the configuration's containers replace a map whole, and one has no name
+    live=EMPTY_DEPLOYMENT, configuration=EMPTY_DEPLOYMENT, live_oddities={2: {}}, oddities={2: [{}]}
+)
+@example(  # the same, where merging fails further on: that is the error that counts
+    live={"apiVersion": APPS_V1, "kind": "Deployment", "spec": {}},
+    configuration={**EMPTY_DEPLOYMENT, "metadata": {"name": "web", "finalizers": [{}]}},
+    live_oddities={2: {}},
+    oddities={2: [{}]},
+)
+@given(
+    live=configurations,
+    configuration=configurations,
+    live_oddities=st.dictionaries(st.integers(0, len(ODD_PLACES) - 1), odd_values, max_size=2),
+    oddities=st.dictionaries(st.integers(0, len(ODD_PLACES) - 1), odd_values, max_size=2),
+)
+def test_merging_whole_objects_finds_what_the_two_walks_find(
+    live: dict[str, Any],
+    configuration: dict[str, Any],
+    live_oddities: dict[int, Any],
+    oddities: dict[int, Any],
+) -> None:
+    """One walk gives the merge and the configuration's fields as the merge and `raw_fields_of` do,
+    and fails with the same error where they fail."""
+    live, configuration = with_oddities(live, live_oddities), with_oddities(configuration, oddities)
+    schema = deployment_schema()
+    try:
+        expected: Any = (
+            merge_value(live, configuration, object_schema(schema), ()),
+            raw_fields_of(configuration, schema),
+        )
+    except InvalidObjectError as error:
+        expected = str(error)
+    try:
+        found: Any = merge_objects(live, configuration, schema)
+    except InvalidObjectError as error:
+        found = str(error)
+    assert found == expected
