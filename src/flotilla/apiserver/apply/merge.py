@@ -17,6 +17,8 @@ The merged value shares every part it takes whole from either input (the live ob
 spec, an applied leaf) instead of copying it: `apply` copies the final object once, and comparing
 it with the live object finds the shared parts equal at once. A live part is taken whole only when
 naming the items of its lists could not fail, so the merge raises exactly where walking it would.
+An apply also needs the fields its configuration sets; `merge_objects` finds them on the same walk,
+since merging visits every node of the configuration that sets any.
 """
 
 from __future__ import annotations
