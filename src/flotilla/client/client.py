@@ -289,6 +289,7 @@ class Client:
         info = await self.resource(gvk)
         items: list[dict[str, Any]] = []
         token = ""
+        api_version, kind = gvk.api_version, gvk.kind
         while True:
             query = {
                 "labelSelector": label_selector,
@@ -298,9 +299,8 @@ class Client:
                 "resourceVersion": resource_version if not token else "",
             }
             page = await self.request("GET", info.path(namespace), query=query)
-            kind = gvk.kind
             for item in page.get("items") or []:
-                item.setdefault("apiVersion", gvk.api_version)
+                item.setdefault("apiVersion", api_version)
                 item.setdefault("kind", kind)
                 items.append(item)
             token = (page.get("metadata") or {}).get("continue") or ""

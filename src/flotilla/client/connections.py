@@ -15,19 +15,21 @@ not by the pool.
 A connection is not reused once the server has ended it (the protocol hears of it while idle),
 when the response said `Connection: close` or ran to the end of the connection, when bytes nobody
 asked for arrived, or after `idle_timeout` seconds idle (15, aiohttp's client default; servers
-close idle connections on their own schedule — aiohttp's server after 75 s, Go's after 90). The
-server may still close a connection just as a request goes out on it. Then, when no byte of the
-response had arrived, a request whose method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT,
-DELETE: the methods RFC 9110 calls idempotent and aiohttp retries) is sent once more on another
-connection. POST and PATCH are not sent again: the server may have acted before the connection
-went, and a second create, or a second JSON patch adding to a list, would act twice; the caller
-gets `ConnectionClosed`, as it got aiohttp's `ServerDisconnectedError` before. A Kubernetes PUT
-sent twice is refused (409) when it carried a resourceVersion the first one consumed, and a DELETE
+close idle connections on their own schedule, aiohttp's server after 75 s). The server may still
+close a connection just as a request goes out on it. Then, when no byte of the response had
+arrived, a request whose method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE: the methods
+RFC 9110 calls idempotent and aiohttp retries) is sent once more on another connection. POST and
+PATCH are not sent again: the server may have acted before the connection went, and a second
+create, or a second JSON patch adding to a list, would act twice; the caller gets
+`ConnectionClosed`, as it got aiohttp's `ServerDisconnectedError` before. A Kubernetes PUT sent
+twice is refused (409) when it carried a resourceVersion the first one consumed, and a DELETE
 answers 404: the caller sees the state it asked for.
 
-Failures are `OSError`s (connect, TLS, reset, `ConnectionClosed`) or `MalformedResponse`. The
-caller bounds a request with a timeout; a request cancelled or timed out mid-way closes its
-connection, since its response may still arrive on it.
+Failures are `OSError`s (connect, TLS, reset, `ConnectionClosed`, `TimeoutError`) or
+`MalformedResponse`. `send`'s timeout bounds the whole exchange: waiting for a turn, connecting,
+and the answer (a timer on the answer's future, 1.1 µs a request where `asyncio.timeout` cost
+4.4). A request cancelled or timed out mid-way closes its connection, since its answer may still
+arrive on it.
 """
 
 from __future__ import annotations
@@ -187,10 +189,12 @@ class _Connection(asyncio.Protocol):
         loop = self._loop
         waiter: asyncio.Future[Response] = loop.create_future()
         self._waiter = waiter
-        # A timer on the future rather than asyncio.timeout: a third of the CPU for the same bound.
         expiry = loop.call_at(deadline, _expire, waiter)
         try:
-            transport.write(message)
+            try:
+                transport.write(message)
+            except (OSError, RuntimeError) as exc:  # a transport that closed under us (uvloop raises)
+                raise ConnectionClosed(response_started=False, cause=exc) from exc
             return await waiter
         finally:
             expiry.cancel()

@@ -46,6 +46,7 @@ class Informer:
     ) -> None:
         self.client = client
         self.gvk = gvk
+        self._api_version = gvk.api_version
         self.namespace = namespace
         self.label_selector = label_selector
         self.field_selector = field_selector
@@ -159,7 +160,7 @@ class Informer:
                 self.resource_version = revision
             if event.type == "BOOKMARK":
                 continue
-            obj.setdefault("apiVersion", self.gvk.api_version)
+            obj.setdefault("apiVersion", self._api_version)
             obj.setdefault("kind", self.gvk.kind)
             key = key_of(obj)
             previous = self.store.get(key)

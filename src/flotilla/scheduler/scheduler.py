@@ -257,7 +257,7 @@ class SchedulerController(HubController):
     def _on_binding(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if new is None or not is_responsible(new):
             return
-        if old is None or not is_responsible(old) or _generation(old) != _generation(new):
+        if old is None or _generation(old) != _generation(new) or not is_responsible(old):
             self.enqueue(_key_of(new))
 
     def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
