@@ -15,10 +15,12 @@ from typing import Any
 import orjson
 import pytest
 from aiohttp import web
+from cryptography import x509
 from cryptography.hazmat.primitives import serialization
+from cryptography.x509.oid import NameOID
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.pki import _name, create_ca, issue
+from flotilla.apiserver.pki import create_ca, issue
 from flotilla.client import APIStatusError, ClusterConfig, NotFound, Unavailable
 from flotilla.client.client import APPLY_PATCH, Client
 
@@ -205,7 +207,8 @@ def tls_files() -> tuple[bytes, ssl.SSLContext]:
     """A CA (PEM) and a server context whose certificate names only `hub.internal`."""
     now = datetime.now(UTC)
     ca, ca_key = create_ca("test-ca", now)
-    cert, key = issue(ca, ca_key, _name("hub"), now=now, server=True, dns_names=("hub.internal",))
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hub")])
+    cert, key = issue(ca, ca_key, subject, now=now, server=True, dns_names=("hub.internal",))
     with tempfile.TemporaryDirectory() as directory:
         cert_path, key_path = Path(directory) / "tls.crt", Path(directory) / "tls.key"
         cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
