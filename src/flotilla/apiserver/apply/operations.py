@@ -94,11 +94,14 @@ def apply(
     now: datetime,
     subresource: str = "",
     reset_fields: FieldSet | None = None,
+    share: bool = False,
 ) -> ApplyResult:
     """Apply `applied` as `manager` onto `live` (None: the object does not exist yet).
 
     `managed_fields` are the live object's. Raises `ApplyConflict` (409) and `ApplyError` (400).
-    Neither input is changed.
+    Neither input is changed, and the result shares nothing with them unless `share` says the
+    caller copies it before changing it: then the parts taken whole from `live` and `applied` are
+    theirs (copying the result is a fifth of the cost of applying to a large object).
     """
     if _metadata(applied).get("managedFields") is not None:
         raise ApplyError("metadata.managedFields must be nil")
@@ -132,8 +135,8 @@ def apply(
         merged = refresh_last_applied(merged, applied)
     _cap_update_managers(result)
     encoded = encode_managed_fields(result)
-    # The merge shares what it took whole from `live` and `applied`; the result shares nothing.
-    return ApplyResult(_with_managed_fields(json_copy(merged), encoded), encoded)
+    # The merge shares what it took whole from `live` and `applied`.
+    return ApplyResult(_with_managed_fields(merged if share else json_copy(merged), encoded), encoded)
 
 
 def _apply_with_upgrade(

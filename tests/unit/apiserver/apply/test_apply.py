@@ -334,6 +334,32 @@ def test_the_applied_object_shares_nothing_with_its_inputs() -> None:
     }
 
 
+def test_a_shared_result_keeps_what_it_takes_whole_from_the_live_object() -> None:
+    """Asked to share, apply hands back the live object's untouched parts, and the same object."""
+    live = applied_by("kubectl", web_deployment())
+    live["spec"]["strategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}
+    configuration = web_deployment(replicas=4)
+    results = [
+        apply(
+            live,
+            configuration,
+            manager="other",
+            schema=deployment_schema(),
+            managed_fields=live["metadata"]["managedFields"],
+            force=True,
+            api_version=APPS_V1,
+            now=LATER,
+            share=share,
+        )
+        for share in (False, True)
+    ]
+    copied, shared = results
+    assert shared.obj["spec"]["strategy"] is live["spec"]["strategy"]
+    assert copied.obj["spec"]["strategy"] is not live["spec"]["strategy"]
+    assert json.dumps(shared.obj) == json.dumps(copied.obj)
+    assert shared.managed_fields == copied.managed_fields
+
+
 def test_kinds_without_a_schema_merge_maps_granularly_and_replace_lists() -> None:
     """With no schema, a field dropped from a map is removed and a list is applied whole."""
 
