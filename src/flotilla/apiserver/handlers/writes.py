@@ -192,6 +192,9 @@ async def server_side_apply(
                 api_version=served.type.api_version,
                 now=ctx.clock(),
                 subresource=info.subresource,
+                # A status write's result is copied by the pipeline (merge_subresource) anyway; a
+                # main write's is edited in place, so it must not share the live object's parts.
+                share=info.subresource == "status",
             )
         except ssa.ApplyConflict as conflict:
             raise errors.Conflict(
