@@ -13,10 +13,13 @@ placements (has it changed since it was scheduled?) still sees them.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from flotilla.api.selectors import NOTHING, LabelSelector, SelectorError, label_selector_from_object
 from flotilla.scheduler.core.wirefields import integer_of, mapping_of, mappings_of, strings_of, text_of
@@ -143,7 +146,24 @@ class Placement:
 
 
 def placement_from_object(placement: object) -> Placement:
-    """A `Placement` from its JSON form, with Karmada's defaults applied."""
+    """A `Placement` from its JSON form, with Karmada's defaults applied.
+
+    Placements repeat — every binding of a policy carries the policy's — and a `Placement` is
+    immutable, so the reading of each distinct JSON text is remembered (a binding is read on every
+    round and every Cluster change)."""
+    try:
+        text = orjson.dumps(placement)
+    except TypeError:  # not plain JSON (a Mapping of another type): read it as it is
+        return _read_placement(placement)
+    return _placement_of_text(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _placement_of_text(text: bytes) -> Placement:
+    return _read_placement(orjson.loads(text))
+
+
+def _read_placement(placement: object) -> Placement:
     raw = mapping_of(placement)
     affinity = raw.get("clusterAffinity")
     known = {

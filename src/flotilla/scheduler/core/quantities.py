@@ -13,6 +13,7 @@ general estimator compares: CPU in millicores, everything else in whole units.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -31,10 +32,16 @@ def parse_quantity(value: object) -> Fraction:
         raise TypeError(f"not a quantity: {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"not a quantity: {value!r}")
-    text = value.strip() if isinstance(value, str) else repr(value)
+    return _amount_of(value.strip() if isinstance(value, str) else repr(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _amount_of(text: str) -> Fraction:
+    """The parse of a quantity's text, remembered (a Fraction is immutable; the same few requests
+    and capacities are read for every binding and cluster)."""
     match = _QUANTITY.match(text)
     if match is None:
-        raise ValueError(f"not a quantity: {value!r}")
+        raise ValueError(f"not a quantity: {text!r}")
     number, suffix = match.groups()
     amount = Fraction(number)
     if suffix in _BINARY_SUFFIXES:
@@ -43,7 +50,7 @@ def parse_quantity(value: object) -> Fraction:
         return amount * _power_of_ten(_DECIMAL_SUFFIXES[suffix])
     if suffix[:1] in ("e", "E"):
         return amount * _power_of_ten(int(suffix[1:]))
-    raise ValueError(f"not a quantity: {value!r}")
+    raise ValueError(f"not a quantity: {text!r}")
 
 
 def _power_of_ten(exponent: int) -> Fraction:
