@@ -288,15 +288,19 @@ def managed_fields_for_write(
 
     The list is new, but its entries are those of `live` or `new`, not copies (`record_update`
     only reads them): change the list if you like, never the entries.
+
+    The live object's list was checked when it was stored, so it is not checked again, nor a body's
+    list equal to it (a read-modify-write sends back what it read): checking means decoding every
+    entry's fields, which `record_update` does once more anyway.
     """
+    live_entries = _metadata(live).get("managedFields")
     if not subresource:
         requested = _metadata(new).get("managedFields")
         if _is_reset(requested):
             return []
-        if requested and not _entry_errors(requested):
+        if requested and (requested == live_entries or not _entry_errors(requested)):
             return list(requested)
-    live_entries = _metadata(live).get("managedFields")
-    if not live_entries or _entry_errors(live_entries):
+    if not live_entries or not isinstance(live_entries, list):
         return []
     return list(live_entries)
 
