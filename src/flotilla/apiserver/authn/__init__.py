@@ -7,7 +7,7 @@ token never falls back to anonymous, as in kube-apiserver.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -28,24 +28,47 @@ def with_authenticated_group(user: UserInfo) -> UserInfo:
 
 
 class CertificateAuthenticator:
-    """The user of a verified TLS client certificate: CN is the name, each O a group."""
+    """The user of a verified TLS client certificate: CN is the name, each O a group.
+
+    The handshake verified the certificate; reading its subject back as a dict costs more than the
+    rest of authentication, on every request of a kept-alive connection. So the user is remembered
+    per certificate (its DER bytes, cheap to get), for the few clients a server has.
+    """
+
+    MAX_REMEMBERED = 1024
+
+    def __init__(self) -> None:
+        self._users: dict[bytes, UserInfo | None] = {}
 
     async def authenticate(self, request: web.Request) -> UserInfo | None:
         transport = request.transport
-        cert = transport.get_extra_info("peercert") if transport is not None else None
-        if not cert:
+        if transport is None:
             return None
-        name = ""
-        groups: list[str] = []
-        for rdn in cert.get("subject", ()):
-            for key, value in rdn:
-                if key == "commonName":
-                    name = value
-                elif key == "organizationName":
-                    groups.append(value)
-        if not name:
+        ssl_object = transport.get_extra_info("ssl_object")
+        der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
+        if not der:
             return None
-        return with_authenticated_group(UserInfo(name, tuple(groups)))
+        if der in self._users:
+            return self._users[der]
+        user = _user_of(transport.get_extra_info("peercert"))
+        if len(self._users) >= self.MAX_REMEMBERED:
+            self._users.clear()
+        self._users[der] = user
+        return user
+
+
+def _user_of(cert: dict[str, Any] | None) -> UserInfo | None:
+    name = ""
+    groups: list[str] = []
+    for rdn in (cert or {}).get("subject", ()):
+        for key, value in rdn:
+            if key == "commonName":
+                name = value
+            elif key == "organizationName":
+                groups.append(value)
+    if not name:
+        return None
+    return with_authenticated_group(UserInfo(name, tuple(groups)))
 
 
 class ChainAuthenticator:
