@@ -22,6 +22,7 @@ fields of a large object — a status condition, a replica count — so this is 
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -162,11 +163,9 @@ class _Walker:
             if old_value is not _ABSENT and _same(value, old_value):
                 continue  # stored as is: checked then
             sub = schema.properties.get(name)
-            if sub is not None:
-                sub_path = fielderrors.child(path, name)
-            else:
+            is_property = sub is not None
+            if sub is None:
                 sub = schema.additional_properties
-                sub_path = fielderrors.key(path, name)
             if sub is None:
                 if not schema.any_properties:
                     del obj[name]
@@ -175,6 +174,9 @@ class _Walker:
             if value is None and (self.options.drop_nulls or not sub.nullable):
                 del obj[name]
                 continue
+            if type(value) in _plain_scalars(sub, self.options.check_values):
+                continue  # the right type, and no rule to check
+            sub_path = fielderrors.child(path, name) if is_property else fielderrors.key(path, name)
             below = old_value if self.deep and old_value is not _ABSENT else None
             obj[name] = self.walk(value, sub, sub_path, below)
         if self.options.apply_defaults:
@@ -192,7 +194,10 @@ class _Walker:
         item_schema = schema.items
         if item_schema is not None:
             stored = len(old) if old is not None else 0
+            plain = _plain_scalars(item_schema, self.options.check_values)
             for position, item in enumerate(items):
+                if type(item) in plain:
+                    continue  # the right type, and no rule to check
                 old_item = old[position] if old is not None and position < stored else _ABSENT
                 if old_item is not _ABSENT and _same(item, old_item):
                     continue  # the same item at the same place was checked when stored
@@ -271,6 +276,42 @@ class _Walker:
                 if value > high or (schema.exclusive_maximum and value == high):
                     op = "less than" if schema.exclusive_maximum else "less than or equal to"
                     errors.append(fielderrors.invalid(path, value, f"should be {op} {_num(high)}"))
+
+
+@functools.lru_cache(maxsize=8192)
+def _plain_scalars(schema: Schema, check: bool) -> frozenset[type]:
+    """The Python types of scalar values `walk` would leave alone under `schema` without a finding:
+    the JSON type is allowed and (when values are `check`ed) no enum, length, pattern, format or
+    range rule applies. Such values need no walk at all (most strings, integers and booleans)."""
+    if schema.properties or schema.items is not None or schema.int_or_string:
+        return frozenset()
+    types = schema.types
+    untyped = not types
+    if untyped and schema.additional_properties is None and not schema.preserve_unknown_fields:
+        return frozenset({str, int, bool, float})  # walk returns untyped values as they are
+    if untyped or (check and schema.enum is not None):
+        return frozenset()
+    plain: set[type] = set()
+    if "string" in types and not (
+        check
+        and (
+            schema.pattern is not None
+            or schema.min_length is not None
+            or schema.max_length is not None
+            or schema.format == "date-time"
+        )
+    ):
+        plain.add(str)
+    if "boolean" in types:
+        plain.add(bool)
+    ranged = check and (
+        schema.minimum is not None or schema.maximum is not None or schema.format in ("int32", "int64")
+    )
+    if types & {"integer", "number"} and not ranged:
+        plain.add(int)
+    if "number" in types and not ranged:
+        plain.add(float)
+    return frozenset(plain)
 
 
 def _same(value: Any, old: Any) -> bool:
