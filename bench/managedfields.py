@@ -47,6 +47,7 @@ from typing import Any
 import orjson
 
 from flotilla.api.karmada import constants
+from flotilla.api.objects import copy_object
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import apply as ssa
 from flotilla.apiserver.customresources import served_for_crd
@@ -76,11 +77,6 @@ def schema_of(gvk: GroupVersionKind) -> Schema:
     return schema
 
 
-def copy_json(obj: dict[str, Any]) -> dict[str, Any]:
-    copied: dict[str, Any] = orjson.loads(orjson.dumps(obj))
-    return copied
-
-
 def micro_time(now: datetime) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -108,7 +104,7 @@ def track_fields(
 
 def stored(obj: dict[str, Any], revision: int) -> dict[str, Any]:
     """`obj` as the store hands it back: with system metadata."""
-    result = copy_json(obj)
+    result = copy_object(obj)
     meta = result["metadata"]
     meta.setdefault("uid", "6b1f7c9e-0d2a-4c55-9a43-2f3f7c2d9e10")
     meta.setdefault("creationTimestamp", "2026-01-01T00:00:00Z")
@@ -146,7 +142,7 @@ def lease_renewals(nodes: int = 1) -> Callable[[], float]:
         if turn == 0:
             now += timedelta(seconds=10)
         live = leases[turn]
-        new = copy_json(live)
+        new = copy_object(live)
         new["spec"]["renewTime"] = micro_time(now)
         started = time.process_time()
         result = renewed(live, new, schema, now)
@@ -205,7 +201,7 @@ def deployment_creates() -> Callable[[], float]:
     template = defaulted_deployment()
 
     def create() -> float:
-        new = copy_json(template)
+        new = copy_object(template)
         started = time.process_time()
         track_fields(None, new, manager="kubectl-create", schema=schema, api_version="apps/v1", now=START)
         return time.process_time() - started
@@ -230,7 +226,7 @@ def deployment_image_updates() -> Callable[[], float]:
     def update() -> float:
         nonlocal turn
         turn += 1
-        new = copy_json(live)
+        new = copy_object(live)
         new["spec"]["template"]["spec"]["containers"][0]["image"] = images[turn % 2]
         new["metadata"]["generation"] = 2
         started = time.process_time()
@@ -530,7 +526,7 @@ def event_creates() -> Callable[[], float]:
     template = binding_event()
 
     def create() -> float:
-        new = copy_json(template)
+        new = copy_object(template)
         started = time.process_time()
         track_fields(None, new, manager=SCHEDULER, schema=schema, api_version="v1", now=START)
         return time.process_time() - started

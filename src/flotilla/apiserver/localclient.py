@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from flotilla.api.objects import copy_object
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
@@ -26,7 +27,7 @@ from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.binding import bind_pod
 from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
 from flotilla.apiserver.handlers.patching import apply_patch
-from flotilla.apiserver.pipeline import WriteOptions, copy_json, create_object, system_options, update_flow
+from flotilla.apiserver.pipeline import WriteOptions, create_object, system_options, update_flow
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.watchcache import CachedObject, CacheEvent
@@ -94,7 +95,7 @@ class LocalClient:
 
     async def create(self, gvk: GroupVersionKind, obj: dict[str, Any]) -> dict[str, Any]:
         served = self.resource(gvk)
-        body = normalize.check_kind(served, copy_json(obj))
+        body = normalize.check_kind(served, copy_object(obj))
         namespace = body["metadata"].get("namespace", "") if served.namespaced else ""
         normalize.check_namespace(served, body, namespace)
         options = self._options()
@@ -107,7 +108,7 @@ class LocalClient:
     ) -> dict[str, Any]:
         """Replace an object (or its status); a stale resourceVersion raises Conflict."""
         served = self.resource(gvk)
-        body = normalize.check_kind(served, copy_json(obj))
+        body = normalize.check_kind(served, copy_object(obj))
         meta = body["metadata"]
         info = self._info(served, meta.get("namespace", ""), meta["name"], subresource)
         pinned = str(meta.get("resourceVersion") or "")
@@ -116,7 +117,7 @@ class LocalClient:
             served,
             info,
             self._options(),
-            lambda _: copy_json(body),
+            lambda _: copy_object(body),
             pinned_revision=lambda _: pinned,
             subresource=subresource,
         )

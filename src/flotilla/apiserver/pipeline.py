@@ -23,6 +23,7 @@ import orjson
 
 from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
+from flotilla.api.objects import copy_object
 from flotilla.apiserver import apply as ssa
 from flotilla.apiserver import errors, objectmeta
 from flotilla.apiserver.admission import AdmissionAttributes, UserInfo
@@ -66,11 +67,6 @@ def system_options(manager: str) -> WriteOptions:
 
 def invalid(served: ServedResource, name: str, found: list[FieldError]) -> errors.Invalid:
     return errors.invalid(served.type.kind, served.type.group, name, normalize.dedupe(found))
-
-
-def copy_json(obj: dict[str, Any]) -> dict[str, Any]:
-    copied: dict[str, Any] = orjson.loads(orjson.dumps(obj))
-    return copied
 
 
 def _attributes(
@@ -292,7 +288,7 @@ def merge_subresource(
 ) -> dict[str, Any]:
     """Keep to each endpoint its part: status writes change only status, main writes never status."""
     if subresource == "finalize":
-        merged = copy_json(old)
+        merged = copy_object(old)
         merged.setdefault("spec", {})["finalizers"] = list((new.get("spec") or {}).get("finalizers") or [])
         return merged
     if subresource == "status":
@@ -303,7 +299,7 @@ def merge_subresource(
             merged["metadata"]["managedFields"] = new["metadata"]["managedFields"]
         if "status" in new:
             merged["status"] = new["status"]
-        return copy_json(merged)
+        return copy_object(merged)
     if served.has_status:
         if "status" in old:
             new["status"] = old["status"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission import Admission, AdmissionAttributes, UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
@@ -39,7 +40,7 @@ from flotilla.apiserver.certificates.signingrequests import (
     signer_name,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.pipeline import copy_json, invalid
+from flotilla.apiserver.pipeline import invalid
 
 APPROVAL = "approval"
 STATUS = "status"
@@ -91,7 +92,7 @@ class CertificateAdmission:
             if attributes.operation == "CREATE":
                 set_requester(obj, attributes.user)
             elif attributes.operation == "UPDATE" and old is not None:
-                obj["spec"] = copy_json(old.get("spec") or {})
+                obj["spec"] = copy_object(old.get("spec") or {})
                 if attributes.subresource == STATUS:
                     populate_timestamps(conditions(obj), conditions(old), self.ctx.clock())
         return await self.inner.mutate(attributes, obj, old)

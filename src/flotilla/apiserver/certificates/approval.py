@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from flotilla.api.objects import copy_object
 from flotilla.apiserver import apply as ssa
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission import AdmissionAttributes
@@ -36,7 +37,7 @@ from flotilla.apiserver.handlers.patching import apply_patch, patch_type_of
 from flotilla.apiserver.handlers.writes import read_put_body, write_options
 from flotilla.apiserver.objectmeta import same_object
 from flotilla.apiserver.objectstore import StaleRevision
-from flotilla.apiserver.pipeline import WriteOptions, copy_json, invalid, unsaved
+from flotilla.apiserver.pipeline import WriteOptions, invalid, unsaved
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.responses import object_response
@@ -48,8 +49,8 @@ Wanted = Callable[[CachedObject], dict[str, Any]]
 
 def with_conditions(wanted: dict[str, Any], old: dict[str, Any], now: datetime) -> dict[str, Any]:
     """The stored request with `wanted`'s conditions, timestamps filled (kube's approval strategy)."""
-    new = copy_json(old)
-    chosen = copy_json({"c": conditions(wanted)})["c"]
+    new = copy_object(old)
+    chosen = copy_object({"c": conditions(wanted)})["c"]
     populate_timestamps(chosen, conditions(old), now)
     status = new.setdefault("status", {})
     if chosen:

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import web
 
 from flotilla.api import fielderrors
+from flotilla.api.objects import copy_object
 from flotilla.apiserver import apply as ssa
 from flotilla.apiserver import errors, scale
 from flotilla.apiserver.admission import UserInfo
@@ -21,7 +22,7 @@ from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.params import FieldValidation, dry_run, field_manager, field_validation
 from flotilla.apiserver.handlers.patching import apply_patch, decode_apply_body, patch_type_of
 from flotilla.apiserver.handlers.reads import get_current, wait_for_revision
-from flotilla.apiserver.pipeline import WriteOptions, copy_json, create_object, invalid, update_flow
+from flotilla.apiserver.pipeline import WriteOptions, create_object, invalid, update_flow
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.responses import json_response, object_response, request_warnings
@@ -106,7 +107,7 @@ async def update(
         served,
         info,
         options,
-        lambda _: copy_json(obj),
+        lambda _: copy_object(obj),
         pinned_revision=lambda _: pinned,
         subresource=info.subresource,
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from flotilla.api.objects import copy_object
 from flotilla.apiserver import pipeline
 from flotilla.apiserver.admission.webhooks import WebhookAdmission
 from flotilla.apiserver.context import APIContext, APISettings
@@ -69,7 +70,7 @@ class Server:
         )
         options = pipeline.WriteOptions(False, FieldValidation.STRICT, "test")
         return await pipeline.update_flow(
-            self.ctx, served, info, options, lambda _: pipeline.copy_json(obj), subresource=subresource
+            self.ctx, served, info, options, lambda _: copy_object(obj), subresource=subresource
         )
 
     async def namespace(self, name: str, labels: dict[str, str] | None = None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from cryptography import x509
 
+from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import SYSTEM_USER, UserInfo
 from flotilla.apiserver.certificates.approval import write_approval
@@ -20,7 +21,7 @@ from flotilla.apiserver.certificates.signingrequests import CSR
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.params import FieldValidation
-from flotilla.apiserver.pipeline import WriteOptions, copy_json, create_object, update_flow
+from flotilla.apiserver.pipeline import WriteOptions, create_object, update_flow
 from flotilla.apiserver.pki import create_ca
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
@@ -57,7 +58,7 @@ def as_user(user: UserInfo) -> WriteOptions:
 
 async def create_as(api: EmbeddedAPI, user: UserInfo, obj: dict[str, Any]) -> dict[str, Any]:
     served = served_csr(api)
-    body = normalize.check_kind(served, copy_json(obj))
+    body = normalize.check_kind(served, copy_object(obj))
     return (await create_object(api.context, served, body, as_user(user))).obj
 
 
