@@ -1,0 +1,170 @@
+"""A bounded raw HTTPS client for hostile requests, and a watchdog that the server stays responsive.
+
+`Probe.send` speaks plain HTTP/1.1 over TLS with the server's admin certificate (or a bearer token),
+with a deadline on every request, and returns what came back — or raises `NoResponse` when the
+server closed the connection without answering, which is itself a defect (D5). `Responsiveness` runs
+`GET /readyz` in a thread on its own kept-alive connection every 20 ms while the body of the `with`
+runs, and fails the test when one answer took longer than the limit (100 ms by default): a request
+that blocks the event loop blocks `/readyz` too.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import ssl
+import threading
+import time
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.integration.harness import ServerProcess
+
+READY_LIMIT_SECONDS = 0.1
+PING_INTERVAL_SECONDS = 0.02
+
+
+class NoResponse(AssertionError):
+    """The server closed the connection (or timed out) without an HTTP response."""
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: Any
+    raw: bytes
+
+    @property
+    def reason(self) -> str:
+        return str(self.body.get("reason", "")) if isinstance(self.body, dict) else ""
+
+    @property
+    def message(self) -> str:
+        return str(self.body.get("message", "")) if isinstance(self.body, dict) else ""
+
+    def is_status(self, code: int) -> bool:
+        """Whether this is a Kubernetes Status with HTTP code `code`."""
+        return (
+            self.status == code
+            and isinstance(self.body, dict)
+            and self.body.get("kind") == "Status"
+            and self.body.get("code") == code
+        )
+
+
+@dataclass
+class Probe:
+    """Requests to one API server process, as its admin (client certificate) or with a bearer token."""
+
+    server: ServerProcess
+    token: str = ""
+    timeout: float = 20.0
+    extra_headers: dict[str, str] = field(default_factory=dict)
+
+    def tls(self) -> ssl.SSLContext:
+        pki = self.server.data_dir / "pki"
+        context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+        if not self.token:
+            context.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
+        return context
+
+    def connect(self, timeout: float | None = None) -> http.client.HTTPSConnection:
+        url = urlsplit(self.server.url)
+        return http.client.HTTPSConnection(
+            url.hostname or "", url.port, context=self.tls(), timeout=timeout or self.timeout
+        )
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        body: bytes | str | dict[str, Any] | list[Any] | None = None,
+        *,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> Answer:
+        if isinstance(body, dict | list):
+            body = json.dumps(body)
+        if isinstance(body, str):
+            body = body.encode()
+        sent = {**self.extra_headers, **(headers or {})}
+        if body is not None:
+            sent.setdefault("Content-Type", content_type)
+        if self.token:
+            sent.setdefault("Authorization", f"Bearer {self.token}")
+        connection = self.connect(timeout)
+        try:
+            connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
+            raw = response.read()
+        except (http.client.RemoteDisconnected, ConnectionError, TimeoutError) as exc:
+            raise NoResponse(f"{method} {path}: no response ({type(exc).__name__}: {exc})") from exc
+        finally:
+            connection.close()
+        try:
+            parsed: Any = json.loads(raw)
+        except ValueError:
+            parsed = raw.decode(errors="replace")
+        return Answer(response.status, dict(response.headers), parsed, raw)
+
+    def responsiveness(self, limit: float = READY_LIMIT_SECONDS) -> Responsiveness:
+        return Responsiveness(self, limit)
+
+
+class Responsiveness:
+    """While open, `/readyz` is asked every 20 ms; on exit, the slowest answer must be under `limit`."""
+
+    def __init__(self, probe: Probe, limit: float) -> None:
+        self.probe = probe
+        self.limit = limit
+        self.slowest = 0.0
+        self.answers = 0
+        self.failures: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="readyz-watchdog", daemon=True)
+
+    def __enter__(self) -> Responsiveness:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=60)
+        if kind is not None:
+            return
+        assert not self.failures, f"/readyz failed while the request ran: {self.failures[:3]}"
+        assert self.slowest <= self.limit, (
+            f"/readyz took {self.slowest * 1000:.0f} ms while the request ran (limit "
+            f"{self.limit * 1000:.0f} ms): the request blocked the server"
+        )
+
+    def _run(self) -> None:
+        connection = self.probe.connect(timeout=60)
+        try:
+            connection.request("GET", "/readyz")  # the TLS handshake is not part of what is measured
+            connection.getresponse().read()
+            while not self._stop.is_set():
+                started = time.monotonic()
+                try:
+                    connection.request("GET", "/readyz")
+                    response = connection.getresponse()
+                    response.read()
+                except (OSError, http.client.HTTPException) as exc:
+                    self.failures.append(f"{type(exc).__name__}: {exc}")
+                    connection.close()
+                    connection = self.probe.connect(timeout=60)
+                    continue
+                elapsed = time.monotonic() - started
+                self.slowest = max(self.slowest, elapsed)
+                self.answers += 1
+                if response.status != 200:
+                    self.failures.append(f"HTTP {response.status}")
+                self._stop.wait(PING_INTERVAL_SECONDS)
+        finally:
+            connection.close()

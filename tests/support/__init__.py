@@ -1,0 +1,1 @@
+"""What tests share: waiting for a condition (`waiting`), and nothing that belongs to one area only."""
