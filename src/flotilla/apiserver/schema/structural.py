@@ -3,15 +3,16 @@
 A structural schema says what every field is: each node has a `type` (unless it is
 int-or-string or keeps unknown fields), `properties` and `additionalProperties` are not combined,
 value-validation keywords (`anyOf`, `allOf`, `oneOf`, `not`) carry no structure of their own, and
-`metadata` may constrain only `name` and `generateName`. Violations are field errors at the paths
-kube-apiserver reports them.
+`metadata` may constrain only `name` and `generateName`. A `pattern` must be a regular expression
+Go's regexp compiles (no backreferences, no lookaround), anywhere in the schema. Violations are field
+errors at the paths kube-apiserver reports them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flotilla.api import fielderrors
+from flotilla.api import fielderrors, regexes
 from flotilla.api.fielderrors import FieldError
 
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
@@ -63,6 +64,7 @@ def structural_errors(schema: Any, path: str) -> list[FieldError]:
 
 
 def _node(node: dict[str, Any], path: str, found: list[FieldError], *, root: bool = False) -> None:
+    _pattern(node, path, found)
     kind = node.get("type")
     keeps_unknown = bool(node.get("x-kubernetes-preserve-unknown-fields"))
     int_or_string = bool(node.get("x-kubernetes-int-or-string"))
@@ -135,6 +137,7 @@ def _value_validation(node: Any, path: str, found: list[FieldError]) -> None:
     """Inside allOf/anyOf/oneOf/not only value rules may appear, never new structure or types."""
     if not isinstance(node, dict):
         return
+    _pattern(node, path, found)
     for keyword in (
         "type",
         "additionalProperties",
@@ -151,3 +154,22 @@ def _value_validation(node: Any, path: str, found: list[FieldError]) -> None:
         _value_validation(sub, fielderrors.key(fielderrors.child(path, "properties"), name), found)
     if isinstance(node.get("items"), dict):
         _value_validation(node["items"], fielderrors.child(path, "items"), found)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for position, option in enumerate(node.get(keyword) or []):
+            _value_validation(option, fielderrors.index(fielderrors.child(path, keyword), position), found)
+    if isinstance(node.get("not"), dict):
+        _value_validation(node["not"], fielderrors.child(path, "not"), found)
+
+
+def _pattern(node: dict[str, Any], path: str, found: list[FieldError]) -> None:
+    pattern = node.get("pattern")
+    if isinstance(pattern, str) and pattern:
+        problem = regexes.regex_error(pattern)
+        if problem is not None:
+            found.append(
+                fielderrors.invalid(
+                    fielderrors.child(path, "pattern"),
+                    pattern,
+                    f"must be a valid regular expression, but isn't: {problem}",
+                )
+            )

@@ -91,3 +91,14 @@ def test_list_items_are_checked_by_their_rules_and_types() -> None:
 def test_decoding_checks_types_but_not_rules() -> None:
     """Without value checks only the types matter."""
     assert _walk({"enum": "c", "pattern": "y", "count": "7"}, DECODE) == ([], ["spec.count"])
+
+
+def test_a_pattern_with_nested_quantifiers_is_matched_in_linear_time() -> None:
+    """`^(a+)+$` over 40 a's and a b froze Python's backtracking re for minutes; RE2 answers at once."""
+    schema = Schema(types=frozenset({"object"}), properties={"x": Schema(types=STRING, pattern="^(a+)+$")})
+    result = walk_object(
+        {"spec": {"x": "a" * 40 + "b"}}, Schema(properties={"spec": schema}), METADATA, CHECK
+    )
+    assert [str(e) for e in result.errors] == [
+        f"spec.x: Invalid value: \"{'a' * 40}b\": should match '^(a+)+$'"
+    ]
