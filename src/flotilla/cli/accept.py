@@ -3,7 +3,8 @@
 With `flotilla apiserver --cluster-acceptance manual`, a member's `flotilla register` creates its
 agent's CSR with a bootstrap token and waits: the hub's approver leaves such requests pending.
 `accept --list` shows them; `accept NAME` accepts cluster NAME as the approver would in auto mode —
-namespaces, the Cluster (syncMode Pull, from the CSR's registration annotations), the agent's RBAC
+namespaces, the Cluster (syncMode Pull, from the CSR's registration annotations, bound to the
+request's requester), the agent's RBAC
 (server-side apply) — and then approves the pending request(s) through the `approval` subresource
 with reason `AcceptedByOperator`; the hub's signer issues the certificate and `register` goes on.
 
@@ -32,7 +33,9 @@ from flotilla.api.karmada.constants import CLUSTER
 from flotilla.api.karmada.registration import (
     ACCEPTED_BY_OPERATOR,
     CLUSTER_ID_ANNOTATION,
+    REQUESTER_ANNOTATION,
     pull_cluster,
+    recorded_requester,
     registration_conflict,
 )
 from flotilla.cli.hub import HubTarget, hub_options, run
@@ -116,7 +119,10 @@ def acceptance_problem(name: str, pending: list[PendingRegistration], existing: 
             f"several members ask to be cluster {name} (cluster ids {shown}); "
             f"deny the unwanted requests among {requests} with `kubectl certificate deny`, then accept again"
         )
-    return registration_conflict(name, existing, pending[-1].annotations)
+    # The operator's acceptance is consent: the name's recorded requester does not bind it.
+    return registration_conflict(
+        name, existing, pending[-1].annotations, pending[-1].requester, operator=True
+    )
 
 
 def _age(created: str, now: datetime) -> str:
@@ -172,9 +178,12 @@ async def _accept(target: HubTarget, name: str) -> None:
         for namespace in agent_namespaces(name):
             with contextlib.suppress(AlreadyExists):
                 await hub.create(namespace)
+        requester = pending[-1].requester
         if existing is None:
             with contextlib.suppress(AlreadyExists):
-                await hub.create(pull_cluster(name, pending[-1].annotations))
+                await hub.create(pull_cluster(name, pending[-1].annotations, requester))
+        elif recorded_requester(existing) != requester:
+            await hub.patch(CLUSTER, name, {"metadata": {"annotations": {REQUESTER_ANNOTATION: requester}}})
         for obj in agent_rbac_objects(name):
             await hub.apply(obj, field_manager=FIELD_MANAGER)
         for registration in pending:

@@ -1,6 +1,7 @@
 """A bounded raw HTTPS client for hostile requests, and a watchdog that the server stays responsive.
 
-`Probe.send` speaks plain HTTP/1.1 over TLS with the server's admin certificate (or a bearer token),
+`Probe.send` speaks plain HTTP/1.1 over TLS with the server's admin certificate (or a bearer token,
+or another client certificate),
 with a deadline on every request, and returns what came back — or raises `NoResponse` when the
 server closed the connection without answering, which is itself a defect (D5). `Responsiveness` runs
 `GET /readyz` in a thread on its own kept-alive connection every 20 ms while the body of the `with`
@@ -16,6 +17,7 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
@@ -63,11 +65,15 @@ class Probe:
     token: str = ""
     timeout: float = 20.0
     extra_headers: dict[str, str] = field(default_factory=dict)
+    client_certificate: tuple[Path, Path] | None = None
+    """(certificate, key) files to authenticate with instead of the admin's."""
 
     def tls(self) -> ssl.SSLContext:
         pki = self.server.data_dir / "pki"
         context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
-        if not self.token:
+        if self.client_certificate is not None:
+            context.load_cert_chain(*(str(path) for path in self.client_certificate))
+        elif not self.token:
             context.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
         return context
 

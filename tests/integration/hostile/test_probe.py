@@ -18,6 +18,11 @@ def test_a_responsive_server_passes_the_watchdog(probe: Probe) -> None:
 
 def test_a_stalled_server_fails_the_watchdog(probe: Probe) -> None:
     """A limit no answer can meet stands in for a stall: the watchdog must report it."""
-    with pytest.raises(AssertionError, match="blocked the server"), probe.responsiveness(limit=0.0) as watch:
-        probe.send("GET", "/api/v1/namespaces")
-        eventually(lambda: watch.answers, what="a /readyz answer")
+
+    def watched_request() -> None:
+        with probe.responsiveness(limit=0.0) as watch:
+            probe.send("GET", "/api/v1/namespaces")
+            eventually(lambda: watch.answers, what="a /readyz answer")
+
+    with pytest.raises(AssertionError, match="blocked the server"):
+        watched_request()

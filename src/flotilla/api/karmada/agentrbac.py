@@ -10,10 +10,10 @@ the same way), so a leaked agent credential cannot read or change another member
 - the Works of its execution namespace `karmada-es-<cluster>` and their status, nothing elsewhere;
 - its heartbeat Lease `karmada-cluster/<cluster>` (`coordination.k8s.io`): create in that namespace
   (a create request carries no name for RBAC to match), get/list/watch/update/patch by name;
-- events (create/patch/update), reported about its Cluster and its Works;
-- CSRs (create, and get/list/watch to wait for the certificate) and
-  `certificatesigningrequests/selfclusteragent`, which lets the hub's approver renew its own
-  certificate without a human;
+- events (create/patch/update) in those two namespaces only, about its Works and its Cluster;
+- CSRs: create, and `certificatesigningrequests/selfclusteragent`, which lets the hub's approver
+  renew its own certificate without a human. It reads its own requests (to wait for the certificate)
+  as every requester does, through the hub's requester authorizer, never another's;
 - `kube-public/cluster-info`, to re-check the hub's CA.
 
 `agent_rbac_objects` returns the ClusterRole/ClusterRoleBinding pair (cluster-scoped rules) and one
@@ -75,18 +75,18 @@ def agent_rbac_objects(cluster_name: str) -> list[dict[str, Any]]:
     labels = {CLUSTER_LABEL: cluster_name}
     cluster_rules = [
         _rule(_READ_WRITE, CLUSTER_GROUP, ("clusters", "clusters/status"), (cluster_name,)),
-        _rule(("create", "patch", "update"), "", ("events",)),
-        _rule(("create", "patch", "update"), EVENTS_GROUP, ("events",)),
-        _rule(("create", *_READ), CERTIFICATES_GROUP, ("certificatesigningrequests",)),
+        _rule(("create",), CERTIFICATES_GROUP, ("certificatesigningrequests",)),
         _rule(("create",), CERTIFICATES_GROUP, ("certificatesigningrequests/selfclusteragent",)),
     ]
     namespaced_rules = {
         execution_namespace(cluster_name): [
             _rule(_READ_WRITE, WORK_GROUP, ("works", "works/status")),
+            *_event_rules(),
         ],
         KARMADA_CLUSTER_NAMESPACE: [
             _rule(("create",), COORDINATION_GROUP, ("leases",)),
             _rule(_READ_WRITE, COORDINATION_GROUP, ("leases",), (cluster_name,)),
+            *_event_rules(),
         ],
         CLUSTER_INFO_NAMESPACE: [
             _rule(("get",), "", ("configmaps",), (CLUSTER_INFO_NAME,)),
@@ -112,6 +112,13 @@ def agent_rbac_objects(cluster_name: str) -> list[dict[str, Any]]:
         )
         objects.append(_binding("RoleBinding", "Role", name, namespace, labels))
     return objects
+
+
+def _event_rules() -> list[dict[str, Any]]:
+    return [
+        _rule(("create", "patch", "update"), "", ("events",)),
+        _rule(("create", "patch", "update"), EVENTS_GROUP, ("events",)),
+    ]
 
 
 def _rule(

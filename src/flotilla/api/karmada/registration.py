@@ -9,10 +9,21 @@ when an operator runs `flotilla accept` — by creating `pull_cluster(...)` (syn
 endpoint or credentials: the hub never dials a Pull member) and the agent's RBAC objects
 (`agentrbac.py`), then approving the CSR.
 
-`registration_conflict` is the one rule both acceptors apply: a name already taken by a Push
-cluster, by a Pull cluster of another member (a different id), or by a cluster being removed is
-refused with a message saying which, so a second member cannot take over an existing cluster's
-identity by registering under its name.
+`registration_conflict` is the one rule both acceptors apply. A cluster name belongs to the identity
+that first registered it: the Cluster records its requester (`REQUESTER_ANNOTATION`, the bootstrap
+token's user `system:bootstrap:<token-id>`), and a later registration under that name is accepted
+only from the same requester with the same cluster id — a member retrying after a crash, or after
+losing its data directory, with its token. Anyone else is refused, whatever cluster id they claim:
+the id is the UID of the member's `kube-system` namespace, which is no secret, so it proves nothing.
+A name taken by a Push cluster or by a cluster being removed is refused too. Refusals never repeat
+what the hub recorded of the existing cluster (its id, its requester), so a refused registration
+learns nothing it could use for a second try.
+
+The hub operator may release a name for another registration (a reinstalled member with a new
+token) by removing the requester annotation; the next registration whose id matches (or any, when
+the Cluster records no id) binds the name again. A registration made by the operator's own
+credentials (RBAC allows it `certificatesigningrequests/clusteragent`), or accepted with
+`flotilla accept`, is the operator's consent and is not held to the requester.
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ PROVIDER_ANNOTATION = "registration.flotilla.io/cluster-provider"
 REGION_ANNOTATION = "registration.flotilla.io/cluster-region"
 ZONES_ANNOTATION = "registration.flotilla.io/cluster-zones"
 """Comma-separated."""
+REQUESTER_ANNOTATION = "registration.flotilla.io/requester"
+"""On a Pull Cluster: the user whose registration created it, the only one who may register it again."""
 
 ACCEPTED_BY_OPERATOR = "AcceptedByOperator"
 """The reason of the Approved condition `flotilla accept` writes."""
@@ -60,8 +73,9 @@ def requested_cluster_id(annotations: Mapping[str, Any]) -> str:
     return str(annotations.get(CLUSTER_ID_ANNOTATION) or "")
 
 
-def pull_cluster(name: str, annotations: Mapping[str, Any]) -> dict[str, Any]:
-    """The Cluster a registration is accepted as: syncMode Pull with what the member said of itself."""
+def pull_cluster(name: str, annotations: Mapping[str, Any], requester: str = "") -> dict[str, Any]:
+    """The Cluster a registration is accepted as: syncMode Pull with what the member said of itself,
+    bound to the `requester` who registered it."""
     spec: dict[str, Any] = {"syncMode": str(ClusterSyncMode.PULL)}
     cluster_id = requested_cluster_id(annotations)
     if cluster_id:
@@ -73,16 +87,28 @@ def pull_cluster(name: str, annotations: Mapping[str, Any]) -> dict[str, Any]:
     zones = [zone for zone in str(annotations.get(ZONES_ANNOTATION) or "").split(",") if zone]
     if zones:
         spec["zones"] = zones
-    return {"apiVersion": CLUSTER.api_version, "kind": CLUSTER.kind, "metadata": {"name": name}, "spec": spec}
+    metadata: dict[str, Any] = {"name": name}
+    if requester:
+        metadata["annotations"] = {REQUESTER_ANNOTATION: requester}
+    return {"apiVersion": CLUSTER.api_version, "kind": CLUSTER.kind, "metadata": metadata, "spec": spec}
+
+
+def recorded_requester(cluster: Mapping[str, Any]) -> str:
+    """The user a Pull Cluster is bound to ("" when none is recorded)."""
+    annotations = (cluster.get("metadata") or {}).get("annotations") or {}
+    return str(annotations.get(REQUESTER_ANNOTATION) or "")
 
 
 def registration_conflict(
-    name: str, existing: Mapping[str, Any] | None, annotations: Mapping[str, Any]
+    name: str,
+    existing: Mapping[str, Any] | None,
+    annotations: Mapping[str, Any],
+    requester: str = "",
+    *,
+    operator: bool = False,
 ) -> str:
-    """Why the registration of `name` cannot be accepted given the Cluster already there ("" if it can).
-
-    The same member registering again (same id, e.g. after losing its data directory) is accepted;
-    a cluster recorded without an id accepts whoever registers under its name.
+    """Why `requester`'s registration of `name` cannot be accepted given the Cluster already there
+    ("" if it can). `operator`: the hub operator consents, so the recorded requester does not bind.
     """
     if existing is None:
         return ""
@@ -95,11 +121,14 @@ def registration_conflict(
             f"cluster {name} is already joined in {spec.get('syncMode') or 'Push'} mode; "
             "choose another name or unjoin it first"
         )
+    bound_to = recorded_requester(existing)
     existing_id = str(spec.get("id") or "")
-    wanted_id = requested_cluster_id(annotations)
-    if existing_id and existing_id != wanted_id:
-        return (
-            f"cluster {name} is already registered by another member (cluster id {existing_id}, "
-            f"this member's id is {wanted_id or 'unknown'}); choose another name or unjoin it first"
-        )
-    return ""
+    same_requester = operator or not bound_to or bound_to == requester
+    if same_requester and (not existing_id or existing_id == requested_cluster_id(annotations)):
+        return ""
+    return (
+        f"cluster {name} is already registered by another member; choose another name. If this member "
+        f"is {name} registering again with a new token, the hub operator must release the name first "
+        f"(`kubectl annotate cluster {name} {REQUESTER_ANNOTATION}-`) or remove the cluster "
+        f"(`flotilla unjoin {name}`)"
+    )

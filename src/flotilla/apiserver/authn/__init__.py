@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from flotilla.apiserver.admission.attributes import UserInfo
+from flotilla.apiserver.authn.clusterbinding import cluster_uid_extra
 
 ANONYMOUS = UserInfo("system:anonymous", ("system:unauthenticated",))
 AUTHENTICATED_GROUP = "system:authenticated"
@@ -28,7 +29,8 @@ def with_authenticated_group(user: UserInfo) -> UserInfo:
 
 
 class CertificateAuthenticator:
-    """The user of a verified TLS client certificate: CN is the name, each O a group.
+    """The user of a verified TLS client certificate: CN is the name, each O a group, and the
+    Cluster the certificate is bound to (`clusterbinding.py`) an extra.
 
     The handshake verified the certificate; reading its subject back as a dict costs more than the
     rest of authentication, on every request of a kept-alive connection. So the user is remembered
@@ -51,6 +53,10 @@ class CertificateAuthenticator:
         if der in self._users:
             return self._users[der]
         user = _user_of(transport.get_extra_info("peercert"))
+        if user is not None:
+            extra = cluster_uid_extra(der)
+            if extra:
+                user = UserInfo(user.username, user.groups, user.uid, {**user.extra, **extra})
         if len(self._users) >= self.MAX_REMEMBERED:
             self._users.clear()
         self._users[der] = user

@@ -301,6 +301,10 @@ CLUSTER_ROLES: tuple[dict[str, Any], ...] = (
         [rule(("create", "get", "list", "watch"), ("certificates.k8s.io",), "certificatesigningrequests")],
     ),
     cluster_role(
+        "flotilla:bootstrap-signing-requester",
+        [rule(("create",), ("certificates.k8s.io",), "certificatesigningrequests")],
+    ),
+    cluster_role(
         "system:certificates.k8s.io:certificatesigningrequests:nodeclient",
         [rule(("create",), ("certificates.k8s.io",), "certificatesigningrequests/nodeclient")],
     ),
@@ -384,11 +388,17 @@ CLUSTER_ROLES: tuple[dict[str, Any], ...] = (
 """kube-apiserver's bootstrap ClusterRoles (`kubectl get clusterroles -l kubernetes.io/bootstrapping`)."""
 
 NODE_BOOTSTRAPPER_BINDING = "kubeadm:kubelet-bootstrap"
-"""kubeadm's ClusterRoleBinding of `system:node-bootstrapper`: bootstrap tokens may create CSRs.
+"""kubeadm's ClusterRoleBinding for bootstrap tokens: they may create CSRs.
 
-kubeadm binds its node-token group; here every bootstrap token (`system:bootstrappers`) may, since
-pull-mode agents register with one (their CSRs are approved by the agent approver, not by RBAC).
+kubeadm binds its node-token group to `system:node-bootstrapper`; here every bootstrap token
+(`system:bootstrappers`) is bound, since pull-mode agents register with one (their CSRs are approved
+by the agent approver, not by RBAC) — but to `BOOTSTRAP_SIGNING_REQUESTER`, which may only create
+requests: kube's role also lists and watches every CSR, which would show each member what the others
+said of themselves. A requester reads its own request through the certificates package's
+`RequesterAuthorizer`. A hub started before this binding changed gets it re-created (its `roleRef`
+differs) at its next start.
 """
+BOOTSTRAP_SIGNING_REQUESTER = "flotilla:bootstrap-signing-requester"
 
 CLUSTER_ROLE_BINDINGS: tuple[dict[str, Any], ...] = (
     cluster_role_binding("cluster-admin", subject("Group", "system:masters")),
@@ -411,7 +421,7 @@ CLUSTER_ROLE_BINDINGS: tuple[dict[str, Any], ...] = (
         "apiVersion": API_VERSION,
         "kind": "ClusterRoleBinding",
         "metadata": {"name": NODE_BOOTSTRAPPER_BINDING},
-        "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "system:node-bootstrapper"},
+        "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": BOOTSTRAP_SIGNING_REQUESTER},
         "subjects": [subject("Group", "system:bootstrappers")],
     },
 )

@@ -9,7 +9,8 @@ A member registers by asking, with a bootstrap token, for its agent's certificat
   operator runs `flotilla accept NAME`, which does over the API what `accept_registration` does here.
 
 Accepting creates, in this order, the namespaces the agent's Roles live in, the Cluster (syncMode
-Pull) unless it is there already, and the agent's RBAC objects (`agent_rbac_objects`), so that when
+Pull, bound to the registration's requester) unless it is there already — an existing one is bound
+to the requester — and the agent's RBAC objects (`agent_rbac_objects`), so that when
 the certificate is issued the agent's identity can already do its work. Every step is idempotent:
 an interrupted acceptance is finished by the approver's retry.
 
@@ -28,7 +29,7 @@ import structlog
 
 from flotilla.api.karmada.agentrbac import agent_namespaces, agent_rbac_objects
 from flotilla.api.karmada.constants import CLUSTER
-from flotilla.api.karmada.registration import pull_cluster
+from flotilla.api.karmada.registration import REQUESTER_ANNOTATION, pull_cluster, recorded_requester
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
@@ -59,17 +60,30 @@ def existing_cluster(ctx: APIContext, name: str) -> dict[str, Any] | None:
     return LocalClient(ctx, MANAGER).peek(CLUSTER, "", name)
 
 
-async def accept_registration(ctx: APIContext, name: str, annotations: Mapping[str, Any]) -> None:
-    """Create what the agent of cluster `name` needs on the hub: namespaces, its Cluster, its RBAC."""
+async def accept_registration(
+    ctx: APIContext, name: str, annotations: Mapping[str, Any], requester: str
+) -> None:
+    """Create what the agent of cluster `name` needs on the hub: namespaces, its Cluster (bound to
+    `requester`), its RBAC."""
     client = LocalClient(ctx, MANAGER)
     for namespace in agent_namespaces(name):
         with contextlib.suppress(errors.AlreadyExists):
             await client.create(GroupVersionKind("", "v1", "Namespace"), namespace)
-    if client.peek(CLUSTER, "", name) is None:
-        await client.create(CLUSTER, pull_cluster(name, annotations))
-        log.info("certificates.registration.cluster_created", cluster=name)
+    existing = client.peek(CLUSTER, "", name)
+    if existing is None:
+        await client.create(CLUSTER, pull_cluster(name, annotations, requester))
+        log.info("certificates.registration.cluster_created", cluster=name, requester=requester)
+    elif recorded_requester(existing) != requester:
+        await client.mutate(CLUSTER, "", name, lambda obj: _bind(obj, requester))
+        log.info("certificates.registration.cluster_bound", cluster=name, requester=requester)
     for obj in agent_rbac_objects(name):
         await _ensure(client, obj)
+
+
+def _bind(cluster: dict[str, Any], requester: str) -> None:
+    """Record `requester` as the one the cluster's name belongs to."""
+    metadata = cluster.setdefault("metadata", {})
+    metadata["annotations"] = {**(metadata.get("annotations") or {}), REQUESTER_ANNOTATION: requester}
 
 
 async def _ensure(client: LocalClient, wanted: dict[str, Any]) -> None:

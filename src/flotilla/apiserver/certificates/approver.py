@@ -21,9 +21,11 @@ certificate approve`); the signer (`signer.py`) then issues the approved ones.
 
 On a hub (a server that serves Karmada's Cluster), a request that is not a renewal registers a Pull
 cluster, named by the common name after the prefix. Before approving it the approver accepts the
-registration (`acceptance.py`): it creates the Cluster and the agent's RBAC objects. A registration
-whose name is taken by another cluster (`registration_conflict`) is denied, with reason
-`ClusterRegistrationRefused` and the conflict as message, so `flotilla register` can say why. With
+registration (`acceptance.py`): it creates the Cluster, bound to the requester, and the agent's RBAC
+objects. A registration whose name is taken by another cluster or belongs to another requester
+(`registration_conflict`) is denied, with reason `ClusterRegistrationRefused` and the conflict as
+message (which never repeats what the hub knows of the existing cluster), so `flotilla register` can
+say why. With
 manual acceptance, registrations by bootstrap identities stay pending for `flotilla accept`; those
 by users RBAC allows `certificatesigningrequests/clusteragent` are the operator's own consent and are
 accepted as in auto mode. Renewals are always approved.
@@ -183,20 +185,33 @@ class AgentCSRApprover(InProcessController):
         assert request is not None  # approval_message parsed it
         name = cluster_of_agent(common_name(request)) or ""
         annotations = (csr.get("metadata") or {}).get("annotations") or {}
+        user = requester(csr)
         problems = cluster_name_problems(name)
         refusal = (
             f"{name!r} cannot name a cluster: {'; '.join(problems)}"
             if problems
-            else registration_conflict(name, existing_cluster(self.ctx, name), annotations)
+            else registration_conflict(
+                name,
+                existing_cluster(self.ctx, name),
+                annotations,
+                user.username,
+                operator=not is_bootstrapper(user),
+            )
         )
         if refusal:
             await self._decide(key, DENIED, REGISTRATION_REFUSED, refusal)
-            log.info("certificates.registration.refused", name=key, cluster=name, reason=refusal)
+            log.info(
+                "certificates.registration.refused",
+                name=key,
+                cluster=name,
+                requester=user.username,
+                reason=refusal,
+            )
             return False
-        if acceptance_mode(self.ctx) is ClusterAcceptance.MANUAL and is_bootstrapper(requester(csr)):
+        if acceptance_mode(self.ctx) is ClusterAcceptance.MANUAL and is_bootstrapper(user):
             log.info("certificates.registration.waiting_for_operator", name=key, cluster=name)
             return False
-        await accept_registration(self.ctx, name, annotations)
+        await accept_registration(self.ctx, name, annotations, user.username)
         return True
 
     async def _decide(self, key: str, kind: str, reason: str, message: str) -> None:

@@ -6,7 +6,8 @@ request of this signer that is approved, not denied, not failed and not yet issu
 user (which holds `sign` on every signer). A request the signer cannot serve — usages other than
 client auth with digital signature and key encipherment, an unreadable request — gets a `Failed`
 condition instead, and is never retried. Subjects are signed as approved: the approver decides
-who may have which name; only `system:masters` is refused, already at creation.
+who may have which name; only `system:masters` is refused, already at creation. On a hub, an agent's
+certificate is bound to the Cluster it was registered as (`agentbinding.py`).
 
 Level-based: each reconcile re-reads the request; every request is looked at once at start, so a
 crash between approval and issuance loses nothing.
@@ -19,6 +20,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.apiserver.certificates.agentbinding import agent_binding
 from flotilla.apiserver.certificates.signing import (
     SIGNING_AUTHORITY_EXTRA,
     SigningAuthority,
@@ -102,7 +104,12 @@ class KubeAPIServerClientSigner(InProcessController):
         request = parse_request(csr)
         assert request is not None
         pem = issue_client_certificate(
-            authority, request, usages(csr), signing_duration(expiration_seconds(csr)), self.ctx.clock()
+            authority,
+            request,
+            usages(csr),
+            signing_duration(expiration_seconds(csr)),
+            self.ctx.clock(),
+            agent_binding(self.ctx, request),
         )
         encoded = base64.b64encode(pem).decode()
         await self.client.mutate(

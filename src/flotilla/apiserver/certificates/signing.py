@@ -13,6 +13,7 @@ once at server start and handed to the signer through the context's extras.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -21,6 +22,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID
+
+from flotilla.apiserver.authn.clusterbinding import is_binding_name
 
 SIGNING_AUTHORITY_EXTRA = "flotilla.certificates.signing-authority"
 """Where in `APIContext.extras` the server puts its `SigningAuthority` (absent: nothing is signed)."""
@@ -74,8 +77,11 @@ def issue_client_certificate(
     usages: list[str],
     duration: timedelta,
     now: datetime,
+    binding: Sequence[x509.GeneralName] = (),
 ) -> bytes:
-    """The PEM certificate for an approved request (usages already checked)."""
+    """The PEM certificate for an approved request (usages already checked). `binding`: subject
+    alternative names the signer itself vouches for; the request's own names of that form are
+    always dropped."""
     not_after = min(now + duration, authority.certificate.not_valid_after_utc)
     builder = (
         x509.CertificateBuilder()
@@ -112,7 +118,8 @@ def issue_client_certificate(
         names = request.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except x509.ExtensionNotFound:
         names = None
-    if names is not None and len(names):
-        builder = builder.add_extension(names, critical=False)
+    requested = [name for name in names or () if not is_binding_name(name)]
+    if requested or binding:
+        builder = builder.add_extension(x509.SubjectAlternativeName([*requested, *binding]), critical=False)
     certificate = builder.sign(authority.key, hashes.SHA256())
     return certificate.public_bytes(serialization.Encoding.PEM)

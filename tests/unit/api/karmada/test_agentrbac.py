@@ -79,14 +79,8 @@ ALLOWED = [
         "name": "a",
     },
     {"verb": "create", "group": "", "resource": "events", "namespace": "karmada-es-a"},
-    {"verb": "create", "group": "events.k8s.io", "resource": "events", "namespace": "default"},
+    {"verb": "create", "group": "events.k8s.io", "resource": "events", "namespace": "karmada-cluster"},
     {"verb": "create", "group": "certificates.k8s.io", "resource": "certificatesigningrequests"},
-    {
-        "verb": "get",
-        "group": "certificates.k8s.io",
-        "resource": "certificatesigningrequests",
-        "name": "csr-1",
-    },
     {
         "verb": "create",
         "group": "certificates.k8s.io",
@@ -103,6 +97,16 @@ ALLOWED = [
 ]
 
 REFUSED = [
+    {"verb": "create", "group": "", "resource": "events", "namespace": "default"},
+    {"verb": "create", "group": "events.k8s.io", "resource": "events", "namespace": "karmada-es-other"},
+    # Its own requests it reads through the hub's requester authorizer, not through RBAC.
+    {"verb": "list", "group": "certificates.k8s.io", "resource": "certificatesigningrequests"},
+    {
+        "verb": "get",
+        "group": "certificates.k8s.io",
+        "resource": "certificatesigningrequests",
+        "name": "csr-1",
+    },
     {"verb": "get", "group": "cluster.karmada.io", "resource": "clusters", "name": "other"},
     {"verb": "list", "group": "cluster.karmada.io", "resource": "clusters"},
     {"verb": "create", "group": "cluster.karmada.io", "resource": "clusters"},

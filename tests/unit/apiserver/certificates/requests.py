@@ -21,6 +21,7 @@ def certificate_request(
     *,
     dns_names: tuple[str, ...] = (),
     ips: tuple[str, ...] = (),
+    uris: tuple[str, ...] = (),
 ) -> x509.CertificateSigningRequest:
     key = ec.generate_private_key(ec.SECP256R1())
     names = [x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in organizations]
@@ -28,6 +29,7 @@ def certificate_request(
     builder = x509.CertificateSigningRequestBuilder().subject_name(x509.Name(names))
     alternatives: list[x509.GeneralName] = [x509.DNSName(d) for d in dns_names]
     alternatives += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ips]
+    alternatives += [x509.UniformResourceIdentifier(uri) for uri in uris]
     if alternatives:
         builder = builder.add_extension(x509.SubjectAlternativeName(alternatives), critical=False)
     return builder.sign(key, hashes.SHA256())

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from cryptography import x509
 
 from flotilla.api.karmada.constants import CLUSTER
-from flotilla.api.karmada.registration import registration_annotations
+from flotilla.api.karmada.registration import REQUESTER_ANNOTATION, pull_cluster, registration_annotations
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.admission.attributes import UserInfo
+from flotilla.apiserver.authn.clusterbinding import CLUSTER_UID_EXTRA, bound_cluster_uids
 from flotilla.apiserver.certificates.acceptance import CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance
 from flotilla.apiserver.certificates.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
 from flotilla.apiserver.embedded import EmbeddedAPI
@@ -22,6 +25,7 @@ from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate
 from tests.unit.apiserver.certificates.test_flow import create_as, eventually, stored
 
 BOOTSTRAP = UserInfo("system:bootstrap:abcdef", ("system:bootstrappers", "system:authenticated"))
+OTHER_BOOTSTRAP = UserInfo("system:bootstrap:zyxwvu", ("system:bootstrappers", "system:authenticated"))
 AGENTS = ("system:karmada:agents",)
 ROLE = GroupVersionKind("rbac.authorization.k8s.io", "v1", "Role")
 CLUSTER_ROLE_BINDING = GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding")
@@ -92,8 +96,42 @@ async def test_a_name_taken_by_another_member_is_denied_with_the_reason(hub: Emb
     (denied,) = await eventually(lambda: conditions(hub, "second"))
     assert (denied["type"], denied["reason"]) == ("Denied", "ClusterRegistrationRefused")
     assert "already registered by another member" in denied["message"]
-    assert "id-1" in denied["message"]
-    assert "id-2" in denied["message"]
+    assert "id-1" not in denied["message"]
+
+
+async def test_another_token_cannot_take_a_registered_name_even_with_its_cluster_id(hub: EmbeddedAPI) -> None:
+    """The takeover: a second bootstrap token naming the first member's cluster and id is Denied and
+    never learns who holds the name."""
+    await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
+    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+    await create_as(hub, OTHER_BOOTSTRAP, registration("takeover", "east", "id-1"))
+    (denied,) = await eventually(lambda: conditions(hub, "takeover"))
+    assert (denied["type"], denied["reason"]) == ("Denied", "ClusterRegistrationRefused")
+    assert "already registered by another member" in denied["message"]
+    assert BOOTSTRAP.username not in denied["message"]
+    assert not (stored(hub, "takeover").get("status") or {}).get("certificate")
+    cluster = hub.client("test").get(CLUSTER, "", "east")
+    assert cluster is not None
+    assert cluster["metadata"]["annotations"][REQUESTER_ANNOTATION] == BOOTSTRAP.username
+
+
+async def test_a_released_name_is_bound_to_the_next_registration_with_its_id(hub: EmbeddedAPI) -> None:
+    """The operator removes the requester annotation; the member's new token may register it again."""
+    await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
+    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+
+    def release(obj: dict[str, Any]) -> None:
+        obj["metadata"]["annotations"].pop(REQUESTER_ANNOTATION)
+
+    await hub.client("test").mutate(CLUSTER, "", "east", release)
+    await create_as(hub, OTHER_BOOTSTRAP, registration("wrong-id", "east", "id-2"))
+    (denied,) = await eventually(lambda: conditions(hub, "wrong-id"))
+    assert denied["type"] == "Denied"
+    await create_as(hub, OTHER_BOOTSTRAP, registration("again", "east", "id-1"))
+    await eventually(lambda: (stored(hub, "again").get("status") or {}).get("certificate"))
+    cluster = hub.client("test").get(CLUSTER, "", "east")
+    assert cluster is not None
+    assert cluster["metadata"]["annotations"][REQUESTER_ANNOTATION] == OTHER_BOOTSTRAP.username
 
 
 async def test_the_same_member_registering_again_is_accepted(hub: EmbeddedAPI) -> None:
@@ -157,8 +195,21 @@ async def test_renewals_are_approved_even_with_manual_acceptance(manual_hub: Emb
             ],
         },
     )
-    agent = UserInfo("system:karmada:agent:east", ("system:karmada:agents", "system:authenticated"))
+    cluster = await manual_hub.client("test").create(CLUSTER, pull_cluster("east", {}))
+    bound = {CLUSTER_UID_EXTRA: [cluster["metadata"]["uid"]]}
+    agent = UserInfo(
+        "system:karmada:agent:east", ("system:karmada:agents", "system:authenticated"), extra=bound
+    )
     await create_as(manual_hub, agent, registration("renewal", "east", "id-1"))
     await eventually(lambda: (stored(manual_hub, "renewal").get("status") or {}).get("certificate"))
     (approved,) = conditions(manual_hub, "renewal")
     assert approved["message"] == "Auto approving self karmada agent certificate after SubjectAccessReview."
+    issued = x509.load_pem_x509_certificate(
+        base64.b64decode(stored(manual_hub, "renewal")["status"]["certificate"])
+    )
+    assert bound_cluster_uids(issued) == [cluster["metadata"]["uid"]]
+
+    stale = UserInfo(agent.username, agent.groups, extra={CLUSTER_UID_EXTRA: ["uid-of-an-earlier-east"]})
+    await create_as(manual_hub, stale, registration("stale-renewal", "east", "id-1"))
+    await manual_hub.controllers.certificates.approver.reconcile("stale-renewal")
+    assert conditions(manual_hub, "stale-renewal") == []

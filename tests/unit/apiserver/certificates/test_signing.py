@@ -10,6 +10,7 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
+from flotilla.apiserver.authn.clusterbinding import binding_name, bound_cluster_uids
 from flotilla.apiserver.certificates.signing import (
     MAX_DURATION,
     SigningAuthority,
@@ -100,3 +101,25 @@ def test_the_authority_is_loaded_from_the_server_s_pki_directory(tmp_path: Path)
     loaded = load_signing_authority(paths.directory)
     assert loaded.certificate == x509.load_pem_x509_certificate(paths.ca_cert.read_bytes())
     assert "PRIVATE" not in repr(loaded)
+
+
+def test_only_the_signer_binds_a_certificate_to_a_cluster(authority: SigningAuthority) -> None:
+    """A request's own `urn:uuid:` names are dropped; the signer's binding is written; the rest kept."""
+    request = certificate_request(
+        "system:karmada:agent:east",
+        ("system:karmada:agents",),
+        dns_names=("a.example",),
+        uris=("urn:uuid:forged",),
+    )
+    forged = x509.load_pem_x509_certificate(
+        issue_client_certificate(authority, request, ["client auth"], timedelta(hours=1), NOW)
+    )
+    assert bound_cluster_uids(forged) == []
+    bound = x509.load_pem_x509_certificate(
+        issue_client_certificate(
+            authority, request, ["client auth"], timedelta(hours=1), NOW, binding=[binding_name("uid-1")]
+        )
+    )
+    assert bound_cluster_uids(bound) == ["uid-1"]
+    names = bound.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert names.get_values_for_type(x509.DNSName) == ["a.example"]
