@@ -4,8 +4,11 @@
   request beyond the limit of its kind (read-only: get/list/watch; mutating: the rest) is refused at
   once with 429 TooManyRequests, `Retry-After: 1` and `details.retryAfterSeconds: 1`; client-go
   retries it. Long-running requests (watches, logs, exec/attach/port-forward/proxy) are not counted,
-  and, as in kube, `system:masters` is never refused — it is the cluster's own super-user, and the
-  hub's controllers and simulated clusters act as it.
+  and, as kube's exempt priority level, `system:masters` is never refused nor counted — it is the
+  cluster's own super-user, and the hub's controllers and simulated clusters act as it.
+- **Per-user fairness** (`--enable-priority-and-fairness`, on by default): inside each limit a user
+  may hold only a fair share of the seats, so one client cannot starve the others; see
+  `flowcontrol.py` for the arithmetic and why it was chosen.
 - **Deadlines** (`--request-timeout` 60 s, shortened by a request's `?timeout=` in Go duration syntax,
   as kubectl sends `timeout=32s`): a request still running at its deadline is cancelled and answered
   504 Timeout. Long-running requests have none; watches end on their own `timeoutSeconds`.
@@ -25,7 +28,17 @@ from aiohttp import web
 
 from flotilla.api.duration import parse_go_duration
 from flotilla.apiserver import errors
-from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes
+from flotilla.apiserver.authz import AuthorizationAttributes
+from flotilla.apiserver.flowcontrol import (
+    EXEMPT_LEVEL,
+    MUTATING_LEVEL,
+    READ_ONLY_LEVEL,
+    FlowControlMetrics,
+    FlowSchema,
+    PriorityLevel,
+    flow_schema_of,
+)
+from flotilla.runtime.health import MetricFamily
 
 READ_ONLY_VERBS = frozenset({"get", "list", "watch"})
 LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
@@ -42,6 +55,10 @@ class LimitSettings:
     """Read-only requests served at once; 0 means no limit."""
     max_mutating_requests_inflight: int = 200
     """Mutating requests served at once; 0 means no limit."""
+    priority_and_fairness: bool = True
+    """Hold each user to a fair share of each limit (kube's --enable-priority-and-fairness)."""
+    min_inflight_per_user: int = 1
+    """Seats of each limit any user may hold however many users share it (the limit still applies)."""
     request_timeout: float = 60.0
     """Seconds a non-long-running request may take before 504; 0 means no deadline."""
     max_request_line_bytes: int = 64 * 1024
@@ -58,35 +75,46 @@ def is_long_running(verb: str, subresource: str) -> bool:
 
 
 class RequestLimits:
-    """One API server's in-flight counters and deadline policy (the event loop is its only user)."""
+    """One API server's in-flight seats, fairness and deadline policy (the event loop is its only user)."""
 
     def __init__(self, settings: LimitSettings) -> None:
         self.settings = settings
-        self.read_only_inflight = 0
-        self.mutating_inflight = 0
+        fair = settings.priority_and_fairness
+        minimum = max(1, settings.min_inflight_per_user)
+        self.read_only = PriorityLevel(READ_ONLY_LEVEL, settings.max_requests_inflight, minimum, fair)
+        self.mutating = PriorityLevel(MUTATING_LEVEL, settings.max_mutating_requests_inflight, minimum, fair)
+        self.metrics = FlowControlMetrics()
+
+    @property
+    def read_only_inflight(self) -> int:
+        return self.read_only.executing
+
+    @property
+    def mutating_inflight(self) -> int:
+        return self.mutating.executing
 
     def admit(self, attributes: AuthorizationAttributes) -> _Slot:
-        """Take an in-flight slot for the request (held until the returned context exits), or
+        """Take an in-flight seat for the request (held until the returned context exits), or
         refuse it with 429 at once."""
         if is_long_running(attributes.verb, attributes.subresource):
-            return _Slot(self, None)
-        mutating = attributes.verb not in READ_ONLY_VERBS
-        limit = (
-            self.settings.max_mutating_requests_inflight if mutating else self.settings.max_requests_inflight
-        )
-        current = self.mutating_inflight if mutating else self.read_only_inflight
-        if limit and current >= limit:
-            if MASTERS_GROUP in attributes.user.groups:
-                return _Slot(self, None)
+            return _Slot(self, None, "", FlowSchema.EXEMPT)
+        schema = flow_schema_of(attributes.user)
+        if schema is FlowSchema.EXEMPT:
+            self.metrics.dispatched[EXEMPT_LEVEL, schema] += 1
+            return _Slot(self, None, "", schema)
+        level = self.read_only if attributes.verb in READ_ONLY_VERBS else self.mutating
+        flow = attributes.user.username
+        rejection = level.acquire(flow)
+        if rejection is not None:
+            self.metrics.rejected[level.name, schema, rejection] += 1
             raise errors.TooManyRequests(TOO_MANY_REQUESTS, retry_after=RETRY_AFTER_SECONDS)
-        self._count(mutating, 1)
-        return _Slot(self, mutating)
+        self.metrics.dispatched[level.name, schema] += 1
+        self.metrics.executing[level.name, schema] += 1
+        return _Slot(self, level, flow, schema)
 
-    def _count(self, mutating: bool, delta: int) -> None:
-        if mutating:
-            self.mutating_inflight += delta
-        else:
-            self.read_only_inflight += delta
+    def metric_families(self) -> list[MetricFamily]:
+        """The flow-control metrics, for `/metrics`."""
+        return self.metrics.families([self.read_only, self.mutating])
 
     def timeout_for(self, attributes: AuthorizationAttributes, timeout_param: str | None) -> float | None:
         """The request's deadline in seconds (None: none), from the server's and the URL's timeouts."""
@@ -109,20 +137,26 @@ class RequestLimits:
 
 # Plain classes rather than generator-based context managers: every request enters both.
 class _Slot:
-    """An in-flight slot, given back on exit (`mutating` None: the request took none)."""
+    """A seat of `level` held by `flow`, given back on exit (`level` None: the request took none)."""
 
-    __slots__ = ("_limits", "_mutating")
+    __slots__ = ("_flow", "_level", "_limits", "_schema")
 
-    def __init__(self, limits: RequestLimits, mutating: bool | None) -> None:
+    def __init__(
+        self, limits: RequestLimits, level: PriorityLevel | None, flow: str, schema: FlowSchema
+    ) -> None:
         self._limits = limits
-        self._mutating = mutating
+        self._level = level
+        self._flow = flow
+        self._schema = schema
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, *exc: object) -> None:
-        if self._mutating is not None:
-            self._limits._count(self._mutating, -1)
+        level = self._level
+        if level is not None:
+            level.release(self._flow)
+            self._limits.metrics.executing[level.name, self._schema] -= 1
 
 
 class _Deadline:

@@ -4,7 +4,8 @@
 makes sure the default namespaces exist, then listens (HTTPS only, TLS 1.2+) and writes
 `admin.kubeconfig` for the port it got. Requests authenticate with a client certificate signed by
 the server's CA or a bearer token (static file, ServiceAccount, bootstrap); they are limited
-(in-flight, deadline, header sizes) and audited; a renewed serving certificate is picked up live.
+(in-flight with per-user shares, deadline, header sizes) and audited, and `/metrics` reports
+the flow control; a renewed serving certificate is picked up live.
 Secrets are encrypted at rest with the keys in `encryption-keys.yaml`; approved client-certificate
 requests are signed with the CA.
 `stop()` ends watches, drains in-flight requests and closes the store. Several instances can share
@@ -35,6 +36,7 @@ from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.encryption import ENCRYPTION_KEYS_FILE, load_or_create
 from flotilla.apiserver.karmadacrds.install import install_karmada_crds
 from flotilla.apiserver.limits import LimitSettings, RequestLimits
+from flotilla.apiserver.metrics import install_metrics
 from flotilla.storage import Backend
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
@@ -146,6 +148,7 @@ class APIServer:
         self._tls = tls_context(self.pki)
         self.audit.start()
         app = build_app(self.context, audit=self.audit, limits=RequestLimits(self.settings.limits))
+        install_metrics(app)
         self._runner = web.AppRunner(
             app,
             access_log=None,

@@ -112,6 +112,24 @@ class Component(Protocol):
     help="Mutating requests served at once before 429 (0: no limit).",
 )
 @click.option(
+    "--enable-priority-and-fairness",
+    type=bool,
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Hold each user to a fair share of each in-flight limit: while n users hold seats, one may "
+    "hold limit/(n+1) of them, so a flooding client cannot starve others "
+    "(--enable-priority-and-fairness=false: the two limits only).",
+)
+@click.option(
+    "--min-inflight-per-user",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Seats of each in-flight limit any user may hold, however many users share it.",
+)
+@click.option(
     "--request-timeout",
     type=float,
     default=60.0,
@@ -143,6 +161,8 @@ def apiserver(
     audit_log_maxbackup: int,
     max_requests_inflight: int,
     max_mutating_requests_inflight: int,
+    enable_priority_and_fairness: bool,
+    min_inflight_per_user: int,
     request_timeout: float,
     cluster_acceptance: str,
     log_level: str,
@@ -181,6 +201,8 @@ def apiserver(
         limits=LimitSettings(
             max_requests_inflight=max_requests_inflight,
             max_mutating_requests_inflight=max_mutating_requests_inflight,
+            priority_and_fairness=enable_priority_and_fairness,
+            min_inflight_per_user=min_inflight_per_user,
             request_timeout=request_timeout,
         ),
     )
