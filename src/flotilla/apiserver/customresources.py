@@ -1,7 +1,8 @@
 """Served resources of a CustomResourceDefinition: one per served version.
 
 Every version of a CRD shares one storage location (`/registry/<group>/<plural>/`); the schema,
-subresources, printer columns and selectable fields come from each version's own entry.
+subresources, printer columns and selectable fields come from each version's own entry, and so do
+its CEL validation rules, compiled here once per version.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 from flotilla.api.builtin import SCALE, STATUS
 from flotilla.api.scheme import ALL_VERBS, GroupResource, ResourceType, Subresource
+from flotilla.apiserver.cel.rules import compile_rules
 from flotilla.apiserver.resources import CustomResourceFacts, ScalePaths, ServedResource
 from flotilla.apiserver.schema.model import ANY
 from flotilla.apiserver.schema.openapi_convert import SchemaConverter
@@ -78,6 +80,7 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
             raw_schema=raw_schema if isinstance(raw_schema, dict) else None,
             storage_version=stored,
             sole_schema_since=sole_schema_since,
+            rules=compile_rules(schema) if schema is not ANY else None,
         )
         served.append(
             ServedResource(

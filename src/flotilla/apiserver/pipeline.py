@@ -1,8 +1,8 @@
 """The write pipeline: every create and update of every kind, from HTTP or from in-process controllers.
 
 Create: name (generateName) → system metadata → defaults → kind preparation → namespace lifecycle →
-mutating admission → field ownership (managedFields) → validation → validating admission → store
-(retrying generated-name collisions).
+mutating admission → field ownership (managedFields) → validation (kind rules, schema, CEL rules) →
+validating admission → store (retrying generated-name collisions).
 
 Update (`update_flow`): read the current object, compute the new one (a PUT body, a patched copy, an
 apply, a status or scale change), keep what clients may not change, default, mutating admission,
@@ -29,6 +29,7 @@ from flotilla.apiserver import errors, objectmeta
 from flotilla.apiserver.admission import AdmissionAttributes, UserInfo
 from flotilla.apiserver.admission.attributes import SYSTEM_USER, Operation
 from flotilla.apiserver.authz.escalation import check_rbac_write
+from flotilla.apiserver.cel.runner import rule_runner
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.params import FieldValidation
@@ -131,6 +132,21 @@ def _track_fields(
     return ssa.strip_time_only_changes(old, new)
 
 
+async def _check_rules(
+    ctx: APIContext,
+    served: ServedResource,
+    obj: dict[str, Any],
+    old: dict[str, Any] | None,
+    found: list[FieldError],
+) -> list[FieldError]:
+    """A custom resource's CEL rules (after defaulting, as kube runs them); like kube, not over values
+    of the wrong type, which the rules' types could not describe."""
+    rules = served.custom.rules if served.custom is not None else None
+    if rules is None or any(error.type is fielderrors.ErrorType.TYPE_INVALID for error in found):
+        return []
+    return await rule_runner(ctx.extras).validate(rules, obj, old)
+
+
 # -- create ---------------------------------------------------------------------------------------
 
 
@@ -167,6 +183,7 @@ async def create_object(
     found = strategy.validate_create(obj)
     found += list(value_errors or [])
     found += normalize.check_values(ctx, served, obj)
+    found += await _check_rules(ctx, served, obj, None, found)
     if found:
         raise invalid(served, meta.get("name", ""), found)
     options.warnings.extend(await ctx.admission.validate(attributes, obj, None))
@@ -262,6 +279,7 @@ async def update_flow(
         # A binding changes only the node assignment, which pod validation otherwise forbids.
         kind_errors = [] if subresource == "binding" else strategy.validate_update(new, old, subresource)
         found = kind_errors + normalize.check_values(ctx, served, new, current)
+        found += await _check_rules(ctx, served, new, old, found)
         if found:
             raise invalid(served, info.name, found)
         if objectmeta.same_object(new, old):

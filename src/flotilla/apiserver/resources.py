@@ -14,13 +14,16 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flotilla.api.builtin import BUILTIN_RESOURCES, VIRTUAL_RESOURCES
 from flotilla.api.scheme import GroupResource, GroupVersion, GroupVersionKind, ResourceType
 from flotilla.apiserver.schema.builtin import builtin_schemas
 from flotilla.apiserver.schema.model import ANY, Schema
 from flotilla.apiserver.tables import TableConvertor, builtin_convertor, default_convertor
+
+if TYPE_CHECKING:
+    from flotilla.apiserver.cel.rules import RuleNode
 
 # Group order of kube-apiserver's discovery (its group priorities), so `kubectl api-resources`
 # and short-name resolution prefer what kubectl users expect.
@@ -91,6 +94,8 @@ class CustomResourceFacts:
     sole_schema_since: int | None = None
     """The CRD's revision when it serves only this version: objects created after it were written
     under this schema alone (so a write may skip every value equal to the stored one); else None."""
+    rules: RuleNode | None = None
+    """The version's `x-kubernetes-validations`, compiled once (None when it has none)."""
 
 
 @dataclass(eq=False)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from flotilla.api.fielderrors import FieldError, required
 from flotilla.api.scheme import GroupResource
+from flotilla.apiserver.cel.schemachecks import rule_errors
 from flotilla.apiserver.defaults import apply_defaults, prepare_for_create
 from flotilla.apiserver.karmadacrds.rules import CUSTOM_RESOURCE_RULES, CustomResourceRules
 from flotilla.apiserver.resources import ServedResource
@@ -190,7 +191,7 @@ CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 
 
 def crd_schema_errors(crd: dict[str, Any]) -> list[FieldError]:
-    """Structural-schema and printer-column checks of every version of a CRD."""
+    """Structural-schema, CEL rule and printer-column checks of every version of a CRD."""
     found: list[FieldError] = []
     for position, version in enumerate((crd.get("spec") or {}).get("versions") or []):
         if not isinstance(version, dict):
@@ -201,6 +202,7 @@ def crd_schema_errors(crd: dict[str, Any]) -> list[FieldError]:
             found.append(required(f"{path}.schema.openAPIV3Schema", "schemas are required"))
         else:
             found += structural_errors(schema, f"{path}.schema.openAPIV3Schema")
+            found += rule_errors(schema, f"{path}.schema.openAPIV3Schema")
         for column_position, column in enumerate(version.get("additionalPrinterColumns") or []):
             column_path = f"{path}.additionalPrinterColumns[{column_position}]"
             found += printer_column_errors(column, column_path, check_syntax=True)
