@@ -67,7 +67,7 @@ def compile_rule(raw: Any, schema: Schema) -> CompiledRule:
     message_expression = str(entry.get("messageExpression") or "")
     optional = bool(entry.get("optionalOldSelf"))
     field_path = normalize_field_path(str(entry.get("fieldPath") or ""), schema)[0] or ""
-    common = {
+    common: dict[str, Any] = {
         "rule": text,
         "message": str(entry.get("message") or ""),
         "reason": str(entry.get("reason") or "FieldValueInvalid"),

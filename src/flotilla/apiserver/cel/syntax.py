@@ -126,7 +126,8 @@ def parse(text: str) -> Node:
     except lark.exceptions.UnexpectedToken as error:
         raise CompileError(_syntax_error(error.line, error.column, _token_text(error.token))) from None
     except lark.exceptions.UnexpectedCharacters as error:
-        shown = text[error.pos_in_stream : error.pos_in_stream + 1]
+        start = error.pos_in_stream or 0
+        shown = text[start : start + 1]
         raise CompileError(
             f"ERROR: <input>:{error.line}:{error.column}: Syntax error: token recognition error at: '{shown}'"
         ) from None

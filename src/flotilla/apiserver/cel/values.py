@@ -122,7 +122,7 @@ def is_number(value: Any) -> bool:
 
 
 def _numeric(value: Any) -> int | float:
-    return value.value if isinstance(value, Uint) else value  # type: ignore[no-any-return]
+    return value.value if isinstance(value, Uint) else value
 
 
 def equal(left: Any, right: Any) -> bool:
@@ -169,6 +169,8 @@ def _find_key(mapping: Mapping[Any, Any], key: Any) -> Any:
 
 def compare(function: str, left: Any, right: Any) -> int:
     """-1, 0 or 1 as CEL orders two values of comparable types; EvalError otherwise."""
+    a: Any
+    b: Any
     if is_number(left) and is_number(right):
         a, b = _numeric(left), _numeric(right)
     elif type(left) is type(right) and isinstance(left, (str, bytes, bool, datetime, timedelta)):
@@ -177,7 +179,7 @@ def compare(function: str, left: Any, right: Any) -> int:
         return int(left.compare_to(right))
     else:
         raise no_overload(function, left, right)
-    return (a > b) - (a < b)  # type: ignore[operator]
+    return int(a > b) - int(a < b)
 
 
 # -- schema-typed views -----------------------------------------------------------------------------

@@ -155,7 +155,7 @@ def _is_canonical(budget: Budget, text: Any) -> bool:
     address = _parse_ip(text)
     if address is None:
         raise EvalError(f"IP Address {text!r} parse error during conversion from string")
-    return str(address) == text
+    return bool(str(address) == text)
 
 
 def _parse_cidr(text: Any) -> CIDR | None:

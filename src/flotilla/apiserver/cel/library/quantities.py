@@ -7,6 +7,7 @@ agrees with what a Pod's resources accept.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -126,18 +127,20 @@ def _as_approximate_float(budget: Budget, target: Any) -> float:
 
 register("quantity", _quantity, global_arities=(1,))
 register("isQuantity", _is_quantity, global_arities=(1,))
-for _name, _function in (
+_BINARY: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("add", _add),
     ("sub", _sub),
     ("compareTo", _compare_to),
     ("isLessThan", _is_less_than),
     ("isGreaterThan", _is_greater_than),
-):
-    register(_name, _function, member_arities=(2,))
-for _name, _function in (
+)
+_UNARY: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("sign", _sign),
     ("isInteger", _is_integer),
     ("asInteger", _as_integer),
     ("asApproximateFloat", _as_approximate_float),
-):
+)
+for _name, _function in _BINARY:
+    register(_name, _function, member_arities=(2,))
+for _name, _function in _UNARY:
     register(_name, _function, member_arities=(1,))
