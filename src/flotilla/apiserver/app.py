@@ -20,6 +20,7 @@ from flotilla.apiserver.handlers.dispatch import handle_resource
 from flotilla.apiserver.limits import LIMITS, RequestLimits
 from flotilla.apiserver.openapi.endpoints import OPENAPI, OpenAPICache, openapi_document, openapi_root
 from flotilla.apiserver.requestinfo import request_info
+from flotilla.apiserver.responseheaders import make_headers_safe
 from flotilla.apiserver.responses import status_response, warning_headers
 
 log = structlog.get_logger("flotilla.apiserver")
@@ -199,6 +200,7 @@ def build_app(
     app = web.Application(middlewares=middlewares, client_max_size=client_max_size)
     if audit is not None and audit.enabled:
         app.on_response_prepare.append(audit.on_response_prepare)
+    app.on_response_prepare.append(make_headers_safe)  # last: it sees every header set before it
     if limits is not None:
         app[LIMITS] = limits
     app[CONTEXT] = ctx

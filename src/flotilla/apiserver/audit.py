@@ -41,9 +41,10 @@ from aiohttp import web
 
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.content import APPLY_PATCH, PATCH_TYPES, decode_body, decode_yaml, media_type_of
+from flotilla.apiserver.content import PATCH_TYPES, decode_body, decode_json_or_yaml, media_type_of
 from flotilla.apiserver.identifiers import RandomIdentifiers
 from flotilla.apiserver.requestinfo import RequestInfo, request_info
+from flotilla.apiserver.responseheaders import escape_unsafe
 
 log = structlog.get_logger("flotilla.apiserver.audit")
 
@@ -123,12 +124,12 @@ def request_object(body: bytes, content_type: str | None) -> Any:
         return None
     media = media_type_of(content_type)
     try:
-        if media == APPLY_PATCH:
-            return decode_yaml(body)
+        # The handler's own bounded decoders (size, nesting, YAML aliases): what the request could
+        # not be decoded as is not logged as an object either.
         if media in PATCH_TYPES:
-            return orjson.loads(body)
+            return decode_json_or_yaml(body)
         return decode_body(body, content_type).obj
-    except (errors.APIError, orjson.JSONDecodeError):
+    except errors.APIError:
         return None
 
 
@@ -261,7 +262,8 @@ class AuditLog:
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if not self.enabled:
             return await handler(request)
-        audit_id = request.headers.get("Audit-ID", "").strip()[:128] or self.ids.uuid4()
+        # Header text may hold bytes that are not UTF-8 (lone surrogates here): U+FFFD, as in kube's JSON.
+        audit_id = escape_unsafe(request.headers.get("Audit-ID", "").strip()[:128]) or self.ids.uuid4()
         request[AUDIT_ID_KEY] = audit_id
         received = self.clock()
         started = time.perf_counter()
@@ -302,11 +304,11 @@ class AuditLog:
                 level=self.settings.level,
                 audit_id=audit_id,
                 method=request.method,
-                request_uri=request.raw_path,
+                request_uri=escape_unsafe(request.raw_path),
                 info=info,
                 user=user if isinstance(user, UserInfo) else None,
                 source_ip=request.remote,
-                user_agent=request.headers.get("User-Agent"),
+                user_agent=escape_unsafe(request.headers.get("User-Agent", "")),
                 code=code,
                 response_body=body,
                 received=received,

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from flotilla.apiserver import errors
+from flotilla.apiserver.objectbounds import encode_for_storage
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.watchcache import CachedObject, WatchCache, decode, split_key
 from flotilla.storage import (
@@ -36,7 +35,7 @@ def encode(obj: dict[str, Any]) -> bytes:
     if meta is not None and "resourceVersion" in meta:
         meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
         obj = {**obj, "metadata": meta}
-    return orjson.dumps(obj)
+    return encode_for_storage(obj)
 
 
 def stamped(key: str, revision: int, obj: dict[str, Any]) -> CachedObject:

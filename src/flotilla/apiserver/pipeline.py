@@ -15,7 +15,8 @@ nothing; an update that removes the last finalizer of a deleting object deletes 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,8 +234,9 @@ def unsaved(served: ServedResource, obj: dict[str, Any]) -> CachedObject:
 # -- update ---------------------------------------------------------------------------------------
 
 
-ComputeNew = Callable[[CachedObject], dict[str, Any]]
-"""Given the current object, the object the client wants stored (a private dict)."""
+ComputeNew = Callable[[CachedObject], dict[str, Any] | Awaitable[dict[str, Any]]]
+"""Given the current object, the object the client wants stored (a private dict), or a coroutine
+that makes it (a costly patch is applied in a worker thread)."""
 
 
 def is_namespace(served: ServedResource) -> bool:
@@ -258,7 +260,8 @@ async def update_flow(
         current = ctx.store.get(served, info.namespace, info.name)
         if current is None:
             raise errors.not_found(served.type.group_resource, info.name)
-        new = compute(current)
+        computed = compute(current)
+        new = await computed if inspect.isawaitable(computed) else computed
         wanted = pinned_revision(new) if pinned_revision else ""
         if wanted and wanted != str(current.revision):
             raise errors.conflict(served.type.group_resource, info.name, errors.STALE_OBJECT)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -12,11 +13,18 @@ from flotilla.apiserver.content import JSON, View, negotiate
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.errors import APIError
 from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.responseheaders import warning_values
 from flotilla.apiserver.watchcache import CachedObject
 
 
 def json_response(body: Any, *, status: int = 200, content_type: str = JSON) -> web.Response:
-    response = web.Response(body=orjson.dumps(body), status=status)
+    try:
+        encoded = orjson.dumps(body)
+    except TypeError:
+        # A message quoting request text that was not UTF-8 (lone surrogates): the standard library
+        # escapes them, and clients read such escapes as U+FFFD.
+        encoded = json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode()
+    response = web.Response(body=encoded, status=status)
     response.headers["Content-Type"] = content_type
     return response
 
@@ -59,9 +67,6 @@ def add_warning(request: web.Request, text: str) -> None:
 
 
 def warning_headers(request: web.Request) -> list[str]:
+    """The request's warnings as `Warning` header values (escaped, deduplicated, 4 KiB at most)."""
     found: list[str] = request.get("flotilla.warnings", [])
-    return [f'299 - "{_escape(text)}"' for text in found]
-
-
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    return warning_values(found)

@@ -21,7 +21,7 @@ from flotilla.api.scheme import GroupResource, GroupVersionKind
 from flotilla.apiserver import errors, objectmeta
 from flotilla.apiserver.authn.lookup import NODE, POD, SECRET, SERVICE_ACCOUNT, ObjectLookup, cache_lookup
 from flotilla.apiserver.authn.serviceaccounts import Binding, ObjectReference, TokenIssuer
-from flotilla.apiserver.content import decode_body
+from flotilla.apiserver.content import read_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
@@ -49,7 +49,7 @@ async def create_token(
     issuer = token_issuer(ctx)
     if issuer is None:
         raise errors.ServiceUnavailable("this API server has no key to sign service account tokens")
-    body = decode_body(await request.read(), request.headers.get("Content-Type")).obj
+    body = (await read_body(await request.read(), request.headers.get("Content-Type"))).obj
     answer = token_request(body, info.namespace, info.name, cache_lookup(ctx), issuer, ctx.clock())
     return json_response(answer, status=201)
 

@@ -12,7 +12,7 @@ from aiohttp import web
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors, objectmeta
-from flotilla.apiserver.content import decode_body
+from flotilla.apiserver.content import read_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers.writes import write_options
 from flotilla.apiserver.pipeline import WriteOptions, update_flow
@@ -66,7 +66,7 @@ async def create_binding(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
     """POST pods/<name>/binding with a Binding `{target: {kind: Node, name: <node>}}`."""
-    body = decode_body(await request.read(), request.headers.get("Content-Type")).obj
+    body = (await read_body(await request.read(), request.headers.get("Content-Type"))).obj
     if not isinstance(body, dict) or not isinstance(body.get("target"), dict):
         raise errors.BadRequest('a Binding needs a target: {"target": {"kind": "Node", "name": "node-1"}}')
     node = body["target"].get("name")

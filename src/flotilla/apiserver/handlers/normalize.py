@@ -12,6 +12,7 @@ from typing import Any
 from flotilla.api.fielderrors import FieldError
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.gostrings import go_quote
 from flotilla.apiserver.handlers.params import FieldValidation
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.schema.walk import WalkOptions, walk_object
@@ -91,8 +92,9 @@ def decode_fields(
         result = walk_object(obj, served.schema, ctx.metadata_schema, options, patched.obj)
     else:
         result = walk_object(obj, served.schema, ctx.metadata_schema, options)
-    problems = [f'unknown field "{path}"' for path in result.unknown_fields]
-    problems += [f'duplicate field "{name}"' for name in duplicates]
+    # Quoted as Go's %q quotes them: a name may hold anything, a message must stay printable.
+    problems = [f"unknown field {go_quote(path)}" for path in result.unknown_fields]
+    problems += [f"duplicate field {go_quote(name)}" for name in duplicates]
     if problems:
         if validation is FieldValidation.STRICT:
             raise errors.BadRequest("strict decoding error: " + ", ".join(problems))

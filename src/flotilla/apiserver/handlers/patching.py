@@ -1,10 +1,17 @@
-"""Applying a PATCH body of any of Kubernetes' patch types to the current object."""
+"""Applying a PATCH body of any of Kubernetes' patch types to the current object.
+
+A patch is decoded once (`read_patch`), before the write starts, and applied to the current object
+each time the write is tried (`apply_decoded_patch`). Reading a YAML body, and applying a big patch
+or one of many operations, run in a worker thread, so the event loop keeps serving other requests
+meanwhile: their cost is bounded (see `objectbounds` and `patch.json_patch`), but not small.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from typing import Any
 
-import jsonpatch
 import orjson
 
 from flotilla.apiserver import errors
@@ -13,12 +20,26 @@ from flotilla.apiserver.content import (
     JSON_PATCH,
     MERGE_PATCH,
     STRATEGIC_MERGE_PATCH,
-    check_size,
-    decode_yaml,
+    decode_json_or_yaml,
     media_type_of,
+    read_json_or_yaml,
 )
+from flotilla.apiserver.objectbounds import check_body_size
 from flotilla.apiserver.patch import PatchError, apply_merge_patch, apply_strategic_merge_patch
+from flotilla.apiserver.patch.json_patch import (
+    MalformedPatch,
+    Operation,
+    TooManyOperations,
+    apply_operations,
+    decode_operations,
+)
 from flotilla.apiserver.resources import ServedResource
+
+IN_LOOP_BODY_BYTES = 64 * 1024
+"""A patch body up to this size is applied on the event loop; a bigger one in a worker thread."""
+
+IN_LOOP_OPERATIONS = 64
+"""A JSON patch of more operations than this is applied in a thread."""
 
 
 def patch_type_of(content_type: str | None, served: ServedResource | None) -> str:
@@ -35,43 +56,82 @@ def patch_type_of(content_type: str | None, served: ServedResource | None) -> st
     return media
 
 
-def apply_patch(
-    kind: str, current: dict[str, Any], body: bytes, served: ServedResource | None
-) -> dict[str, Any]:
-    """The patched object (a new dict); malformed patches are 400, inapplicable ones 422."""
-    check_size(body)
+@dataclass(frozen=True, slots=True)
+class DecodedPatch:
+    """A PATCH body decoded for its type: JSON patch operations, or the merge patch object."""
+
+    kind: str
+    operations: list[Operation] | None = None
+    merge: dict[str, Any] | None = None
+    size: int = 0
+
+    @property
+    def costly(self) -> bool:
+        """Whether applying it belongs in a worker thread rather than on the event loop."""
+        return self.size > IN_LOOP_BODY_BYTES or len(self.operations or ()) > IN_LOOP_OPERATIONS
+
+
+def decode_patch(kind: str, body: bytes) -> DecodedPatch:
+    """A patch body checked for its type: malformed is 400, too many operations 413."""
+    _check_not_empty(body)
     try:
-        patch = orjson.loads(body) if body.strip() else None
-    except orjson.JSONDecodeError:
-        try:
-            patch = decode_yaml(body)
-        except errors.BadRequest as exc:
-            raise errors.BadRequest(f"error decoding patch: {exc.message}") from exc
+        value = decode_json_or_yaml(body)
+    except errors.BadRequest as exc:
+        raise errors.BadRequest(f"error decoding patch: {exc.message}") from exc
+    return _patch_of(kind, value, len(body))
+
+
+async def read_patch(kind: str, body: bytes) -> DecodedPatch:
+    """`decode_patch`, with a YAML body read in a worker thread."""
+    _check_not_empty(body)
+    try:
+        value = await read_json_or_yaml(body)
+    except errors.BadRequest as exc:
+        raise errors.BadRequest(f"error decoding patch: {exc.message}") from exc
+    return _patch_of(kind, value, len(body))
+
+
+def _check_not_empty(body: bytes) -> None:
+    check_body_size(body)
+    if not body.strip():
+        raise errors.BadRequest("the patch is empty; send the changes as a JSON or YAML document")
+
+
+def _patch_of(kind: str, value: Any, size: int) -> DecodedPatch:
     if kind == JSON_PATCH:
-        if not isinstance(patch, list):
-            raise errors.BadRequest(
-                "a JSON patch must be a list of operations, e.g. "
-                '[{"op": "replace", "path": "/spec/replicas", "value": 3}]'
-            )
         try:
-            # On a private copy made by orjson, several times faster than jsonpatch's deepcopy.
-            result = jsonpatch.JsonPatch(patch).apply(orjson.loads(orjson.dumps(current)), in_place=True)
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-            raise errors.Invalid(
-                f"the server rejected our request due to an error in our request: {exc}"
-            ) from exc
-        except (TypeError, KeyError, IndexError, AttributeError) as exc:
-            raise errors.BadRequest(f"the JSON patch is malformed: {exc}") from exc
-        if not isinstance(result, dict):
-            raise errors.BadRequest("the JSON patch must leave an object")
-        return result
-    if not isinstance(patch, dict):
+            return DecodedPatch(kind, operations=decode_operations(value), size=size)
+        except TooManyOperations as exc:
+            raise errors.RequestEntityTooLarge(exc.message) from exc
+        except MalformedPatch as exc:
+            raise errors.BadRequest(exc.message) from exc
+        except PatchError as exc:
+            raise errors.Invalid(exc.message) from exc
+    if not isinstance(value, dict):
         raise errors.BadRequest("a merge patch must be a JSON object")
+    return DecodedPatch(kind, merge=value, size=size)
+
+
+def apply_decoded_patch(
+    current: dict[str, Any], patch: DecodedPatch, served: ServedResource | None
+) -> dict[str, Any]:
+    """The patched object (a new dict; neither input changes); a patch that cannot apply is 422
+    (JSON patch) or 400 (merge patches), as in kube-apiserver."""
+    if patch.operations is not None:
+        try:
+            # On a private copy made by orjson: the operations change the document in place.
+            result = apply_operations(orjson.loads(orjson.dumps(current)), patch.operations)
+        except PatchError as exc:
+            raise errors.Invalid(exc.message) from exc
+        if not isinstance(result, dict):
+            raise errors.Invalid("the JSON patch must leave an object")
+        return result
+    assert patch.merge is not None
     try:
-        if kind == MERGE_PATCH:
-            merged = apply_merge_patch(current, patch)
+        if patch.kind == MERGE_PATCH:
+            merged = apply_merge_patch(current, patch.merge)
         else:
-            merged = apply_strategic_merge_patch(current, patch, served.schema if served else None)
+            merged = apply_strategic_merge_patch(current, patch.merge, served.schema if served else None)
     except PatchError as exc:
         raise errors.BadRequest(str(exc)) from exc
     if not isinstance(merged, dict):
@@ -79,15 +139,39 @@ def apply_patch(
     return merged
 
 
+async def apply_decoded_patch_async(
+    current: dict[str, Any], patch: DecodedPatch, served: ServedResource | None
+) -> dict[str, Any]:
+    """`apply_decoded_patch`, in a worker thread when the patch is costly to apply."""
+    if patch.costly:
+        return await asyncio.to_thread(apply_decoded_patch, current, patch, served)
+    return apply_decoded_patch(current, patch, served)
+
+
+def apply_patch(
+    kind: str, current: dict[str, Any], body: bytes, served: ServedResource | None
+) -> dict[str, Any]:
+    """Decode and apply a patch body in one step (for callers that patch once, on the event loop)."""
+    return apply_decoded_patch(current, decode_patch(kind, body), served)
+
+
 def decode_apply_body(body: bytes) -> Any:
     """The object of a server-side apply: YAML (of which JSON is a subset)."""
-    check_size(body)
+    check_body_size(body)
     if not body.strip():
         raise errors.BadRequest("the apply patch is empty; send the object to apply as YAML or JSON")
     try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        try:
-            return decode_yaml(body)
-        except errors.BadRequest as exc:
-            raise errors.BadRequest(f"error decoding YAML: {exc.message}") from exc
+        return decode_json_or_yaml(body)
+    except errors.BadRequest as exc:
+        raise errors.BadRequest(f"error decoding YAML: {exc.message}") from exc
+
+
+async def read_apply_body(body: bytes) -> Any:
+    """`decode_apply_body`, with a YAML body read in a worker thread."""
+    check_body_size(body)
+    if not body.strip():
+        raise errors.BadRequest("the apply patch is empty; send the object to apply as YAML or JSON")
+    try:
+        return await read_json_or_yaml(body)
+    except errors.BadRequest as exc:
+        raise errors.BadRequest(f"error decoding YAML: {exc.message}") from exc

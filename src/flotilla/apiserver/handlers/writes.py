@@ -16,11 +16,16 @@ from flotilla.apiserver import apply as ssa
 from flotilla.apiserver import errors, scale
 from flotilla.apiserver.admission import UserInfo
 from flotilla.apiserver.authn import ANONYMOUS
-from flotilla.apiserver.content import APPLY_PATCH, decode_body
+from flotilla.apiserver.content import APPLY_PATCH, read_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.params import FieldValidation, dry_run, field_manager, field_validation
-from flotilla.apiserver.handlers.patching import apply_patch, decode_apply_body, patch_type_of
+from flotilla.apiserver.handlers.patching import (
+    apply_decoded_patch_async,
+    patch_type_of,
+    read_apply_body,
+    read_patch,
+)
 from flotilla.apiserver.handlers.reads import get_current, wait_for_revision
 from flotilla.apiserver.pipeline import WriteOptions, create_object, invalid, update_flow
 from flotilla.apiserver.requestinfo import RequestInfo
@@ -53,7 +58,7 @@ async def create(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
     options = write_options(request)
-    decoded = decode_body(
+    decoded = await read_body(
         await request.read(),
         request.headers.get("Content-Type"),
         find_duplicates=options.validation is FieldValidation.STRICT,
@@ -74,7 +79,7 @@ async def read_put_body(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource, options: WriteOptions
 ) -> dict[str, Any]:
     """A PUT's object: decoded, of the served kind and namespace, named as the URL, its values checked."""
-    decoded = decode_body(
+    decoded = await read_body(
         await request.read(),
         request.headers.get("Content-Type"),
         find_duplicates=options.validation is FieldValidation.STRICT,
@@ -122,15 +127,15 @@ async def patch(
     if kind == APPLY_PATCH:
         return await server_side_apply(request, ctx, info, served)
     options = write_options(request)
-    body = await request.read()
+    decoded = await read_patch(kind, await request.read())
     pinned = [""]
 
-    def compute(current: CachedObject) -> dict[str, Any]:
+    async def compute(current: CachedObject) -> dict[str, Any]:
         # Every patch type leaves its input alone and returns an object sharing nothing with it, so
         # the cached object is patched as it is: only the metadata without resourceVersion is new.
         start = {**current.obj, "metadata": {**current.metadata}}
         start["metadata"].pop("resourceVersion", None)
-        patched = apply_patch(kind, start, body, served)
+        patched = await apply_decoded_patch_async(start, decoded, served)
         obj = normalize.check_kind(served, patched)
         # A patch that sets resourceVersion makes it a precondition, as in kube-apiserver.
         pinned[0] = str(obj["metadata"].get("resourceVersion") or "")
@@ -168,7 +173,7 @@ async def server_side_apply(
         )
     options.applied = True
     force = request.query.get("force", "") in ("true", "1")
-    applied = normalize.check_kind(served, decode_apply_body(await request.read()))
+    applied = normalize.check_kind(served, await read_apply_body(await request.read()))
     normalize.check_namespace(served, applied, info.namespace)
     name = applied["metadata"].get("name")
     if name not in (None, "") and name != info.name:
@@ -245,17 +250,18 @@ async def write_scale(
     """PUT or PATCH of `scale`: the new replica count lands in the workload's spec."""
     options = write_options(request)
     body = await request.read()
-    is_patch = request.method == "PATCH"
-    kind = patch_type_of(request.headers.get("Content-Type"), None) if is_patch else ""
-    decoded = None if is_patch else decode_body(body, request.headers.get("Content-Type"))
+    content_type = request.headers.get("Content-Type")
+    patch = await read_patch(patch_type_of(content_type, None), body) if request.method == "PATCH" else None
+    decoded = None if patch is not None else await read_body(body, content_type)
     pinned = [""]
 
-    def compute(current: CachedObject) -> dict[str, Any]:
+    async def compute(current: CachedObject) -> dict[str, Any]:
         current_scale = scale.scale_of(served, current.obj)
-        if decoded is None:
+        if patch is not None:
             current_scale["metadata"].pop("resourceVersion", None)
-            wanted = apply_patch(kind, current_scale, body, None)
+            wanted = await apply_decoded_patch_async(current_scale, patch, None)
         else:
+            assert decoded is not None
             wanted = normalize.check_kind(
                 served, decoded.obj, expected_kind="Scale", expected_api_version="autoscaling/v1"
             )

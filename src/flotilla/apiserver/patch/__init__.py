@@ -1,7 +1,8 @@
-"""Patch merging for the API server's PATCH verb: JSON merge patch and strategic merge patch.
+"""Patches for the API server's PATCH verb: JSON merge patch, strategic merge patch, JSON Patch.
 
-Both are pure functions over decoded JSON that never mutate their inputs and return a new object.
-JSON Patch (RFC 6902) comes from the `jsonpatch` package and server-side apply lives elsewhere.
+The merges are pure functions over decoded JSON that never mutate their inputs and return a new
+object. JSON Patch (RFC 6902, `json_patch`) applies operations in place to a private copy, within
+kube's bounds on their number and on what they copy. Server-side apply lives elsewhere.
 """
 
 from flotilla.apiserver.patch.errors import PatchError
