@@ -62,7 +62,9 @@ def parse_request_info(path: str, method: str, query: MultiMapping[str]) -> Requ
 
 def _verb(method: str, name: str, query: MultiMapping[str]) -> str:
     if method in ("GET", "HEAD"):
-        if query.get("watch", "") in ("true", "1"):
+        # kube reads `watch` as any boolean query parameter: present and not "0" or "false" is true.
+        watch = query.getall("watch", [])
+        if watch and watch[0] != "0" and watch[0].lower() != "false":
             return "watch"
         return "get" if name else "list"
     if method == "DELETE":

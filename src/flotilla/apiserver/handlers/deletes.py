@@ -10,19 +10,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
+import orjson
 from aiohttp import web
 
 from flotilla.api.builtin import DEFAULT_NAMESPACES
 from flotilla.api.fielderrors import not_supported
 from flotilla.apiserver import errors, objectmeta, views
 from flotilla.apiserver.admission.attributes import SYSTEM_USER, UserInfo
-from flotilla.apiserver.content import decode_body
+from flotilla.apiserver.content import read_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.filters import predicate
-from flotilla.apiserver.handlers.params import FieldValidation, dry_run, list_options
+from flotilla.apiserver.handlers.params import (
+    INT64_MAX,
+    FieldValidation,
+    dry_run,
+    list_options,
+    parse_int64,
+    query_bool,
+)
 from flotilla.apiserver.handlers.writes import request_user
+from flotilla.apiserver.objectbounds import INT64_MIN
 from flotilla.apiserver.objectstore import StaleRevision
 from flotilla.apiserver.pipeline import WriteOptions, admit_delete, is_namespace
 from flotilla.apiserver.requestinfo import RequestInfo
@@ -31,6 +40,7 @@ from flotilla.apiserver.responses import json_response, object_response, success
 from flotilla.apiserver.watchcache import CachedObject
 
 PROPAGATION_POLICIES = ("Orphan", "Background", "Foreground")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,41 +61,59 @@ async def delete_options(request: web.Request) -> DeleteOptions:
     body: dict[str, Any] = {}
     raw = await request.read()
     if raw.strip():
-        decoded = decode_body(raw, request.headers.get("Content-Type")).obj
+        decoded = (await read_body(raw, request.headers.get("Content-Type"))).obj
         if not isinstance(decoded, dict):
             raise errors.BadRequest("the body of a DELETE must be a DeleteOptions object")
         body = decoded
     query = request.query
-    policy = str(body.get("propagationPolicy") or query.get("propagationPolicy", ""))
-    orphan = body.get("orphanDependents", query.get("orphanDependents"))
-    if not policy and orphan in (True, "true"):
+    policy = _body_field(body, "propagationPolicy", str) or query.get("propagationPolicy", "")
+    orphan = _body_field(body, "orphanDependents", bool)
+    if orphan is None:
+        orphan = query_bool(query, "orphanDependents")
+    if not policy and orphan:
         policy = "Orphan"
     if policy and policy not in PROPAGATION_POLICIES:
-        raise errors.Invalid(
-            f'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "{policy}": '
-            'supported values: "Foreground", "Background", "Orphan"',
-            causes=[
-                not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan"]).cause()
-            ],
-        )
-    grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
-    preconditions = body.get("preconditions") or {}
-    body_dry_run = body.get("dryRun") or []
+        problem = not_supported("propagationPolicy", policy, ["Foreground", "Background", "Orphan"])
+        raise errors.Invalid(f'DeleteOptions.meta.k8s.io "" is invalid: {problem}', causes=[problem.cause()])
+    grace = _body_field(body, "gracePeriodSeconds", int)
+    if grace is None and query.get("gracePeriodSeconds"):
+        grace = parse_int64("gracePeriodSeconds", query["gracePeriodSeconds"])
+    preconditions = _body_field(body, "preconditions", dict) or {}
+    body_dry_run = _body_field(body, "dryRun", list) or []
     if body_dry_run not in ([], ["All"]):
-        raise errors.BadRequest(f'Invalid dryRun value: {body_dry_run}; the only supported value is ["All"]')
-    try:
-        grace_seconds = int(grace) if grace not in (None, "") else None
-    except (TypeError, ValueError) as exc:
-        raise errors.BadRequest(f"gracePeriodSeconds must be an integer, got {grace!r}") from exc
+        raise errors.BadRequest(
+            f"Invalid dryRun value: {orjson.dumps(body_dry_run).decode()[:200]}; the only supported value "
+            'is ["All"]'
+        )
     return DeleteOptions(
         dry_run=dry_run(query) or body_dry_run == ["All"],
         propagation_policy=policy or "Background",
-        grace_period_seconds=grace_seconds,
-        precondition_uid=str(preconditions.get("uid") or ""),
-        precondition_revision=str(preconditions.get("resourceVersion") or ""),
+        grace_period_seconds=grace,
+        precondition_uid=_body_field(preconditions, "uid", str, "preconditions.") or "",
+        precondition_revision=_body_field(preconditions, "resourceVersion", str, "preconditions.") or "",
         user=request_user(request),
         explicit_policy=bool(policy),
     )
+
+
+_JSON_TYPES = {str: "a string", bool: "a boolean", int: "an integer", dict: "an object", list: "a list"}
+
+
+def _body_field(body: dict[str, Any], name: str, kind: type[T], prefix: str = "") -> T | None:
+    """A DeleteOptions field of the JSON type kube's typed decoding expects (400 otherwise)."""
+    value = body.get(name)
+    if value is None:
+        return None
+    fits = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if kind is int and fits and not INT64_MIN <= value <= INT64_MAX:
+        fits = False
+    if not fits:
+        raise errors.BadRequest(
+            f'DeleteOptions in version "v1" cannot be handled as a DeleteOptions: {prefix}{name} must be '
+            f"{_JSON_TYPES[kind]}, got {orjson.dumps(value).decode()[:64]}"
+        )
+    checked: T = value
+    return checked
 
 
 def _check_preconditions(served: ServedResource, current: CachedObject, options: DeleteOptions) -> None:

@@ -16,7 +16,12 @@ from flotilla.apiserver import errors, views
 from flotilla.apiserver.content import View, negotiate
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.filters import predicate
-from flotilla.apiserver.handlers.params import decode_continue, encode_continue, list_options
+from flotilla.apiserver.handlers.params import (
+    decode_continue,
+    encode_continue,
+    list_options,
+    parse_resource_version,
+)
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.responses import json_response, object_response
@@ -30,7 +35,7 @@ async def wait_for_revision(ctx: APIContext, resource_version: str) -> None:
     if not resource_version:
         await ctx.cache.wait_current()
         return
-    target = int(resource_version)
+    target = parse_resource_version(resource_version)
     if not await ctx.cache.wait_for(target, ctx.settings.future_revision_wait):
         raise errors.ServerTimeout(
             f"Too large resource version: {target}, current: {ctx.cache.revision}",
