@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.integration.harness import ServerProcess
+from tests.support.waiting import eventually
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +143,10 @@ def test_timeout_ends_the_stream_with_a_bookmark(api: API) -> None:
 
 
 def test_resource_version_older_than_history_gets_410_in_stream(tmp_path: Path) -> None:
-    """Resuming from before the retained history answers an ERROR event with a 410 Expired Status."""
-    small = ServerProcess(tmp_path / "small", extra_args=["--history-window", "5"]).start()
+    """Resuming from before the store's compaction point answers an ERROR event with a 410 Expired Status."""
+    small = ServerProcess(
+        tmp_path / "small", extra_args=["--history-window", "5", "--compaction-interval", "0.2"]
+    ).start()
     try:
         pki = small.data_dir / "pki"
         context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
@@ -152,7 +155,11 @@ def test_resource_version_older_than_history_gets_410_in_stream(tmp_path: Path) 
         first = client.create("old")["metadata"]["resourceVersion"]
         for i in range(10):
             client.label("old", {"n": str(i)})
-        events = client.events(f"resourceVersion={first}", 1)
+        # Until the compactor (every 0.2 s) has compacted past `first`, the store still replays it.
+        events = eventually(
+            lambda: (found := client.events(f"resourceVersion={first}", 1))[0]["type"] == "ERROR" and found,
+            what="a compaction past the first revision",
+        )
         assert events[0]["type"] == "ERROR"
         assert events[0]["object"]["code"] == 410
         assert events[0]["object"]["reason"] == "Expired"

@@ -45,7 +45,11 @@ class APISettings:
     future_revision_wait: float = 3.0
     """How long a read at a not-yet-reached resourceVersion waits before answering 504."""
     history_window: int = 10000
-    """Revisions of change history kept for watches resuming from an older resourceVersion."""
+    """Revisions of change history kept in memory for watches resuming from an older resourceVersion
+    (and kept in the store by compaction; older resumes get 410 Gone)."""
+    history_max_bytes: int = 64 * 1024 * 1024
+    """Bytes of stored objects the in-memory history holds at most (a version held by two changes
+    counts twice); watches resuming from further back replay the store's history instead."""
     service_cidr: str = "10.96.0.0/12"
     event_ttl_seconds: int = 3600
     """Events older than this are deleted (kube-apiserver's --event-ttl)."""

@@ -19,7 +19,11 @@ class EmbeddedAPI:
     def __init__(self, backend: Backend, settings: APISettings | None = None) -> None:
         self.settings = settings or APISettings()
         self.backend = backend
-        self.cache = WatchCache(backend, history_window=self.settings.history_window)
+        self.cache = WatchCache(
+            backend,
+            history_window=self.settings.history_window,
+            history_max_bytes=self.settings.history_max_bytes,
+        )
         self.registry = ResourceRegistry()
         self.context = APIContext(backend, self.cache, self.registry, self.settings)
         self.admission = WebhookAdmission(self.context)

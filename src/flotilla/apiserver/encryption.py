@@ -13,7 +13,7 @@ authenticated data (a ciphertext copied to another key does not decrypt). Values
 are read as they are: Secrets stored before encryption was on stay readable until re-encrypted.
 Random nonces are safe for about 2**32 writes per key; rotate long before that.
 
-`SecretEncryption` is the watch cache's storage transformer (see `watchcache.StorageTransformer`):
+`SecretEncryption` is the watch cache's storage transformer (see `cachedobjects.StorageTransformer`):
 objects under `/registry/core/secrets/` pass through it whenever bytes meet the store, so nothing
 else in the server knows about it.
 
@@ -180,8 +180,6 @@ def rotate_key(path: Path) -> EncryptionKey:
 class SecretEncryption:
     """The storage transformer of Secrets: seals values with the first key, opens them with any."""
 
-    prefix = SECRETS_PREFIX
-
     def __init__(self, keys: Sequence[EncryptionKey]) -> None:
         if not keys:
             raise EncryptionConfigError("at least one encryption key is needed")
@@ -193,6 +191,9 @@ class SecretEncryption:
     @property
     def current_key(self) -> str:
         return self.keys[0].name
+
+    def applies_to(self, key: str) -> bool:
+        return key.startswith(SECRETS_PREFIX)
 
     def to_storage(self, key: str, value: bytes) -> bytes:
         nonce = os.urandom(NONCE_BYTES)

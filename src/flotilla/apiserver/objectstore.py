@@ -2,7 +2,7 @@
 
 Objects are stored as compact JSON without `metadata.resourceVersion` (the store's mod revision is
 the resourceVersion, stamped back on when the watch cache decodes them), passed through the cache's
-storage transformer when their key is under its prefix (Secrets are encrypted at rest). After a
+storage transformer when it covers their key (Secrets and Works are encrypted at rest). After a
 write the caller gets the object as written, and the cache has applied it, so the client reads its
 own write.
 """
@@ -53,7 +53,7 @@ class ObjectStore:
         """The bytes stored for `obj` at `key`."""
         value = encode(obj)
         transformer = self.cache.transformer
-        if transformer is not None and key.startswith(transformer.prefix):
+        if transformer is not None and transformer.applies_to(key):
             value = transformer.to_storage(key, value)
         return value
 

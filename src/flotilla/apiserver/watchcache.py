@@ -1,21 +1,23 @@
 """The watch cache: every stored object in memory, kept current by one watch on the store.
 
 kube-apiserver serves reads and watches from an in-memory cache fed by a single etcd watch; so do we.
-At start the cache lists the whole store at revision R and opens one backend watch from the start of
-the retained history window, so it can replay recent events to clients that resume a watch from an
-older resourceVersion. Each committed write then arrives once, is decoded once, updates the state,
-is appended to the history, and is offered to every watcher of its resource.
+At start the cache lists the whole store at revision R and opens one backend watch from R. Each
+committed write then arrives once, is decoded once, updates the state, is appended to the history,
+and is offered to every watcher of its resource.
 
 Objects are grouped in buckets, one per stored resource (`/registry/apps/deployments/`), indexed by
-namespace. A `CachedObject` holds the decoded dict (treated as immutable: writers copy before
-changing) and its JSON encoding, made once on first use and shared by every response and watcher.
+namespace. Objects and events are `cachedobjects.py`'s; a version that a write supersedes is retired
+to its JSON bytes once every watcher has been offered the change, since from then on only the
+history holds it. The history (`watchhistory.py`) keeps the recent changes in memory, bounded by
+revisions and by bytes; a watch resuming from an older revision that the store has not compacted is
+replayed from the store, then continues live (`watchers.py`).
 
 Writers wait for the cache to reach the revision of their write before answering (`wait_for`), so a
 client always reads its own writes; reads that must be current first wait for the store's revision.
 
-Stored values under one prefix may be transformed on their way to and from storage (Secrets are
-encrypted at rest, see `encryption.py`): the cache's `transformer` is applied where bytes are decoded
-here and encoded in `objectstore.py`, and costs nothing for keys outside its prefix.
+Stored values may be transformed on their way to and from storage (Secrets and Works are encrypted
+at rest, see `encryption.py`): the cache's `transformer` is applied where bytes are decoded here and
+encoded in `objectstore.py`, and costs one prefix check for other keys.
 """
 
 from __future__ import annotations
@@ -23,177 +25,48 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
-from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, Protocol
+from typing import Any
 
-import orjson
 import structlog
 
-from flotilla.storage import Backend, CompactedError, Event, EventType, KeyValue
+from flotilla.apiserver.cachedobjects import (
+    CachedObject,
+    CacheEvent,
+    EventKind,
+    StorageTransformer,
+    bucket_prefix,
+    decode,
+    frame_parts,
+    split_key,
+)
+from flotilla.apiserver.watchers import Predicate, Watcher
+from flotilla.apiserver.watchhistory import History
+from flotilla.storage import Backend, CompactedError, Event, EventType
+from flotilla.storage.backend import event_bytes
+
+# What the rest of the server imports from here (the objects moved to cachedobjects.py and watchers.py).
+__all__ = [
+    "REGISTRY_PREFIX",
+    "Bucket",
+    "CacheEvent",
+    "CachedObject",
+    "EventKind",
+    "Predicate",
+    "StorageTransformer",
+    "WatchCache",
+    "Watcher",
+    "bucket_prefix",
+    "decode",
+    "frame_parts",
+    "split_key",
+]
 
 log = structlog.get_logger("flotilla.apiserver.watchcache")
 
 REGISTRY_PREFIX = "/registry/"
-EventKind = Literal["ADDED", "MODIFIED", "DELETED"]
-
-
-class StorageTransformer(Protocol):
-    """Changes the stored bytes of the keys under `prefix` (encryption at rest)."""
-
-    prefix: str
-
-    def to_storage(self, key: str, value: bytes) -> bytes: ...
-
-    def from_storage(self, key: str, value: bytes) -> bytes: ...
-
-
-class CachedObject:
-    """One stored object as served: its dict (with resourceVersion) and lazily its JSON bytes.
-
-    `created` is the revision that created the object (0 when not known, as for a dry run).
-    """
-
-    __slots__ = ("_raw", "created", "key", "name", "namespace", "obj", "revision")
-
-    def __init__(
-        self, key: str, namespace: str, name: str, revision: int, obj: dict[str, Any], created: int = 0
-    ) -> None:
-        self.key = key
-        self.namespace = namespace
-        self.name = name
-        self.revision = revision
-        self.obj = obj
-        self.created = created
-        self._raw: bytes | None = None
-
-    @property
-    def raw(self) -> bytes:
-        raw = self._raw
-        if raw is None:
-            raw = self._raw = orjson.dumps(self.obj)
-        return raw
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        meta: dict[str, Any] = self.obj.get("metadata") or {}
-        return meta
-
-    def copy(self) -> dict[str, Any]:
-        """A private deep copy of the object, for a writer to change."""
-        copied: dict[str, Any] = orjson.loads(self.raw)
-        return copied
-
-    def at_revision(self, revision: int) -> CachedObject:
-        """The same object stamped with another resourceVersion (a deletion's final state)."""
-        obj = dict(self.obj)
-        obj["metadata"] = {**self.metadata, "resourceVersion": str(revision)}
-        return CachedObject(self.key, self.namespace, self.name, revision, obj, self.created)
-
-
-def decode(kv: KeyValue, transformer: StorageTransformer | None = None) -> CachedObject:
-    """Turn a stored value into a served object: the store keeps objects without resourceVersion."""
-    value = kv.value
-    if transformer is not None and kv.key.startswith(transformer.prefix):
-        value = transformer.from_storage(kv.key, value)
-    obj = orjson.loads(value)
-    obj.setdefault("metadata", {})["resourceVersion"] = str(kv.mod_revision)
-    namespace, name = split_key(kv.key)
-    return CachedObject(kv.key, namespace, name, kv.mod_revision, obj, kv.create_revision)
-
-
-def split_key(key: str) -> tuple[str, str]:
-    """(namespace, name) of a key `/registry/<group>/<resource>/[<namespace>/]<name>`."""
-    parts = key.split("/")
-    if len(parts) == 6:
-        return parts[4], parts[5]
-    return "", parts[-1]
-
-
-def bucket_prefix(key: str) -> str:
-    parts = key.split("/", 4)
-    return "/".join(parts[:4]) + "/"
-
-
-class CacheEvent:
-    """A committed change, shared by every watcher it is offered to."""
-
-    __slots__ = ("_frames", "object", "prev", "revision", "type")
-
-    def __init__(self, type: EventKind, obj: CachedObject, prev: CachedObject | None) -> None:
-        self.type = type
-        self.object = obj
-        self.prev = prev
-        self.revision = obj.revision
-        self._frames: dict[str, bytes] = {}
-
-    def frame(self, kind: EventKind, obj: CachedObject) -> bytes:
-        """The newline-terminated JSON watch event, encoded once per type."""
-        if obj is not self.object:
-            return b'{"type":"' + kind.encode() + b'","object":' + obj.raw + b"}\n"
-        frame = self._frames.get(kind)
-        if frame is None:
-            frame = self._frames[kind] = b'{"type":"' + kind.encode() + b'","object":' + obj.raw + b"}\n"
-        return frame
-
-
-Predicate = Callable[[CachedObject], bool]
-
-
-class Watcher:
-    """One client watch on one bucket: filters events and queues them for the HTTP writer."""
-
-    def __init__(self, namespace: str, predicate: Predicate | None, max_queue: int) -> None:
-        self.namespace = namespace
-        self.predicate = predicate
-        self.queue: deque[tuple[EventKind, CachedObject, CacheEvent]] = deque()
-        self.ready = asyncio.Event()
-        self.closed = False
-        self.overflowed = False
-        self._max_queue = max_queue
-
-    def _passes(self, obj: CachedObject | None) -> bool:
-        if obj is None:
-            return False
-        if self.namespace and obj.namespace != self.namespace:
-            return False
-        return self.predicate is None or self.predicate(obj)
-
-    def offer(self, event: CacheEvent) -> None:
-        """Queue the event as this watcher sees it: selector transitions become ADDED/DELETED."""
-        if self.closed:
-            return
-        if event.type == "DELETED":
-            if self._passes(event.prev):
-                self._put("DELETED", event.object, event)
-            return
-        now = self._passes(event.object)
-        before = self._passes(event.prev)
-        if now and before:
-            self._put("MODIFIED", event.object, event)
-        elif now:
-            self._put("ADDED", event.object, event)
-        elif before and event.prev is not None:
-            self._put("DELETED", event.prev.at_revision(event.revision), event)
-
-    def add_initial(self, obj: CachedObject) -> None:
-        if self._passes(obj):
-            self.queue.append(("ADDED", obj, CacheEvent("ADDED", obj, None)))
-
-    def replay(self, event: CacheEvent) -> None:
-        self.offer(event)
-
-    def _put(self, kind: EventKind, obj: CachedObject, event: CacheEvent) -> None:
-        if len(self.queue) >= self._max_queue:
-            self.overflowed = True
-            self.close()
-            return
-        self.queue.append((kind, obj, event))
-        self.ready.set()
-
-    def close(self) -> None:
-        self.closed = True
-        self.ready.set()
+HISTORY_MAX_BYTES = 64 * 1024 * 1024
+REPLAY_PAGE_BYTES = 4 * 1024 * 1024
 
 
 class Bucket:
@@ -252,17 +125,20 @@ class WatchCache:
         backend: Backend,
         *,
         history_window: int = 10000,
+        history_max_bytes: int = HISTORY_MAX_BYTES,
+        replay_page_bytes: int = REPLAY_PAGE_BYTES,
         max_watcher_queue: int = 10000,
         transformer: StorageTransformer | None = None,
     ) -> None:
         self._backend = backend
-        # Applied to stored values under its prefix (both ways: see `ObjectStore.encode`); set before start.
+        # Applied to the stored values it covers (both ways: see `ObjectStore.encode`); set before start.
         self.transformer = transformer
-        self._window = history_window
         self._max_queue = max_watcher_queue
         self._buckets: dict[str, Bucket] = {}
-        self._history: deque[CacheEvent] = deque()
-        self._history_start = 0
+        self.history = History(
+            backend, window=history_window, max_bytes=history_max_bytes, page_bytes=replay_page_bytes
+        )
+        self._catch_ups: set[asyncio.Task[None]] = set()
         self.revision = 0
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._feeder: asyncio.Task[None] | None = None
@@ -282,10 +158,11 @@ class WatchCache:
             bucket.put(obj)
             bucket.last_change = max(bucket.last_change, obj.revision)
         self.revision = revision
-        self._history_start = max(self._backend.compact_revision(), revision - self._window, 0)
-        stream = self._backend.watch(REGISTRY_PREFIX, after_revision=self._history_start)
+        # Older history stays in the store: watches resuming from before `revision` replay it from there.
+        self.history.reset(revision)
+        stream = self._backend.watch(REGISTRY_PREFIX, after_revision=revision)
         ready = asyncio.get_running_loop().create_future()
-        self._feeder = asyncio.create_task(self._feed(stream, revision, ready), name="watch-cache-feeder")
+        self._feeder = asyncio.create_task(self._feed(stream, ready), name="watch-cache-feeder")
         await ready
         log.info(
             "watchcache.started",
@@ -302,29 +179,27 @@ class WatchCache:
         for bucket in self._buckets.values():
             for watcher in list(bucket.watchers):
                 watcher.close()
+        for task in list(self._catch_ups):
+            task.cancel()
+        if self._catch_ups:
+            await asyncio.gather(*self._catch_ups, return_exceptions=True)
         for _, waiter in self._waiters:
             if not waiter.done():
                 waiter.cancel()
 
-    async def _feed(self, stream: Any, loaded_at: int, ready: asyncio.Future[None]) -> None:
+    async def _feed(self, stream: Any, ready: asyncio.Future[None]) -> None:
         iterator = stream.__aiter__()
         try:
-            if self._history_start >= loaded_at:
-                ready.set_result(None)
+            ready.set_result(None)
             while True:
                 batch: list[Event] = await iterator.__anext__()
                 for event in batch:
-                    if event.revision <= loaded_at:
-                        self._remember(self._historic(event))
-                    else:
-                        self._apply(event)
+                    self._apply(event)
                 if batch:
                     last = batch[-1].revision
                     if last > self.revision:
                         self.revision = last
                         self._wake()
-                if not ready.done() and (not batch or batch[-1].revision >= loaded_at):
-                    ready.set_result(None)
         except StopAsyncIteration:
             log.info("watchcache.stream_ended")
         except asyncio.CancelledError:
@@ -372,7 +247,7 @@ class WatchCache:
         return bucket
 
     def _historic(self, event: Event) -> CacheEvent:
-        """A CacheEvent for a change older than the loaded state (history replay at start)."""
+        """A CacheEvent for a change read back from the store (a replay older than the memory)."""
         prev = decode(event.prev, self.transformer) if event.prev is not None else None
         if event.type is EventType.DELETE:
             assert prev is not None
@@ -387,7 +262,9 @@ class WatchCache:
                 prev = decode(event.prev, self.transformer) if event.prev else None
             if prev is None:
                 return
-            cache_event = CacheEvent("DELETED", prev.at_revision(event.revision), prev)
+            # The deletion holds the final state twice: stamped with its revision, and as prev.
+            size = 2 * len(event.prev.value) if event.prev is not None else 0
+            cache_event = CacheEvent("DELETED", prev.at_revision(event.revision), prev, size)
         else:
             known = self._expected.pop((event.kv.key, event.kv.value), None) if self._expected else None
             if known is None:
@@ -399,20 +276,18 @@ class WatchCache:
                     event.kv.key, namespace, name, event.kv.mod_revision, known, event.kv.create_revision
                 )
             prev = bucket.put(obj)
-            cache_event = CacheEvent("MODIFIED" if prev else "ADDED", obj, prev)
+            cache_event = CacheEvent("MODIFIED" if prev else "ADDED", obj, prev, event_bytes(event))
         bucket.last_change = event.revision
-        self._remember(cache_event)
+        self.history.append(cache_event)
         for watcher in bucket.watchers:
             watcher.offer(cache_event)
         for listener in self._listeners:
             listener(cache_event)
-
-    def _remember(self, event: CacheEvent) -> None:
-        history = self._history
-        history.append(event)
-        floor = event.revision - self._window
-        while history and history[0].revision <= floor:
-            self._history_start = history.popleft().revision
+        # Every watcher and listener has seen the change: the versions it replaced are history now.
+        if cache_event.prev is not None:
+            cache_event.prev.retire()
+            if cache_event.type == "DELETED":
+                cache_event.object.retire()
 
     def _wake(self) -> None:
         if not self._waiters:
@@ -434,8 +309,8 @@ class WatchCache:
 
     @property
     def history_start(self) -> int:
-        """Watches may resume from any revision at or after this one."""
-        return self._history_start
+        """Watches may resume from any revision at or after this one (the store's compaction point)."""
+        return self._backend.compact_revision()
 
     async def wait_for(self, revision: int, timeout: float | None = None) -> bool:
         """Wait until the cache has applied `revision`; False if `timeout` passed first."""
@@ -492,21 +367,33 @@ class WatchCache:
     ) -> Watcher:
         """Register a watcher; `after=None` starts with the current state as ADDED events.
 
-        Raises CompactedError when `after` is older than the retained history. The caller must
-        make sure `after` is not newer than `self.revision` (wait first).
+        Raises CompactedError when the store has compacted `after`. The caller must make sure
+        `after` is not newer than `self.revision` (wait first). A watcher resuming from further back
+        than a page of the in-memory history catches up in a task (see `watchers.py`).
         """
         bucket = self.bucket(prefix)
         watcher = Watcher(namespace, predicate, self._max_queue)
+        until = self.revision
         if after is None:
             objects: Iterable[CachedObject] = bucket.list(namespace)
             for obj in objects:
                 watcher.add_initial(obj)
-        else:
-            if after < self._history_start:
-                raise CompactedError(after, self._history_start + 1)
-            for event in self._history:
-                if event.revision > after and event.object.key.startswith(prefix):
-                    watcher.replay(event)
+        elif after < until:
+            compacted = self._backend.compact_revision()
+            if after < compacted:
+                raise CompactedError(after, compacted)
+            cursor = after
+            if cursor >= self.history.start:
+                cursor = self.history.replay_from_memory(watcher, prefix, cursor, until)
+            if cursor < until:
+                watcher.begin_catch_up()
+                task = asyncio.create_task(
+                    self.history.catch_up(watcher, prefix, cursor, until, self._historic),
+                    name="watch-catch-up",
+                )
+                watcher.catch_up = task
+                self._catch_ups.add(task)
+                task.add_done_callback(self._catch_ups.discard)
         if watcher.queue:
             watcher.ready.set()
         bucket.watchers.add(watcher)
@@ -514,6 +401,8 @@ class WatchCache:
 
     def unwatch(self, prefix: str, watcher: Watcher) -> None:
         watcher.close()
+        if watcher.catch_up is not None:
+            watcher.catch_up.cancel()
         bucket = self._buckets.get(prefix)
         if bucket is not None:
             bucket.watchers.discard(watcher)

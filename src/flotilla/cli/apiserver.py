@@ -52,6 +52,14 @@ class Component(Protocol):
     help="Revisions of history kept for watches resuming from an older resourceVersion.",
 )
 @click.option(
+    "--history-max-bytes",
+    type=click.IntRange(min=0),
+    default=64 * 1024 * 1024,
+    show_default=True,
+    help="Bytes of stored objects the in-memory watch history holds at most; watches resuming from "
+    "further back (and not past compaction) replay from the store.",
+)
+@click.option(
     "--compaction-interval",
     type=float,
     default=300.0,
@@ -152,6 +160,7 @@ def apiserver(
     cert_extra_sans: str,
     storage_sync: str,
     history_window: int,
+    history_max_bytes: int,
     compaction_interval: float,
     karmada: bool,
     token_auth_file: Path | None,
@@ -188,7 +197,7 @@ def apiserver(
         secure_port=secure_port,
         cert_extra_sans=tuple(s for s in cert_extra_sans.split(",") if s.strip()),
         storage_sync="FULL" if storage_sync.upper() == "FULL" else "NORMAL",
-        api=APISettings(history_window=history_window),
+        api=APISettings(history_window=history_window, history_max_bytes=history_max_bytes),
         compaction_interval=compaction_interval,
         karmada=karmada,
         token_auth_file=token_auth_file,

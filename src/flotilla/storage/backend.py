@@ -4,7 +4,9 @@ Every write — create, update or delete — happens at a new value of one globa
 A key remembers the revision it was created at and the revision of its last write; the API server
 turns those into `metadata.resourceVersion`. Reads can be made at a past revision (until compaction
 removes it), and a watch replays every write after a given revision, in revision order, then follows
-new writes as they commit.
+new writes as they commit. `history` reads a bounded page of those past writes on its own, so a
+reader (the watch cache replaying to a client that resumes from an old resourceVersion) can take
+history at its own pace without holding more than one page in memory.
 
 Updates and deletes are guarded by the key's mod revision (compare-and-swap), so two writers never
 silently overwrite each other: the loser gets `RevisionMismatchError` and re-reads. Backends
@@ -109,6 +111,11 @@ class BackendClosedError(StorageError):
     """The backend was closed while the operation was pending."""
 
 
+def event_bytes(event: Event) -> int:
+    """The bytes of stored values an event holds: its new value and its previous one."""
+    return len(event.kv.value) + (len(event.prev.value) if event.prev is not None else 0)
+
+
 def prefix_end(prefix: str) -> str:
     """The smallest string greater than every string starting with `prefix` (etcd's range end)."""
     if not prefix:
@@ -153,6 +160,17 @@ class Backend(Protocol):
 
         Raises CompactedError (before yielding anything) when `after_revision` precedes the
         compaction point. The iterator ends when the backend closes.
+        """
+
+    async def history(
+        self, prefix: str, *, after_revision: int, until_revision: int, max_bytes: int
+    ) -> list[Event]:
+        """The writes under `prefix` in (`after_revision`, `until_revision`], oldest first: a page.
+
+        A page holds as many events as fit in `max_bytes` (counting each event's value and its
+        previous value), but at least one; an empty page means no write under `prefix` is left in
+        the range. A reader pages on from the last event's revision. Raises CompactedError when
+        `after_revision` precedes the compaction point, also when a compaction overtook the read.
         """
 
     async def compact(self, revision: int) -> int:

@@ -23,6 +23,7 @@ from flotilla.storage.backend import (
     KeyValue,
     RangeResult,
     RevisionMismatchError,
+    event_bytes,
     prefix_end,
 )
 
@@ -158,6 +159,28 @@ class MemoryBackend:
                     yield fresh
         finally:
             self._watchers.discard(entry)
+
+    async def history(
+        self, prefix: str, *, after_revision: int, until_revision: int, max_bytes: int
+    ) -> list[Event]:
+        if after_revision < self._compact_revision:
+            raise CompactedError(after_revision, self._compact_revision)
+        end = prefix_end(prefix)
+        start = bisect.bisect_right(self._log, after_revision, key=lambda e: e.revision)
+        page: list[Event] = []
+        size = 0
+        log = self._log
+        for index in range(start, len(log)):
+            event = log[index]
+            if event.revision > until_revision:
+                break
+            if not prefix <= event.kv.key < end:
+                continue
+            size += event_bytes(event)
+            if page and size > max_bytes:
+                break
+            page.append(event)
+        return page
 
     async def compact(self, revision: int) -> int:
         revision = min(revision, self._revision)

@@ -13,7 +13,9 @@ acknowledges them. Throughput holds under concurrency while every acknowledged w
 
 The writer publishes each committed batch to the event loop, which feeds live watches in revision
 order. A watch from an older revision first replays the rows after it from the table, then follows
-the live feed from the revision it was registered at, so nothing is missed or repeated.
+the live feed from the revision it was registered at, so nothing is missed or repeated. History is
+read in pages bounded by rows and by bytes (`history`), on the reader threads, so replaying large
+objects neither blocks the event loop nor holds more than a page in memory.
 
 Reads run on a small pool of threads with their own connections (WAL readers never block the writer).
 Compaction deletes versions that were superseded at or before the compaction revision, and tombstones,
@@ -50,6 +52,7 @@ from flotilla.storage.backend import (
     RangeResult,
     RevisionMismatchError,
     StorageError,
+    event_bytes,
     prefix_end,
 )
 
@@ -123,6 +126,8 @@ class SQLiteSettings:
     """Threads serving reads, each with its own connection."""
     history_page: int = 500
     """Rows fetched per query when a watch replays history."""
+    history_page_bytes: int = 4 * 1024 * 1024
+    """Bytes of values (new and previous) a page of history holds at most (at least one row)."""
     compact_chunk: int = 2000
     """Revisions examined per compaction transaction, so writes interleave with a long compaction."""
 
@@ -408,7 +413,12 @@ class SQLiteBackend:
         try:
             cursor = after_revision
             while cursor < registered_at:
-                batch = await self._read_history(prefix, cursor, registered_at)
+                batch = await self.history(
+                    prefix,
+                    after_revision=cursor,
+                    until_revision=registered_at,
+                    max_bytes=self._settings.history_page_bytes,
+                )
                 if after_revision < self._compact_revision:
                     raise CompactedError(after_revision, self._compact_revision)
                 if not batch:
@@ -425,15 +435,36 @@ class SQLiteBackend:
         finally:
             self._watchers.discard(watcher)
 
-    async def _read_history(self, prefix: str, after: int, until: int) -> list[Event]:
+    async def history(
+        self, prefix: str, *, after_revision: int, until_revision: int, max_bytes: int
+    ) -> list[Event]:
+        if after_revision < self._compact_revision:
+            raise CompactedError(after_revision, self._compact_revision)
+        until = min(until_revision, self._revision)
+        if after_revision >= until:
+            return []
         end = prefix_end(prefix)
         page = self._settings.history_page
 
         def query(conn: sqlite3.Connection) -> list[Event]:
-            rows = conn.execute(_HISTORY, (after, until, prefix, end, page)).fetchall()
-            return [_history_event(row) for row in rows]
+            events: list[Event] = []
+            size = 0
+            cursor = conn.execute(_HISTORY, (after_revision, until, prefix, end, page))
+            try:
+                for row in cursor:
+                    event = _history_event(row)
+                    size += event_bytes(event)
+                    if events and size > max_bytes:
+                        break
+                    events.append(event)
+            finally:
+                cursor.close()
+            return events
 
-        return await self._read(query)
+        events = await self._read(query)
+        if after_revision < self._compact_revision:  # a compaction ran meanwhile: rows may be gone
+            raise CompactedError(after_revision, self._compact_revision)
+        return events
 
     # -- compaction ------------------------------------------------------------------------------
 

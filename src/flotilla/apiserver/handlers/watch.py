@@ -1,13 +1,15 @@
 """WATCH: a chunked stream of newline-delimited JSON events, fed from the watch cache.
 
 Start semantics follow kube-apiserver: no resourceVersion (or "0") starts with the current state as
-ADDED events; "N" replays the changes after N from the cache's history, or answers with an
-in-stream 410 Expired when N is older than the history kept (clients then relist). With
+ADDED events; "N" replays the changes after N from the cache's history (from memory, or from the
+store for older ones: see `watchhistory.py`), or answers with an in-stream 410 Expired when the
+store has compacted N (clients then relist); so does a replay that compaction overtakes. With
 `sendInitialEvents=true` the initial state is closed by a BOOKMARK annotated
 `k8s.io/initial-events-end`. Idle watches that allow bookmarks get one every bookmark interval; the
 stream ends at `timeoutSeconds` (or a random 30-60 minutes), when the client goes away, or when the
-server stops. Each event's JSON is encoded once and shared by every watcher that receives it; a
-watcher's queued events are written together.
+server stops. Each object's JSON is encoded once and shared by every watcher that receives it; a
+watcher's queued events are written together. A watcher still catching up on history gets no
+bookmark: the cache's revision is not yet a point it has reached.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import orjson
 from aiohttp import web
 
 from flotilla.apiserver import errors, views
+from flotilla.apiserver.cachedobjects import CachedObject, EventKind, frame_parts
 from flotilla.apiserver.content import JSON, Negotiated, View, negotiate
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.filters import predicate
@@ -29,7 +32,7 @@ from flotilla.apiserver.handlers.params import ListOptions, list_options
 from flotilla.apiserver.handlers.reads import wait_for_revision
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
-from flotilla.apiserver.watchcache import CachedObject, CacheEvent, EventKind, Watcher
+from flotilla.apiserver.watchers import Watcher
 from flotilla.storage import CompactedError
 
 MAX_EVENTS_PER_WRITE = 256
@@ -95,8 +98,7 @@ async def watch(
     try:
         watcher = ctx.cache.watch(served.storage_prefix, namespace=namespace, predicate=matches, after=after)
     except CompactedError as exc:
-        gone = errors.Gone(f"too old resource version: {after} ({exc.compact_revision})")
-        await response.write(orjson.dumps({"type": "ERROR", "object": gone.status()}) + b"\n")
+        await response.write(_gone(after, exc))
         return response
     stream = _Stream(ctx, served, negotiated, request, response, watcher)
     try:
@@ -110,8 +112,15 @@ async def watch(
     finally:
         ctx.cache.unwatch(served.storage_prefix, watcher)
     with contextlib.suppress(ConnectionResetError):
+        if watcher.expired is not None:
+            await response.write(_gone(after, watcher.expired))
         await response.write_eof()
     return response
+
+
+def _gone(after: int | None, error: CompactedError) -> bytes:
+    gone = errors.Gone(f"too old resource version: {after} ({error.compact_revision})")
+    return orjson.dumps({"type": "ERROR", "object": gone.status()}) + b"\n"
 
 
 class _Stream:
@@ -147,11 +156,11 @@ class _Stream:
                 continue
             now = time.monotonic()
             if now >= deadline:
-                if bookmarks:
+                if bookmarks and watcher.current:
                     await self._bookmark(self.ctx.cache.revision)
                 return
             wait = deadline - now
-            if bookmarks:
+            if bookmarks and watcher.current:
                 if now >= next_bookmark:
                     await self._bookmark(self.ctx.cache.revision)
                     next_bookmark = now + interval
@@ -164,17 +173,16 @@ class _Stream:
                 await asyncio.wait_for(watcher.ready.wait(), wait)
 
     async def _flush(self) -> None:
-        queue = self.watcher.queue
-        frames: list[bytes] = []
-        while queue and len(frames) < MAX_EVENTS_PER_WRITE:
-            kind, obj, event = queue.popleft()
-            frames.append(self._frame(kind, obj, event))
-        if frames:
-            await self.response.write(b"".join(frames))
+        parts: list[bytes] = []
+        for kind, obj, _ in self.watcher.take(MAX_EVENTS_PER_WRITE):
+            if self.table:
+                parts.append(self._table_frame(kind, obj))
+            else:
+                parts.extend(frame_parts(kind, obj))
+        if parts:
+            await self.response.write(b"".join(parts))
 
-    def _frame(self, kind: EventKind, obj: CachedObject, event: CacheEvent) -> bytes:
-        if not self.table:
-            return event.frame(kind, obj)
+    def _table_frame(self, kind: EventKind, obj: CachedObject) -> bytes:
         body = views.table(
             self.served,
             [obj],
