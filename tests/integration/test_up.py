@@ -3,9 +3,11 @@
 The tests share one data dir and run in file order, as a user's sessions would: a first `up` (any
 free port) reaches three Ready members and is stopped by `flotilla down`; a second `up` reuses the
 port and the joined members and is stopped by Ctrl-C; a third is itself killed with SIGKILL, and the
-fourth stops what it left running before starting, then loses its sim to `kill -9`. After each, no
-process may mention the data dir. `down` and the refused second `up` run in the test process through
-click's runner: the same code as the command, without paying for another interpreter start.
+fourth stops what it left running before starting, then loses its controller manager, its sim and
+its API server to `kill -9` one after the other — each is restarted while the rest keep running —
+and is stopped by Ctrl-C. After each run, no process may mention the data dir. `down` and the
+refused second `up` run in the test process through click's runner: the same code as the command,
+without paying for another interpreter start.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import urllib.request
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -261,14 +264,82 @@ def test_up_after_a_killed_up_stops_its_leftovers_first(after_killed_up: AfterKi
     assert set(after_killed_up.run.pids().values()).isdisjoint(after_killed_up.leftovers.values())
 
 
-def test_a_killed_component_is_reported_and_up_exits_non_zero(after_killed_up: AfterKilledUp) -> None:
-    """`kill -9` of the sim makes `up` name it, show its log and stop everything with exit code 1."""
+def killed_and_restarted(
+    run: UpRun, component: str, meanwhile: Callable[[], None] = lambda: None
+) -> tuple[int, int]:
+    """`kill -9` a component of a Ready `up`, run `meanwhile` once `up` has seen it die, and return
+    its old and new pids once `up` says it restarted it."""
+    old = run.pids()[component]
+    os.kill(old, signal.SIGKILL)
+    run.wait_for(f"{component} exited with signal SIGKILL (pid {old}); restarting it in 1s.")
+    meanwhile()
+    run.wait_for(f"{component} restarted (pid ")
+    new = run.pids()[component]
+    assert new != old and pid_alive(new) and not pid_alive(old)
+    return old, new
+
+
+def test_a_killed_controller_manager_is_restarted_while_the_hub_serves(
+    after_killed_up: AfterKilledUp, tmp_path: Path
+) -> None:
+    """`kill -9` of the controller manager: `up` names it, shows its log and starts it again; the
+    API server and the sim keep their pids and the hub answers kubectl throughout."""
+    run = after_killed_up.run
+    run.wait_ready()
+    before = run.pids()
+    hub = Kubectl(run.data_dir / "hub.kubeconfig", tmp_path / "cache")
+
+    def hub_serves() -> None:
+        assert hub.succeeds("get", "clusters")
+
+    killed_and_restarted(run, "controller-manager", hub_serves)
+    after = run.pids()
+    assert (after["apiserver"], after["sim"], after["up"]) == (
+        before["apiserver"],
+        before["sim"],
+        before["up"],
+    )
+    output = run.stdout()
+    assert f"Last lines of {Path('flotilla') / 'logs' / 'controller-manager.log'}:" in output
+    assert "event=" in output  # lines of the manager's own log follow
+    assert sorted(c["metadata"]["name"] for c in hub.json("get", "clusters")["items"]) == MEMBERS
+    health = run.state()["endpoints"]["controllerManagerHealth"]  # the new manager's, recorded
+    with urllib.request.urlopen(f"{health}/healthz", timeout=5) as answer:
+        assert answer.read() == b"ok"
+
+
+def test_a_killed_sim_is_restarted_and_its_members_serve_again(
+    after_killed_up: AfterKilledUp, tmp_path: Path
+) -> None:
+    """`kill -9` of the sim: it comes back on its ports and kubectl reaches the members again."""
+    run = after_killed_up.run
+    killed_and_restarted(run, "sim")
+    member = Kubectl(run.data_dir / "members" / "member1.kubeconfig", tmp_path / "member-cache")
+    wait_until(lambda: member.succeeds("get", "nodes"), timeout=30, message="member1 answering again")
+    assert len(member.json("get", "nodes")["items"]) == 3
+
+
+def test_a_killed_api_server_is_restarted_on_the_same_port_from_its_store(
+    after_killed_up: AfterKilledUp, tmp_path: Path
+) -> None:
+    """`kill -9` of the API server: it comes back on the same port with the same data, so the
+    kubeconfigs handed out keep working; the other components keep running."""
+    run = after_killed_up.run
+    before = run.pids()
+    port = hub_port(run)
+    killed_and_restarted(run, "apiserver")
+    after = run.pids()
+    assert (after["controller-manager"], after["sim"]) == (before["controller-manager"], before["sim"])
+    hub = Kubectl(run.data_dir / "hub.kubeconfig", tmp_path / "cache")
+    assert f":{port}" in hub("config", "view", "-o", "jsonpath={.clusters[0].cluster.server}")
+    assert sorted(c["metadata"]["name"] for c in hub.json("get", "clusters")["items"]) == MEMBERS
+
+
+def test_ctrl_c_after_restarts_stops_every_component(after_killed_up: AfterKilledUp) -> None:
+    """The restarted components are stopped like the others: `up` exits 0 and leaves nothing behind."""
     run = after_killed_up.run
     pids = run.pids()
-    os.kill(pids["sim"], signal.SIGKILL)
-    assert run.exit_code() == 1
-    error = run.stderr()
-    assert "sim exited with signal SIGKILL" in error
-    assert f"last lines of {Path('flotilla') / 'logs' / 'sim.log'}" in error
-    assert "event=" in error  # lines of the sim's own log follow
+    assert run.process is not None
+    run.process.send_signal(signal.SIGINT)
+    assert run.exit_code() == 0
     assert_nothing_left(run.data_dir, pids)

@@ -8,11 +8,15 @@ controller manager is still starting. Each step is reported with the time since 
 readiness is polled (logs, `/readyz`, the Cluster list) rather than slept for.
 
 Once every member is Ready, `up` stays in the foreground as a supervisor. Everything it waits for
-runs in one task group: one watcher per child (a child that exits is an error), the start-up
-sequence, and the stop request (SIGINT, SIGTERM, SIGHUP). The first of them to end decides how
-`up` ends; whichever it is, the children are then stopped — controller manager first, then the sim
-and the API server — and the state file is updated, so nothing is left running and the next `up`
-knows what there is to reuse.
+runs in one task group: one watcher per child, the start-up sequence, and the stop request (SIGINT,
+SIGTERM, SIGHUP). A child that exits during start-up ends the run (a component that cannot start
+is reported, not retried). Once the hub is Ready, a child that exits is reported — which one, its
+exit status and the end of its log — and started again with backoff (`localhub_restarts.py`), while
+the others keep running: the API server on the same data dir and port (it resumes from its store),
+the sim on its remembered ports (the members are joined again if an endpoint moved), the controller
+manager against the same hub. The stop request, or a failure of `up` itself, ends the run; the
+children are then stopped — controller manager first, then the sim and the API server — and the
+state file is updated, so nothing is left running and the next `up` knows what there is to reuse.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flotilla.cli.localhub_clusters import join_members, wait_until_ready
+from flotilla.cli.localhub_guide import shown
 from flotilla.cli.localhub_members import MemberPlacement
-from flotilla.cli.localhub_processes import ChildProcess, ComponentExited, spawn
+from flotilla.cli.localhub_processes import ChildProcess, ComponentExited, describe_exit, spawn
+from flotilla.cli.localhub_restarts import RestartHistory, RestartPolicy, describe_window
 from flotilla.cli.localhub_state import APISERVER, CONTROLLER_MANAGER, SIM, UpState, write_state
 from flotilla.client import Client, ClientError, load_kubeconfig
 
@@ -52,6 +58,8 @@ class UpSettings:
     """Seconds the members may take to be Ready once joined."""
     grace: float = 10.0
     """Seconds a component gets to exit after SIGTERM before SIGKILL."""
+    restarts: RestartPolicy = field(default_factory=RestartPolicy)
+    """When a component that died once the hub was Ready is started again."""
 
     @property
     def sim_config(self) -> Path:
@@ -117,6 +125,11 @@ class LocalHub:
         self._group: asyncio.TaskGroup | None = None
         self._stop = asyncio.Event()
         self._hurry = asyncio.Event()
+        self._arguments: dict[str, tuple[str, ...]] = {}
+        """Each component's command line, for restarts."""
+        self._restarts: dict[str, RestartHistory] = {}
+        self._supervising = False
+        """Whether a child that exits is started again (once the hub is Ready) or ends the run."""
 
     async def run(self) -> list[BaseException]:
         """Run until stopped; the failures that ended the run (empty when a signal stopped it)."""
@@ -152,16 +165,7 @@ class LocalHub:
 
     async def _start(self) -> None:
         settings = self.settings
-        hub = await self._spawn(
-            APISERVER,
-            "apiserver",
-            "--data-dir",
-            str(settings.data_dir / "hub"),
-            "--secure-port",
-            str(settings.secure_port),
-            "--bind-address",
-            settings.bind_address,
-        )
+        hub = await self._spawn(APISERVER, *self._apiserver_arguments(settings.secure_port))
         sim = await self._spawn(
             SIM, "sim", "--data-dir", str(settings.data_dir / "sim"), "--config", str(settings.sim_config)
         )
@@ -169,6 +173,8 @@ class LocalHub:
         _copy_private(settings.data_dir / "hub" / "admin.kubeconfig", settings.hub_kubeconfig)
         await self._hub_ready(settings.hub_kubeconfig)
         self.state = replace(self.state, hub_url=url, secure_port=int(url.rsplit(":", 1)[1]))
+        # A restart listens where the kubeconfigs handed out point, also when port 0 picked it.
+        self._arguments[APISERVER] = self._apiserver_arguments(self.state.secure_port or 0)
         self.progress.step(f"API server ready on {url}")
         manager = await self._spawn(
             CONTROLLER_MANAGER,
@@ -201,19 +207,100 @@ class LocalHub:
                 "waiting for " + "; ".join(f"{name} ({why})" for name, why in waiting.items())
             ),
         )
+        self._supervising = True
         self.on_ready(url)
 
+    def _apiserver_arguments(self, port: int) -> tuple[str, ...]:
+        settings = self.settings
+        data_dir = str(settings.data_dir / "hub")
+        return (
+            "apiserver",
+            "--data-dir",
+            data_dir,
+            "--secure-port",
+            str(port),
+            "--bind-address",
+            settings.bind_address,
+        )
+
     async def _spawn(self, name: str, *arguments: str) -> ChildProcess:
-        child = await spawn(name, list(arguments), self.settings.log_path(name))
-        self.children[name] = child
-        self._record()
+        self._arguments[name] = arguments
+        child = await self._start_process(name)
         assert self._group is not None
-        self._group.create_task(self._watch(child))
+        self._group.create_task(self._watch(name))
         return child
 
-    async def _watch(self, child: ChildProcess) -> None:
-        await child.process.wait()
-        raise child.exited()
+    async def _start_process(self, name: str) -> ChildProcess:
+        child = await spawn(name, list(self._arguments[name]), self.settings.log_path(name))
+        self.children[name] = child
+        self._record()
+        return child
+
+    async def _watch(self, name: str) -> None:
+        """Wait for the component to exit: before Ready that ends the run, after it it is restarted."""
+        while True:
+            child = self.children[name]
+            await child.process.wait()
+            if not self._supervising:
+                raise child.exited()
+            await self._restart(child)
+
+    # -- supervision ----------------------------------------------------------------------------
+
+    async def _restart(self, child: ChildProcess) -> None:
+        """Say that `child` exited and how, wait out its backoff, and start it again."""
+        name = child.name
+        exited = child.exited()
+        history = self._restarts.setdefault(name, RestartHistory(self.settings.restarts))
+        decision = history.crashed(started_at=child.started_at, now=time.monotonic())
+        log_path = shown(exited.log_path, Path.cwd())
+        echo = self.progress.echo
+        echo(
+            f"{name} exited with {describe_exit(exited.code)} (pid {child.pid}); restarting it in "
+            f"{decision.delay:g}s. Last lines of {log_path}:"
+        )
+        echo("\n".join(f"  {line}" for line in exited.tail.splitlines()) or "  (empty)")
+        if decision.crash_loop_began:
+            policy = self.settings.restarts
+            window = describe_window(policy.loop_window)
+            echo(
+                f"{name} crashed {decision.crashes_in_window} times in {window}; see {log_path} "
+                f"(still restarting it, at most every {policy.max_delay:g}s)"
+            )
+        await asyncio.sleep(decision.delay)
+        restarted = await self._start_process(name)
+        try:
+            await self._restarted(restarted)
+        except ComponentExited:
+            return  # it died again: the watcher reports it and backs off further
+        except (TimeoutError, RuntimeError, OSError) as exc:
+            # It runs; what depends on it could not be refreshed. Say so, and keep supervising.
+            self.progress.note(f"{name} was started again (pid {restarted.pid}), but: {exc}")
+            return
+        echo(f"{self.progress.mark} {name} restarted (pid {restarted.pid})")
+
+    async def _restarted(self, child: ChildProcess) -> None:
+        """Wait until a restarted component serves again, and refresh what depends on where it serves."""
+        settings = self.settings
+        if child.name == APISERVER:
+            await child.wait_for_line(SERVING, settings.start_timeout)
+            _copy_private(settings.data_dir / "hub" / "admin.kubeconfig", settings.hub_kubeconfig)
+            await self._hub_ready(settings.hub_kubeconfig)
+        elif child.name == SIM:
+            admin = (await child.wait_for_line(SIM_SERVING, settings.start_timeout)).group(1)
+            for member in settings.members:
+                _copy_private(
+                    settings.data_dir / "sim" / f"{member.name}.kubeconfig",
+                    settings.member_kubeconfig(member.name),
+                )
+            self.state = replace(self.state, endpoints={**self.state.endpoints, "simAdmin": admin})
+            await self._join(announce=False)
+        elif child.name == CONTROLLER_MANAGER:
+            health = (await child.wait_for_line(MANAGER_RUNNING, settings.start_timeout)).group(1)
+            self.state = replace(
+                self.state, endpoints={**self.state.endpoints, "controllerManagerHealth": health}
+            )
+        self._record()
 
     async def _hub_ready(self, kubeconfig: Path) -> None:
         """Wait for the hub's /readyz (it serves before it is ready only for a moment, if at all)."""
@@ -232,7 +319,8 @@ class LocalHub:
                     )
                 await asyncio.sleep(0.05)
 
-    async def _join(self) -> None:
+    async def _join(self, *, announce: bool = True) -> None:
+        """Join the members (those already joined are kept; a moved endpoint is updated)."""
         settings = self.settings
         try:
             outcomes = await join_members(
@@ -248,7 +336,7 @@ class LocalHub:
         if joined:
             described = ", ".join(f"{name} ({_where(placements[name])})" for name in joined)
             self.progress.step(f"joined {described}")
-        if kept:
+        if kept and announce:
             self.progress.step(f"already joined: {', '.join(kept)}")
         for outcome in outcomes:
             if outcome.endpoint_moved:

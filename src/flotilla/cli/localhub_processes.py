@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 POLL_SECONDS = 0.05
@@ -70,6 +70,8 @@ class ChildProcess:
     process: asyncio.subprocess.Process
     log_path: Path
     log_offset: int
+    started_at: float = field(default_factory=time.monotonic)
+    """When it was started (monotonic seconds): how long it ran decides its next restart's delay."""
 
     @property
     def pid(self) -> int:

@@ -3,9 +3,9 @@
 `up` prepares the data dir — takes its lock, stops what a killed predecessor left running, settles
 the members (`DIR/sim.yaml`) and the hub's port — then hands over to `LocalHub`, which starts the
 API server, the sim and the controller manager, joins the members and supervises them in the
-foreground. `down` stops a running `up` from another terminal (or the leftovers of one that was
-killed) through the pids in `DIR/up.json`. The pieces live in `localhub*.py`; this module is the
-command line: options, messages, exit codes.
+foreground (restarting one that dies). `down` stops a running `up` from another terminal (or the
+leftovers of one that was killed) through the pids in `DIR/up.json`. The pieces live in
+`localhub*.py`; this module is the command line: options, messages, exit codes.
 """
 
 from __future__ import annotations
@@ -73,8 +73,9 @@ def up(
     Starts the API server, the controller manager and the simulated members as child processes
     (logs in DATA_DIR/logs), joins the members with region and zone labels, waits until every one
     is Ready, writes DATA_DIR/hub.kubeconfig and DATA_DIR/members/NAME.kubeconfig, and supervises:
-    if a component dies, `up` says which and stops. Running `up` again reuses the data dir: same
-    port, members already joined are kept.
+    if a component dies, `up` says which, with the end of its log, and starts it again (after 1s,
+    doubling to 30s while it keeps crashing) while the others keep running. Running `up` again
+    reuses the data dir: same port, members already joined are kept.
 
     \b
     Examples:
