@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ from tests.integration.federation import (
     template_ready,
 )
 from tests.integration.harness import Kubectl, wait_until
+from tests.unit.apiserver.admission.webhook_server import WebhookServer, webhook_configuration
 
 pytestmark = pytest.mark.kubectl
 
@@ -301,6 +303,166 @@ def test_dependent_configmap_follows(hub: Kubectl, members: dict[str, Kubectl], 
         message="ConfigMap on fz",
     )
     assert not members["sz"].succeeds("get", "cm", "app-config", "-n", ns)
+
+
+def test_a_configmap_with_a_253_character_name_propagates(
+    hub: Kubectl, members: dict[str, Kubectl], ns: str
+) -> None:
+    """The longest name kube allows: the binding's name is shortened with a hash, the ConfigMap
+    reaches the member under its own name, and the scheduler's Event about the binding is recorded."""
+    name = ("long-config-" * 22)[:252] + "x"
+    assert len(name) == 253
+    hub.apply_yaml(
+        [
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}},
+            propagation_policy(
+                "long",
+                [resource_selector("ConfigMap", name, "v1")],
+                {"clusterAffinity": {"clusterNames": ["gz"]}},
+            ),
+        ],
+        "-n",
+        ns,
+    )
+    wait_until(lambda: members["gz"].succeeds("get", "cm", name, "-n", ns), message="ConfigMap on gz")
+    bindings = hub.json("get", "resourcebindings", "-n", ns)["items"]
+    assert len(bindings) == 1
+    binding = bindings[0]["metadata"]["name"]
+    assert len(binding) <= 253 and binding.endswith("-configmap") and binding.startswith("long-config-")
+    assert bindings[0]["spec"]["resource"]["name"] == name
+    events = hub.json("get", "events", "-n", ns, "--field-selector", f"involvedObject.name={binding}")
+    assert any(event["reason"] == "ScheduleBindingSucceed" for event in events["items"])
+
+
+def warning_events(hub: Kubectl, ns: str, reason: str, involved: str) -> list[dict[str, Any]]:
+    items = hub.json("get", "events", "-n", ns, "--field-selector", f"involvedObject.name={involved}")[
+        "items"
+    ]
+    return [event for event in items if event["reason"] == reason and event["type"] == "Warning"]
+
+
+def test_a_binding_the_hub_refuses_is_reported_on_the_template_once(
+    hub: Kubectl, members: dict[str, Kubectl], ns: str
+) -> None:
+    """A refused binding (422 from a webhook here) gives the template a Warning Event worded as
+    Karmada's detector words it, and is not sent again and again while nothing changes."""
+    refusal = "refused by the test webhook: no bindings for this ConfigMap"
+
+    def review(request: dict[str, Any]) -> dict[str, Any]:
+        if request["object"]["metadata"]["name"] != "refused-configmap":
+            return {"allowed": True}
+        return {"allowed": False, "status": {"code": 422, "reason": "Invalid", "message": refusal}}
+
+    with WebhookServer({"/bindings": review}) as webhooks:
+        configuration = webhook_configuration(
+            "ValidatingWebhookConfiguration",
+            f"refuse-bindings-{ns}",
+            [
+                {
+                    "name": "bindings.flotilla.test",
+                    "clientConfig": {"url": webhooks.url("/bindings"), "caBundle": webhooks.ca_bundle},
+                    "rules": [
+                        {
+                            "operations": ["CREATE", "UPDATE"],
+                            "apiGroups": ["work.karmada.io"],
+                            "apiVersions": ["v1alpha2"],
+                            "resources": ["resourcebindings"],
+                        }
+                    ],
+                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
+                    "sideEffects": "None",
+                    "admissionReviewVersions": ["v1"],
+                }
+            ],
+        )
+        hub.apply_yaml(configuration)
+        try:
+            to_gz = {"clusterAffinity": {"clusterNames": ["gz"]}}
+            hub.apply_yaml(
+                [
+                    {
+                        "apiVersion": "v1",
+                        "kind": "ConfigMap",
+                        "metadata": {"name": "refused"},
+                        "data": {"k": "v"},
+                    },
+                    propagation_policy("refused", [resource_selector("ConfigMap", "refused", "v1")], to_gz),
+                ],
+                "-n",
+                ns,
+            )
+            events = wait_until(
+                lambda: warning_events(hub, ns, "ApplyPolicyFailed", "refused"),
+                message="ApplyPolicyFailed on the ConfigMap",
+            )
+            assert events[0]["message"].startswith(f"Apply policy({ns}/refused) failed: ")
+            assert refusal in events[0]["message"]
+            assert events[0]["involvedObject"]["kind"] == "ConfigMap"
+            # Time passes — three more ConfigMaps propagate, one after the other, through the same
+            # detector — and the refused binding is not sent again (retried with backoff instead, it
+            # was sent five times by then in a measured run).
+            for number in range(3):
+                marker = f"marker-{number}"
+                hub.apply_yaml(
+                    [
+                        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": marker}},
+                        propagation_policy(marker, [resource_selector("ConfigMap", marker, "v1")], to_gz),
+                    ],
+                    "-n",
+                    ns,
+                )
+                wait_until(lambda m=marker: members["gz"].succeeds("get", "cm", m, "-n", ns), message=marker)
+            refused = [r for r in webhooks.received("/bindings") if r["name"] == "refused-configmap"]
+            # Once when the template is claimed, once more for the claim's own update.
+            assert len(refused) <= 2, f"the refused binding was sent {len(refused)} times"
+        finally:
+            hub("delete", "validatingwebhookconfiguration", f"refuse-bindings-{ns}")
+
+
+def test_a_work_that_cannot_be_rendered_is_reported_on_the_binding_and_the_template(
+    hub: Kubectl, ns: str
+) -> None:
+    """An override that cannot apply gives a Warning `SyncWorkFailed` on both, as Karmada's does."""
+    broken = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "broken"},
+        "spec": {
+            "resourceSelectors": [resource_selector("ConfigMap", "unrenderable", "v1")],
+            "overrideRules": [
+                {
+                    "targetCluster": {"clusterNames": ["gz"]},
+                    "overriders": {
+                        "plaintext": [{"path": "/data/missing/deeper", "operator": "replace", "value": "x"}]
+                    },
+                }
+            ],
+        },
+    }
+    hub.apply_yaml(
+        [
+            broken,
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "unrenderable"},
+                "data": {"k": "v"},
+            },
+            propagation_policy(
+                "unrenderable",
+                [resource_selector("ConfigMap", "unrenderable", "v1")],
+                {"clusterAffinity": {"clusterNames": ["gz"]}},
+            ),
+        ],
+        "-n",
+        ns,
+    )
+    on_template = wait_until(
+        lambda: warning_events(hub, ns, "SyncWorkFailed", "unrenderable"),
+        message="SyncWorkFailed on the ConfigMap",
+    )
+    assert "cannot render" in on_template[0]["message"] and "gz" in on_template[0]["message"]
+    assert warning_events(hub, ns, "SyncWorkFailed", "unrenderable-configmap")
 
 
 def test_deleting_the_template_cleans_the_members(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:

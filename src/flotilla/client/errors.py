@@ -76,3 +76,13 @@ def status_error(code: int, status: dict[str, Any]) -> APIStatusError:
     if code == 401:
         return Unauthorized(code, status)
     return APIStatusError(code, status)
+
+
+REJECTED_REQUEST_CODES = frozenset({400, 413, 422})
+"""Bad request, too large, invalid: the server refused the request itself."""
+
+
+def is_rejected_request(error: BaseException) -> bool:
+    """Whether the server refused the request as it is (sending it again fails the same way), as
+    opposed to a conflict, a throttle or a server that could not answer."""
+    return isinstance(error, APIStatusError) and error.code in REJECTED_REQUEST_CODES

@@ -33,7 +33,6 @@ backoff; a `FitError` is not retried (a Cluster or binding change queues the bin
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -44,6 +43,7 @@ import structlog
 
 from flotilla.api.karmada import constants
 from flotilla.client import ClientError, NotFound
+from flotilla.runtime.events import object_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.scheduler.core.affinity import affinity_tier
 from flotilla.scheduler.core.errors import (
@@ -181,35 +181,9 @@ def binding_event(
     binding: Mapping[str, Any], event_type: str, reason: str, message: str, now: str
 ) -> dict[str, Any]:
     """A core/v1 Event about `binding` (cluster-scoped bindings report in `default`, as kube does)."""
-    metadata = binding.get("metadata") or {}
-    namespace = metadata.get("namespace") or ""
-    involved = {
-        "apiVersion": binding.get("apiVersion"),
-        "kind": binding.get("kind"),
-        "name": metadata.get("name"),
-        "uid": metadata.get("uid", ""),
-        "resourceVersion": metadata.get("resourceVersion", ""),
-    }
-    if namespace:
-        involved["namespace"] = namespace
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {
-            "name": f"{metadata.get('name')}.{secrets.token_hex(8)}",
-            "namespace": namespace or "default",
-        },
-        "involvedObject": involved,
-        "type": event_type,
-        "reason": reason,
-        "message": message,
-        "source": {"component": constants.DEFAULT_SCHEDULER_NAME},
-        "reportingComponent": constants.DEFAULT_SCHEDULER_NAME,
-        "reportingInstance": "",
-        "firstTimestamp": now,
-        "lastTimestamp": now,
-        "count": 1,
-    }
+    return object_event(
+        binding, event_type, reason, message, component=constants.DEFAULT_SCHEDULER_NAME, now=now
+    )
 
 
 def _scheduled_condition_of(status: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -8,7 +8,15 @@ bound by ResourceBinding `nginx-deployment` and delivered as Work `nginx-687f7fb
 The Work name is the template's name, shortened to fit a label value, then `-` and a hash: the
 32-bit FNV-1a of `<namespace>-<name>-<kind>` (lower case; `:` in names becomes `.`), printed in
 decimal and each digit mapped through apimachinery's "safe" alphabet, which avoids vowels and
-look-alike characters.
+look-alike characters. (Karmada itself appends the hash to the whole name; the shortening is its
+open proposal for names past 52 characters, which would otherwise overflow the Work's label.)
+
+The binding name is `<name>-<kind>`, as Karmada's `GenerateBindingName` makes it, whenever that
+fits the 253 characters of an object name. Karmada stops there: a template whose name is within
+`len(kind) + 1` characters of the limit never gets a binding (the create is refused, and retried
+forever). Here such a name keeps its head, cut so that `<head>-<hash>-<kind>` is 253 characters at
+most, with the same kind of hash as a Work's over the full `<name>-<kind>`: every name that fits
+stays byte-identical to Karmada's, and two long names with the same head still differ.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from flotilla.api.karmada.constants import (
 
 SHORT_NAME_MAX = 52
 """Longest name kept whole in a Work name: with `-` and a 10-character hash it fits 63."""
+OBJECT_NAME_MAX = 253
+"""Longest object name (a DNS subdomain): bindings are CRD objects and must fit it."""
 
 _SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _SEPARATORS = re.compile(r"[._\-]")
@@ -32,8 +42,18 @@ _FNV32_PRIME = 0x01000193
 
 
 def binding_name(kind: str, name: str) -> str:
-    """The ResourceBinding (or ClusterResourceBinding) of a template: `<name>-<kind>`, lower case."""
-    return f"{name.replace(':', '.')}-{kind}".lower()
+    """The ResourceBinding (or ClusterResourceBinding) of a template: `<name>-<kind>`, lower case;
+    for a name too long for that, `<head of name>-<hash>-<kind>` in 253 characters."""
+    name = name.replace(":", ".").lower()
+    kind = kind.lower()
+    full = f"{name}-{kind}"
+    if len(full) <= OBJECT_NAME_MAX:
+        return full
+    digest = safe_encode(str(fnv32a(full)))
+    room = OBJECT_NAME_MAX - len(kind) - len(digest) - 2
+    # A DNS subdomain's labels end in an alphanumeric character: no `-` or `.` before the `-<hash>`.
+    head = name[:room].rstrip("-.")
+    return f"{head}-{digest}-{kind}"
 
 
 def execution_namespace(cluster: str) -> str:

@@ -7,6 +7,10 @@ Work `work_name(kind, name, namespace)` into the cluster's execution namespace `
 with server-side apply (field manager `flotilla-binding-controller`) — only when it differs from
 the Work the informer holds. Works of clusters the binding no longer targets are deleted.
 
+A Work the hub refuses as it is (400, 413, 422), like a template that cannot be rendered, is not
+retried until the binding, its template or a policy changes; a Warning Event `SyncWorkFailed` on
+the binding and on the template says why, as Karmada's binding controller reports it.
+
 A binding carries the finalizer `karmada.io/binding-controller` (ClusterResourceBindings
 `karmada.io/cluster-resource-binding-controller`) while it has Works; when it is deleted — the
 garbage collector does so when its template goes — its Works are deleted and the finalizer
@@ -29,7 +33,9 @@ import structlog
 from flotilla.api.karmada import constants, names
 from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding, ResourceBindingSpec
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
+from flotilla.client import APIStatusError
 from flotilla.client.client import MERGE_PATCH
+from flotilla.client.errors import is_rejected_request
 from flotilla.client.informer import Informer
 from flotilla.controllers.binding import triggers
 from flotilla.controllers.binding.render import (
@@ -52,11 +58,15 @@ from flotilla.interpreter import InterpreterError
 from flotilla.overrides import OverrideError
 from flotilla.overrides.policies import ImplicitPriority, policy_priority
 from flotilla.runtime.controller import TerminalError
+from flotilla.runtime.events import WARNING, event_time, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.binding")
 
 FIELD_MANAGER = "flotilla-binding-controller"
+EVENT_COMPONENT = "binding-controller"
+"""Who reports the controller's Events (Karmada's name for it)."""
+EVENT_SYNC_WORK_FAILED = "SyncWorkFailed"
 TEMPLATE_SYNC_TIMEOUT = 10.0
 """Seconds to wait for a template kind's informer to list before retrying the binding later."""
 
@@ -72,6 +82,10 @@ GVKS = {
 
 class RenderError(TerminalError):
     """A template or override rule that cannot be rendered; tried again when a policy or template changes."""
+
+
+class WorkRefused(TerminalError):
+    """The hub refused a Work as it is; tried again when the binding, template or a policy changes."""
 
 
 def template_gvk(api_version: str, kind: str) -> GroupVersionKind:
@@ -248,13 +262,26 @@ class BindingController(HubController):
             return_exceptions=True,
         )
         failures = [result for result in results if isinstance(result, BaseException)]
-        render_errors = [f for f in failures if isinstance(f, RenderError)]
-        others = [f for f in failures if not isinstance(f, RenderError)]
+        # Retryable failures first: a terminal one is reported once the others have gone.
+        terminal = [f for f in failures if isinstance(f, RenderError | WorkRefused)]
+        others = [f for f in failures if not isinstance(f, RenderError | WorkRefused)]
         if others:
             raise others[0]
-        if render_errors:
-            raise render_errors[0]
+        if terminal:
+            await self._report_sync_failure(obj, template, str(terminal[0]))
+            raise terminal[0]
         return None
+
+    async def _report_sync_failure(
+        self, binding: Mapping[str, Any], template: Mapping[str, Any], why: str
+    ) -> None:
+        """Warning Events on the binding and its template (Karmada reports on both)."""
+        now = event_time(self.ctx.clock.now())
+        for regarding in (binding, template):
+            event = object_event(
+                regarding, WARNING, EVENT_SYNC_WORK_FAILED, why, component=EVENT_COMPONENT, now=now
+            )
+            await record_event(self.ctx.hub, event, controller=self.NAME, field_manager=FIELD_MANAGER)
 
     async def _ensure_work(
         self,
@@ -313,7 +340,14 @@ class BindingController(HubController):
         key = (work_namespace, work_name)
         if self._written.already_written(key, desired):
             return
-        written = await self.ctx.hub.apply(desired, field_manager=FIELD_MANAGER, force=True)
+        try:
+            written = await self.ctx.hub.apply(desired, field_manager=FIELD_MANAGER, force=True)
+        except APIStatusError as exc:
+            if not is_rejected_request(exc):
+                raise
+            raise WorkRefused(
+                f"Work {work_namespace}/{work_name} for cluster {cluster_name} refused: {exc.message}"
+            ) from exc
         self._written.remember(key, desired, written)
         log.info(
             "binding.work_applied",

@@ -18,7 +18,9 @@ Reconciling a template, from the informer caches (level-based, nothing remembere
    (`binding.build_binding`) as `flotilla-detector`, unless it is already up to date. A binding
    controlled by another object of the same name (an older template) is left to the garbage
    collector and retried. With `activationPreference: Lazy`, a binding that already reflects the
-   current template is not refreshed for a policy change.
+   current template is not refreshed for a policy change. A binding the hub refuses as it is (400,
+   413, 422) is not retried: a Warning Event `ApplyPolicyFailed` on the template says why (Karmada's
+   reason and wording), and the next change of the template or the policy tries again.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from flotilla.api.karmada.names import new_permanent_id
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
 from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client import NotFound
+from flotilla.client import APIStatusError, NotFound
 from flotilla.client.client import MERGE_PATCH
+from flotilla.client.errors import is_rejected_request
 from flotilla.client.informer import Informer
 from flotilla.controllers.detector import watched
 from flotilla.controllers.detector.binding import (
@@ -52,6 +55,7 @@ from flotilla.controllers.detector.claims import claim_patch, is_claimed
 from flotilla.controllers.detector.index import IndexedPolicy, PolicyIndex
 from flotilla.controllers.detector.matching import Policy, choose_policy
 from flotilla.runtime.controller import TerminalError
+from flotilla.runtime.events import WARNING, event_time, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.detector")
@@ -59,6 +63,9 @@ log = structlog.get_logger("flotilla.controllers.detector")
 Handler = Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None]
 
 FIELD_MANAGER = "flotilla-detector"
+EVENT_COMPONENT = "resource-detector"
+"""Who reports the detector's Events (Karmada's name for it)."""
+EVENT_APPLY_POLICY_FAILED = "ApplyPolicyFailed"
 PRIORITY_CLASS = GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass")
 DISCOVERY_INTERVAL = 30.0
 """Seconds between discovery reads (Karmada's detector uses the same period)."""
@@ -351,7 +358,13 @@ class DetectorController(HubController):
         )
         if existing is not None and binding_up_to_date(existing, desired):
             return
-        await self.ctx.hub.apply(desired, field_manager=FIELD_MANAGER, force=True)
+        try:
+            await self.ctx.hub.apply(desired, field_manager=FIELD_MANAGER, force=True)
+        except APIStatusError as exc:
+            if not is_rejected_request(exc):
+                raise
+            await self._report_apply_failure(template, policy, exc.message)
+            raise TerminalError(f"{gvk.kind} {name} refused: {exc.message}") from exc
         log.info(
             "detector.binding_applied",
             controller=self.NAME,
@@ -362,6 +375,22 @@ class DetectorController(HubController):
             binding=name,
             created=existing is None,
         )
+
+    async def _report_apply_failure(self, template: Mapping[str, Any], policy: Policy, why: str) -> None:
+        """A Warning Event on the template, worded as Karmada's detector words it."""
+        if isinstance(policy, PropagationPolicy):
+            applying = f"Apply policy({policy.metadata.namespace}/{policy.metadata.name})"
+        else:
+            applying = f"Apply cluster policy({policy.metadata.name})"
+        event = object_event(
+            template,
+            WARNING,
+            EVENT_APPLY_POLICY_FAILED,
+            f"{applying} failed: {why}",
+            component=EVENT_COMPONENT,
+            now=event_time(self.ctx.clock.now()),
+        )
+        await record_event(self.ctx.hub, event, controller=self.NAME, field_manager=FIELD_MANAGER)
 
     @staticmethod
     def _lazy_and_current(existing: Mapping[str, Any], template: Mapping[str, Any], policy: Policy) -> bool:

@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 
+from flotilla.api import names as syntax
 from flotilla.api.karmada import names
 
 
@@ -21,6 +22,46 @@ from flotilla.api.karmada import names
 def test_binding_name_is_name_dash_kind_lower_case(kind: str, name: str, expected: str) -> None:
     """Colons (RBAC names) become dots so the name is a valid object name."""
     assert names.binding_name(kind, name) == expected
+
+
+def test_a_binding_name_that_fits_253_characters_is_karmada_s() -> None:
+    """Up to the limit the name is `<name>-<kind>`, byte for byte; one character more and it is hashed."""
+    longest = "a" * (253 - len("-configmap"))
+    assert names.binding_name("ConfigMap", longest) == f"{longest}-configmap"
+    hashed = names.binding_name("ConfigMap", longest + "b")
+    assert len(hashed) <= 253 and hashed.endswith("-configmap")
+    assert hashed != f"{longest}b-configmap"
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("ConfigMap", "c" * 253),
+        ("Deployment", "web-" * 62 + "abcde"),
+        # Separators every second or third character: wherever the cut falls, one is there or next.
+        ("ConfigMap", "a-" * 126 + "a"),
+        ("ConfigMap", "aa-" * 84 + "a"),
+        ("Secret", "a." * 126 + "a"),
+        ("Secret", "aa." * 84 + "a"),
+        ("ClusterRole", "system:" + "r" * 246),
+        ("MyVeryOwnCustomResourceKindWithALongName", "n" * 253),
+    ],
+)
+def test_long_binding_names_fit_an_object_name_and_keep_the_kind(kind: str, name: str) -> None:
+    """A template name near 253 characters gets a binding name that is a valid object name."""
+    bound = names.binding_name(kind, name)
+    assert len(bound) <= 253
+    assert syntax.dns1123_subdomain_errors(bound) == []
+    assert bound.endswith(f"-{kind.lower()}")
+    assert bound.startswith(name.replace(":", ".").lower()[:100])
+    assert bound == names.binding_name(kind, name)  # the same every time: a key, not a random name
+
+
+def test_long_names_with_the_same_head_get_different_bindings() -> None:
+    """The hash covers the whole name, so names differing only past the cut stay apart."""
+    head = "shared-" * 35
+    assert names.binding_name("ConfigMap", head + "one") != names.binding_name("ConfigMap", head + "two")
+    assert names.binding_name("ConfigMap", "c" * 253) != names.binding_name("Secret", "c" * 253)
 
 
 def test_work_name_matches_karmada_for_the_getting_started_deployment() -> None:
