@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flotilla.runtime.privatefiles import private_directory, private_file
+
 HUB_KUBECONFIG = "hub.kubeconfig"
 AGENT_JSON = "agent.json"
 AGENT_LOG = "agent.log"
@@ -61,12 +63,16 @@ class DataDir:
         return parse_registration(text, str(self.agent_json))
 
     def check(self) -> None:
-        """Fail with a clear message when the directory holds no hub credentials."""
+        """Fail with a clear message when the directory holds no hub credentials; make the directory,
+        the credentials and the log private (0700, 0600) if an older version left them readable."""
         if not self.hub_kubeconfig.is_file():
             raise AgentConfigError(
                 f"{self.hub_kubeconfig} not found: register the cluster first "
                 "(flotilla register HUB --token ... --data-dir DIR)"
             )
+        private_directory(self.path)
+        private_file(self.hub_kubeconfig)
+        private_file(self.path / AGENT_LOG)
 
     def replace_hub_kubeconfig(self, text: str) -> None:
         """Write `hub.kubeconfig` anew, atomically, readable by this user only."""

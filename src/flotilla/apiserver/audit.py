@@ -7,8 +7,11 @@ reads it. The policy is one level for every request (`--audit-level`):
 
 - `None`: nothing is written;
 - `Metadata`: the fields above;
-- `Request`: also the request body (`requestObject`) — except for Secrets and TokenReviews, whose
-  bodies hold credentials and are never logged.
+- `Request`: also the request body (`requestObject`) — except for Secrets, TokenReviews and Works
+  (a Work carries the Secrets it propagates), whose bodies hold credentials and are never logged.
+
+The log file and its rotated copies are readable by their owner only (0600); a directory the log
+needs is created 0700, and a log file left readable by others is tightened at start.
 
 The middleware never blocks the event loop on the disk: lines gather on the event loop and are
 handed to a writer thread in batches — every `HAND_OFF_SECONDS`, or as soon as `HAND_OFF_LINES` are
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import glob
 import os
 import queue
 import threading
@@ -45,6 +49,7 @@ from flotilla.apiserver.content import PATCH_TYPES, decode_body, decode_json_or_
 from flotilla.apiserver.identifiers import RandomIdentifiers
 from flotilla.apiserver.requestinfo import RequestInfo, request_info
 from flotilla.apiserver.responseheaders import escape_unsafe
+from flotilla.runtime.privatefiles import private_directory, private_file
 
 log = structlog.get_logger("flotilla.apiserver.audit")
 
@@ -54,7 +59,9 @@ AUDIT_ID_HEADER = "Audit-Id"
 AUDIT_ID_KEY = web.RequestKey("flotilla.audit.id", str)
 AUTHORIZATION_DECISION_KEY = web.RequestKey("flotilla.authorization.decision", tuple[bool, str])
 """Where the API middleware leaves the authorizer's (allowed, reason) for the audit annotations."""
-BODY_NEVER_LOGGED = frozenset({("", "secrets"), ("authentication.k8s.io", "tokenreviews")})
+BODY_NEVER_LOGGED = frozenset(
+    {("", "secrets"), ("authentication.k8s.io", "tokenreviews"), ("work.karmada.io", "works")}
+)
 _STOP: list[bytes] = []
 HAND_OFF_SECONDS = 0.02
 """Longest a line waits on the event loop before it is handed to the writer thread."""
@@ -203,8 +210,12 @@ class AuditLog:
     def start(self) -> None:
         if not self.enabled or self._thread is not None:
             return
-        assert self.settings.path is not None
-        self.settings.path.parent.mkdir(parents=True, exist_ok=True)
+        path = self.settings.path
+        assert path is not None
+        if not path.parent.exists():
+            private_directory(path.parent)
+        for existing in (path, *path.parent.glob(f"{glob.escape(path.name)}.*")):
+            private_file(existing)
         self._thread = threading.Thread(
             target=_write_lines,
             args=(self._queue, self._handed_over, self.settings),

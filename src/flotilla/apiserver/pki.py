@@ -240,7 +240,7 @@ def ensure_pki(directory: Path, extra_sans: list[str], now: datetime | None = No
     """Create what is missing under `directory`; reissue the serving certificate if it lacks a name."""
     now = now or datetime.now(UTC)
     paths = PKIPaths(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # private keys live here
     if not paths.ca_cert.exists() or not paths.ca_key.exists():
         ca_cert, ca_key = create_ca("flotilla-ca", now)
         _write_private(paths.ca_key, _key_pem(ca_key))

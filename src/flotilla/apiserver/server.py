@@ -6,8 +6,9 @@ makes sure the default namespaces exist, then listens (HTTPS only, TLS 1.2+) and
 the server's CA or a bearer token (static file, ServiceAccount, bootstrap); they are limited
 (in-flight with per-user shares, deadline, header sizes) and audited, and `/metrics` reports
 the flow control; a renewed serving certificate is picked up live.
-Secrets are encrypted at rest with the keys in `encryption-keys.yaml`; approved client-certificate
-requests are signed with the CA.
+Secrets (and the Works that carry them) are encrypted at rest with the keys in `encryption-keys.yaml`;
+approved client-certificate requests are signed with the CA. The data directory is its owner's alone
+(0700, files 0600 but certificates; looser modes left by older versions are tightened at start).
 `stop()` ends watches, drains in-flight requests and closes the store. Several instances can share
 one event loop: the simulator serves many member clusters from one process.
 """
@@ -37,6 +38,7 @@ from flotilla.apiserver.encryption import ENCRYPTION_KEYS_FILE, load_or_create
 from flotilla.apiserver.karmadacrds.install import install_karmada_crds
 from flotilla.apiserver.limits import LimitSettings, RequestLimits
 from flotilla.apiserver.metrics import install_metrics
+from flotilla.runtime.privatefiles import make_private
 from flotilla.storage import Backend
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
@@ -127,7 +129,7 @@ class APIServer:
 
     async def start(self) -> None:
         data_dir = self.settings.data_dir
-        data_dir.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(make_private, data_dir)
         extra = [*self.settings.cert_extra_sans]
         if self.settings.bind_address not in ("0.0.0.0", "::", ""):  # noqa: S104 - recognising
             extra.append(self.settings.bind_address)

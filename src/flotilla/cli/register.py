@@ -48,6 +48,7 @@ from flotilla.cli.registrationtokens import BootstrapToken, parse_ca_hash, parse
 from flotilla.client import APIStatusError, Client, ClientError, ClusterConfig, Forbidden, load_kubeconfig
 from flotilla.client.errors import Unauthorized
 from flotilla.client.kubeconfig import KubeconfigError
+from flotilla.runtime.privatefiles import private_directory
 
 NAMESPACE = GroupVersionKind("", "v1", "Namespace")
 AGENT_START_CHECK_SECONDS = 1.0
@@ -267,7 +268,7 @@ async def _check_identity(registration: Registration, deadline: float) -> None:
 
 
 def _write_data_dir(data_dir: Path, registration: Registration) -> None:
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_directory(data_dir)
     hub = registration.hub
     kubeconfig = hub_kubeconfig(
         hub.server, hub.ca_pem, registration.certificate_pem, registration.key_pem, registration.cluster_name

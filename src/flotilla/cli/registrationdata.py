@@ -104,7 +104,8 @@ def running_agent(data_dir: Path) -> int | None:
 
 def start_detached(command: list[str], data_dir: Path) -> int:
     """Start the agent in its own session, output appended to `agent.log`; its pid, also in `agent.pid`."""
-    with (data_dir / AGENT_LOG).open("ab") as log:
+    log_fd = os.open(data_dir / AGENT_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(log_fd, "ab") as log:
         process = subprocess.Popen(  # noqa: S603 - our own interpreter running our own command
             command,
             stdin=subprocess.DEVNULL,

@@ -1,4 +1,5 @@
-"""`flotilla secrets`: the keys that encrypt Secrets at rest — rotate one in, re-encrypt under it."""
+"""`flotilla secrets`: the keys that encrypt Secrets (and the Works carrying them) at rest — rotate
+one in, re-encrypt under it."""
 
 from __future__ import annotations
 
@@ -17,13 +18,13 @@ DATA_DIR = click.option(
 
 @click.group()
 def secrets() -> None:
-    """Encryption of Secrets at rest: rotate the key and re-encrypt the stored Secrets.
+    """Encryption of Secrets at rest: rotate the key and re-encrypt the stored Secrets and Works.
 
     \b
     Example — rotating a key (a running server picks up a new key when it restarts):
       flotilla secrets rotate-key --data-dir .flotilla/hub   # a new first key; the old ones still decrypt
       (stop the API server)
-      flotilla secrets reencrypt --data-dir .flotilla/hub    # every Secret under the new key
+      flotilla secrets reencrypt --data-dir .flotilla/hub    # every Secret and Work under the new key
       (the old keys may now be deleted from encryption-keys.yaml; start the API server)
     """
 
@@ -51,7 +52,9 @@ def rotate_key(data_dir: Path) -> None:
 @secrets.command("reencrypt")
 @DATA_DIR
 def reencrypt(data_dir: Path) -> None:
-    """Rewrite every stored Secret under the first key (offline: the API server must be stopped).
+    """Rewrite every stored Secret and Work under the first key (offline: the API server must be stopped).
+
+    Works are encrypted too: a Work propagating a Secret to a member cluster holds its data.
 
     Older versions of every object are compacted away and the store is vacuumed, so afterwards only
     the first key is needed to read the Secrets. Clients watching from before get 410 and relist.
@@ -66,6 +69,9 @@ def reencrypt(data_dir: Path) -> None:
         result = asyncio.run(encryption.reencrypt_offline(data_dir))
     except (encryption.EncryptionConfigError, encryption.StoreInUseError, encryption.DecryptionError) as exc:
         raise click.ClickException(str(exc)) from exc
+    rewritten = result.rewritten
     click.echo(
-        f"{result.rewritten} of {result.secrets} Secrets re-encrypted; all are now under key {result.key!r}"
+        f"{rewritten[encryption.SECRETS_PREFIX]} of {result.secrets} Secrets and "
+        f"{rewritten[encryption.WORKS_PREFIX]} of {result.works} Works re-encrypted; "
+        f"all are now under key {result.key!r}"
     )

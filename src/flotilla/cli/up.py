@@ -90,11 +90,12 @@ def up(
     from flotilla.cli.localhub import LocalHub, Progress, UpSettings
     from flotilla.cli.localhub_processes import port_in_use
     from flotilla.cli.localhub_state import StateError, UpLock, UpState, read_state, write_state
+    from flotilla.runtime.privatefiles import private_directory
 
     if members is not None and config_file is not None:
         raise click.UsageError("give either --members N or --config FILE, not both")
     data_dir = data_dir.resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_directory(data_dir)  # the hub's store and keys, member stores, admin kubeconfigs
     lock = UpLock(data_dir)
     if not lock.acquire():
         raise click.ClickException(_already_running(data_dir))

@@ -19,6 +19,7 @@ import structlog
 from aiohttp import web
 
 from flotilla.runtime.clock import Clock, SystemClock
+from flotilla.runtime.privatefiles import private_directory
 from flotilla.sim.cluster import SimulatedCluster
 from flotilla.sim.spec import ClusterSpec
 
@@ -51,7 +52,7 @@ class SimHost:
     # -- lifecycle ------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_directory(self.data_dir)  # each member's store, keys and kubeconfig
         limit = asyncio.Semaphore(self._concurrency)
 
         async def start_one(cluster: SimulatedCluster) -> None:

@@ -21,6 +21,10 @@ Reads run on a small pool of threads with their own connections (WAL readers nev
 Compaction deletes versions that were superseded at or before the compaction revision, and tombstones,
 in short transactions so writes interleave; SQLite reuses the freed pages, so a store under churn
 stops growing.
+
+The store holds every object, Secrets included, so its files are its owner's alone: the database is
+created 0600 before SQLite opens it (SQLite gives its -wal and -shm files the database's mode), a
+directory it creates is 0700, and store files left readable by others are tightened when it opens.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import functools
 import os
 import queue
 import sqlite3
+import stat
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -152,6 +157,23 @@ class _Watcher:
     queue: asyncio.Queue[list[Event] | None] = field(default_factory=asyncio.Queue)
 
 
+def _make_private(path: Path) -> None:
+    """Create the database file 0600 if missing; tighten it and its -wal and -shm files if looser."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        file = Path(f"{path}{suffix}")
+        try:
+            mode = stat.S_IMODE(file.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            file.chmod(mode & 0o600)
+            log.warning(
+                "store.permissions_tightened", path=str(file), mode=f"{mode:04o}", now=f"{mode & 0o600:04o}"
+            )
+
+
 def _connect(path: Path, synchronous: Synchronous) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -187,7 +209,8 @@ class SQLiteBackend:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._closing = False
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _make_private(self._path)
         conn = _connect(self._path, self._settings.synchronous)
         conn.executescript(SCHEMA)
         row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'kine'").fetchone()

@@ -1,4 +1,5 @@
-"""Secret encryption at rest: key file, AES-GCM envelope, storage hook and offline re-encryption."""
+"""Secret encryption at rest (Secrets and the Works carrying them): key file, AES-GCM envelope,
+storage hook and offline re-encryption."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ from pathlib import Path
 import orjson
 import pytest
 
+from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.apiserver import encryption as encryption_module
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.encryption import (
     ENVELOPE_PREFIX,
+    SECRETS_PREFIX,
+    WORKS_PREFIX,
     DecryptionError,
     EncryptionConfigError,
     EncryptionKey,
@@ -25,17 +30,27 @@ from flotilla.apiserver.encryption import (
     next_key_name,
     parse_keys,
     read_keys,
-    reencrypt_secrets,
+    reencrypt_stored,
     render_keys,
     rotate_key,
 )
+from flotilla.apiserver.karmadacrds.install import install_karmada_crds
 from flotilla.storage import CompactedError
 from flotilla.storage.memory import MemoryBackend
+from tests.unit.api.karmada.manifests import WORK, fresh
 
 SECRET = GroupVersionKind("", "v1", "Secret")
 CONFIG_MAP = GroupVersionKind("", "v1", "ConfigMap")
+NAMESPACE = GroupVersionKind("", "v1", "Namespace")
 KEY = "/registry/core/secrets/default/db"
+WORK_KEY = "/registry/work.karmada.io/works/karmada-es-sz/nginx-687f7fb96f"
 PLAINTEXT = b'{"data":{"password":"aHVudGVyMg=="}}'
+SECRET_MANIFEST = {
+    "apiVersion": "v1",
+    "kind": "Secret",
+    "metadata": {"name": "db", "namespace": "default"},
+    "data": {"password": "aHVudGVyMg=="},
+}
 
 
 def encryption(*names: str) -> SecretEncryption:
@@ -148,6 +163,23 @@ def test_a_value_moved_to_another_key_or_altered_does_not_decrypt() -> None:
         transformer.from_storage(KEY, ENVELOPE_PREFIX + b"key-1:abc")
 
 
+@pytest.mark.parametrize(
+    ("key", "covered"),
+    [
+        (KEY, True),
+        (WORK_KEY, True),
+        ("/registry/core/configmaps/default/db", False),
+        ("/registry/work.karmada.io/worksets/x/y", False),
+        ("/registry/core/secretsx/default/db", False),
+        ("/registry/policy.karmada.io/propagationpolicies/default/p", False),
+    ],
+)
+def test_secrets_and_works_are_covered_and_nothing_else(key: str, covered: bool) -> None:
+    """Both kinds that hold a Secret's data are encrypted; a prefix match needs the whole resource."""
+    assert encryption("key-1").applies_to(key) is covered
+    assert {SECRETS_PREFIX, WORKS_PREFIX} == set(encryption("key-1").prefixes)
+
+
 def test_values_stored_before_encryption_read_as_they_are() -> None:
     """A plaintext JSON value (no envelope prefix) is returned unchanged."""
     assert encryption("key-1").from_storage(KEY, PLAINTEXT) == PLAINTEXT
@@ -190,6 +222,51 @@ async def test_secrets_are_encrypted_in_the_store_and_plain_in_the_cache(api: Em
     assert [item.obj["data"] for item in page] == [{"password": "aHVudGVyMg=="}]
 
 
+async def test_works_are_encrypted_in_the_store_and_read_back_whole(api: EmbeddedAPI) -> None:
+    """A Work whose manifests hold a Secret is sealed in the store; the API serves its manifests."""
+    await install_karmada_crds(api.context)
+    client = api.client("test")
+    await client.create(NAMESPACE, {"metadata": {"name": "karmada-es-sz"}})
+    work = fresh(WORK)
+    work["spec"]["workload"]["manifests"].append(SECRET_MANIFEST)
+    await client.create(constants.WORK, work)
+    stored = await api.backend.get(WORK_KEY)
+    assert stored is not None and stored.value.startswith(ENVELOPE_PREFIX + b"key-1:")
+    assert b"aHVudGVyMg==" not in stored.value and b"nginx" not in stored.value
+    served = client.get(constants.WORK, "karmada-es-sz", "nginx-687f7fb96f")
+    assert served is not None
+    assert served["spec"]["workload"]["manifests"][-1]["data"] == {"password": "aHVudGVyMg=="}
+
+
+async def test_a_work_stored_in_plaintext_reads_and_its_next_write_encrypts_it(api: EmbeddedAPI) -> None:
+    """Migration: Works written before they were covered stay readable; an update seals them."""
+    await install_karmada_crds(api.context)
+    client = api.client("test")
+    await client.create(NAMESPACE, {"metadata": {"name": "karmada-es-sz"}})
+    work = fresh(WORK)
+    work["spec"]["workload"]["manifests"] = [SECRET_MANIFEST]
+    api.cache.transformer = None  # as a server before this version wrote it
+    await client.create(constants.WORK, work)
+    plain = await api.backend.get(WORK_KEY)
+    assert plain is not None and b"aHVudGVyMg==" in plain.value
+    restarted = EmbeddedAPI(api.backend)
+    restarted.cache.transformer = encryption("key-1")
+    await restarted.cache.start()
+    try:
+        cached = restarted.cache.get(WORK_KEY)
+        assert cached is not None
+        assert cached.obj["spec"]["workload"]["manifests"][0]["data"] == {"password": "aHVudGVyMg=="}
+    finally:
+        await restarted.cache.stop()
+    api.cache.transformer = encryption("key-1")
+    await client.patch(
+        constants.WORK, "karmada-es-sz", "nginx-687f7fb96f", {"metadata": {"labels": {"touched": "yes"}}}
+    )
+    sealed = await api.backend.get(WORK_KEY)
+    assert sealed is not None and sealed.value.startswith(ENVELOPE_PREFIX + b"key-1:")
+    assert b"aHVudGVyMg==" not in sealed.value
+
+
 async def test_a_restarted_cache_decrypts_what_it_loads(api: EmbeddedAPI) -> None:
     """A new watch cache over the same store (a server restart) reads encrypted Secrets back."""
     client = api.client("test")
@@ -223,12 +300,17 @@ async def test_reencryption_moves_every_secret_to_the_first_key_and_drops_older_
     current = await backend.create(
         "/registry/core/secrets/a/current", rotated.to_storage("/registry/core/secrets/a/current", PLAINTEXT)
     )
+    work_keys = [f"{WORKS_PREFIX}karmada-es-m/w{i}" for i in range(5)]
+    for index, work_key in enumerate(work_keys):  # plaintext, old key, current key
+        value = (PLAINTEXT, old.to_storage(work_key, PLAINTEXT), rotated.to_storage(work_key, PLAINTEXT))
+        await backend.create(work_key, value[index % 3])
 
-    result = await reencrypt_secrets(backend, rotated)
+    result = await reencrypt_stored(backend, rotated)
 
-    assert (result.secrets, result.rewritten, result.key) == (3, 2, "key-2")
+    assert (result.secrets, result.works, result.key) == (3, 5, "key-2")
+    assert result.rewritten == {SECRETS_PREFIX: 2, WORKS_PREFIX: 4}
     only_new = SecretEncryption(encryption("key-2").keys)
-    for key in (plain_key, old_key, "/registry/core/secrets/a/current"):
+    for key in (plain_key, old_key, "/registry/core/secrets/a/current", *work_keys):
         found = await backend.get(key)
         assert found is not None and only_new.from_storage(key, found.value) == PLAINTEXT
     unchanged = await backend.get(config_key)
@@ -237,6 +319,20 @@ async def test_reencryption_moves_every_secret_to_the_first_key_and_drops_older_
     assert current_secret is not None and current_secret.mod_revision == current
     with pytest.raises(CompactedError):
         await backend.get(plain_key, revision=first)
+    await backend.close()
+
+
+async def test_reencryption_pages_through_many_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Objects are read a page at a time; every page is rewritten, none skipped or repeated."""
+    monkeypatch.setattr(encryption_module, "REENCRYPT_PAGE", 3)
+    backend = MemoryBackend()
+    await backend.start()
+    for index in range(10):
+        await backend.create(f"{WORKS_PREFIX}karmada-es-m/w{index:02d}", PLAINTEXT)
+    result = await reencrypt_stored(backend, encryption("key-1"))
+    assert (result.works, result.rewritten[WORKS_PREFIX]) == (10, 10)
+    found = await backend.range(WORKS_PREFIX)
+    assert all(kv.value.startswith(ENVELOPE_PREFIX + b"key-1:") for kv in found.kvs)
     await backend.close()
 
 
