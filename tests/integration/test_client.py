@@ -11,6 +11,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client, Conflict, NotFound, Unavailable, load_kubeconfig
 from flotilla.client.informer import Informer
 from tests.integration.harness import ServerProcess
+from tests.support.waiting import eventually_async
 
 CM = GroupVersionKind("", "v1", "ConfigMap")
 
@@ -44,7 +45,7 @@ async def test_crud_apply_and_errors(server: ServerProcess) -> None:
 
 async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_path: Path) -> None:
     """An informer sees changes; after its resume point is compacted it relists and reports the difference."""
-    small = ServerProcess(tmp_path / "hub", ["--history-window", "5"]).start()
+    small = ServerProcess(tmp_path / "hub", ["--history-window", "5", "--compaction-interval", "0.2"]).start()
     try:
         async with Client(load_kubeconfig(small.kubeconfig)) as client:
             informer = Informer(client, CM, namespace="default", watch_timeout=1)
@@ -61,6 +62,8 @@ async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_pa
             for i in range(10):
                 await client.create(configmap(f"burst-{i}"))
             await client.delete(CM, "live", "default")
+            # The store replays any revision it has not compacted; wait until it compacted `stale`.
+            await eventually_async(lambda: _compacted(client, stale))
             informer.resource_version = stale
             informer.start()
             await _eventually(lambda: ("DELETED", "live") in seen and ("ADDED", "burst-9") in seen)
@@ -78,6 +81,13 @@ async def test_unreachable_server_raises_unavailable(tmp_path: Path) -> None:
     async with Client(config, timeout=3) as client:
         with pytest.raises(Unavailable):
             await client.get(CM, "x", "default")
+
+
+async def _compacted(client: Client, revision: str) -> bool:
+    """Whether a watch from `revision` is answered 410 (its first event an ERROR)."""
+    async for event in client.watch(CM, "default", resource_version=revision, timeout_seconds=1):
+        return event.type == "ERROR"
+    return False
 
 
 async def _eventually(predicate: object, timeout: float = 10.0) -> None:
