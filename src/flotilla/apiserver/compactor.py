@@ -1,11 +1,12 @@
 """Automatic compaction: keep a window of recent revisions, forget older history.
 
 kube-apiserver compacts etcd every five minutes; Flotilla does the same on its own store, keeping
-the last `history_window` revisions — exactly the history its watch cache replays to clients that
-resume a watch. Under heavy churn it does not wait for the interval: once more than twice the window
-has accumulated since the last compaction it compacts at once, so the store stays bounded (SQLite
-reuses the freed pages: a store under steady churn stops growing). Watchers that fall behind the
-window get 410 Expired and relist, as with kube-apiserver.
+at least the last `history_window` revisions — the history its watch cache replays to clients that
+resume a watch (the recent part from memory, the rest from the store: `watchhistory.py`). Under
+heavy churn it does not wait for the interval: once more than twice the window has accumulated
+since the last compaction it compacts at once, so the store stays bounded (SQLite reuses the freed
+pages: a store under steady churn stops growing). Watchers resuming from a compacted revision get
+410 Expired and relist, as with kube-apiserver.
 """
 
 from __future__ import annotations
