@@ -21,6 +21,7 @@ import yaml
 from flotilla.apiserver import errors
 from flotilla.apiserver.objectbounds import (
     MAX_BODY_BYTES,
+    MAX_DEPTH,
     check_body_size,
     check_depth,
     may_exceed_depth,
@@ -28,6 +29,7 @@ from flotilla.apiserver.objectbounds import (
 )
 from flotilla.apiserver.protobuf import ProtobufError, UnsupportedKindError, decode_object
 from flotilla.apiserver.yamlbodies import decode_yaml_document
+from flotilla.runtime.garbage import collection_paused
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -167,8 +169,19 @@ async def read_body(body: bytes, content_type: str | None, *, find_duplicates: b
         len(body) > IN_LOOP_BODY_BYTES and (media == PROTOBUF or (media == JSON and find_duplicates))
     )
     if costly and len(body) <= MAX_BODY_BYTES:
-        return await asyncio.to_thread(decode_body, body, content_type, find_duplicates=find_duplicates)
+        return await asyncio.to_thread(_decode_paused, body, content_type, find_duplicates)
     return decode_body(body, content_type, find_duplicates=find_duplicates)
+
+
+def _decode_paused(body: bytes, content_type: str | None, find_duplicates: bool) -> DecodedBody:
+    """`decode_body` in a worker thread, with the collector paused (see `collection_paused`)."""
+    with collection_paused():
+        return decode_body(body, content_type, find_duplicates=find_duplicates)
+
+
+def _decode_yaml_paused(body: bytes, max_depth: int) -> Any:
+    with collection_paused():
+        return decode_yaml_document(body, max_depth).value
 
 
 def _decode_json(body: bytes, find_duplicates: bool) -> DecodedBody:
@@ -218,27 +231,28 @@ def decode_yaml(body: bytes) -> Any:
     return decode_yaml_document(body).value
 
 
-def decode_json_or_yaml(body: bytes) -> Any:
-    """A body that may be JSON or YAML (patches, apply configurations): JSON first, it is faster."""
+def decode_json_or_yaml(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """A body that may be JSON or YAML (patches, apply configurations): JSON first, it is faster.
+    `max_depth` is more than MAX_DEPTH for a body that wraps objects (a JSON patch's operations)."""
     check_body_size(body)
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return decode_yaml_document(body).value
-    if may_exceed_depth(body):
-        check_depth(obj)
+        return decode_yaml_document(body, max_depth).value
+    if may_exceed_depth(body, max_depth):
+        check_depth(obj, limit=max_depth)
     return obj
 
 
-async def read_json_or_yaml(body: bytes) -> Any:
+async def read_json_or_yaml(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
     """`decode_json_or_yaml`, with YAML read in a worker thread."""
     check_body_size(body)
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return await asyncio.to_thread(decode_yaml, body)
-    if may_exceed_depth(body):
-        check_depth(obj)
+        return await asyncio.to_thread(_decode_yaml_paused, body, max_depth)
+    if may_exceed_depth(body, max_depth):
+        check_depth(obj, limit=max_depth)
     return obj
 
 

@@ -56,17 +56,17 @@ def too_large(size: int, what: str = "the object") -> errors.RequestEntityTooLar
     )
 
 
-def too_deep(what: str = "the request body") -> errors.BadRequest:
-    """400 for nesting past MAX_DEPTH."""
+def too_deep(what: str = "the request body", limit: int = MAX_DEPTH) -> errors.BadRequest:
+    """400 for nesting past `limit` (MAX_DEPTH, or a little more for a body that wraps objects)."""
     return errors.BadRequest(
-        f"{what} is nested too deeply: objects and lists may be nested at most {MAX_DEPTH} levels deep"
+        f"{what} is nested too deeply: objects and lists may be nested at most {limit} levels deep"
     )
 
 
-def may_exceed_depth(body: bytes) -> bool:
-    """Whether JSON text `body` could nest deeper than MAX_DEPTH: not unless it opens that many
+def may_exceed_depth(body: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text `body` could nest deeper than `limit`: not unless it opens that many
     objects and lists in all (a count at C speed that spares most bodies the walk of `nesting_depth`)."""
-    return body.count(b"{") + body.count(b"[") > MAX_DEPTH
+    return body.count(b"{") + body.count(b"[") > limit
 
 
 def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
@@ -89,10 +89,10 @@ def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def check_depth(value: Any, what: str = "the request body") -> None:
-    """400 when `value` nests deeper than MAX_DEPTH."""
-    if nesting_depth(value) > MAX_DEPTH:
-        raise too_deep(what)
+def check_depth(value: Any, what: str = "the request body", limit: int = MAX_DEPTH) -> None:
+    """400 when `value` nests deeper than `limit`."""
+    if nesting_depth(value, limit) > limit:
+        raise too_deep(what, limit)
 
 
 def encode_for_storage(obj: dict[str, Any]) -> bytes:

@@ -79,7 +79,7 @@ class YAMLDocument:
     duplicate_fields: list[str] = field(default_factory=list)
 
 
-def decode_yaml_document(body: bytes) -> YAMLDocument:
+def decode_yaml_document(body: bytes, max_depth: int = MAX_DEPTH) -> YAMLDocument:
     """The JSON value of a one-document YAML body; 400 when it is not valid YAML or cannot be JSON,
     400 when nested or aliased past the bounds, 413 when it would expand past MAX_OBJECT_BYTES."""
     loader = _Loader(body)
@@ -88,12 +88,12 @@ def decode_yaml_document(body: bytes) -> YAMLDocument:
             node = loader.get_single_node()
             if node is None:
                 return YAMLDocument(None)
-            duplicates = measure(node).duplicates
+            duplicates = measure(node, max_depth).duplicates
             data = loader.construct_document(node)
         except yaml.YAMLError as exc:
             raise errors.BadRequest(f"the body of the request is not valid YAML: {exc}") from exc
         except RecursionError as exc:  # PyYAML's pure-Python parser, when libyaml is missing
-            raise too_deep() from exc
+            raise too_deep(limit=max_depth) from exc
     finally:
         loader.dispose()
     return YAMLDocument(to_json_value(data, ""), duplicates)
@@ -116,7 +116,7 @@ class _Stats:
     depth: int = 1
 
 
-def measure(root: yaml.Node) -> GraphSize:
+def measure(root: yaml.Node, max_depth: int = MAX_DEPTH) -> GraphSize:
     """Measure the expansion of `root`'s graph without expanding it; raise when past a bound.
 
     One depth-first walk in document order, without entering aliases: the first time a node is
@@ -163,8 +163,8 @@ def measure(root: yaml.Node) -> GraphSize:
             stats[id(node)] = total
             if total.json_bytes > MAX_OBJECT_BYTES:
                 raise too_large(total.json_bytes, "the YAML body, with its aliases expanded,")
-            if total.depth > MAX_DEPTH:
-                raise too_deep()
+            if total.depth > max_depth:
+                raise too_deep(limit=max_depth)
             if stack:
                 add(stack[-1][3], total, is_alias=False)
             else:

@@ -38,6 +38,12 @@ class Answer:
     headers: dict[str, str]
     body: Any
     raw: bytes
+    header_lines: list[tuple[str, str]] = field(default_factory=list)
+    """Every header as sent, in order (`headers` keeps one value of a repeated header)."""
+
+    def header_values(self, name: str) -> list[str]:
+        """All values of a header that may repeat (`Warning`)."""
+        return [value for key, value in self.header_lines if key.lower() == name.lower()]
 
     @property
     def reason(self) -> str:
@@ -115,7 +121,7 @@ class Probe:
             parsed: Any = json.loads(raw)
         except ValueError:
             parsed = raw.decode(errors="replace")
-        return Answer(response.status, dict(response.headers), parsed, raw)
+        return Answer(response.status, dict(response.headers), parsed, raw, list(response.headers.items()))
 
     def responsiveness(self, limit: float = READY_LIMIT_SECONDS) -> Responsiveness:
         return Responsiveness(self, limit)

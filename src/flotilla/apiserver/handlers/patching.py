@@ -24,7 +24,7 @@ from flotilla.apiserver.content import (
     media_type_of,
     read_json_or_yaml,
 )
-from flotilla.apiserver.objectbounds import check_body_size
+from flotilla.apiserver.objectbounds import MAX_DEPTH, check_body_size
 from flotilla.apiserver.patch import PatchError, apply_merge_patch, apply_strategic_merge_patch
 from flotilla.apiserver.patch.json_patch import (
     MalformedPatch,
@@ -75,7 +75,7 @@ def decode_patch(kind: str, body: bytes) -> DecodedPatch:
     """A patch body checked for its type: malformed is 400, too many operations 413."""
     _check_not_empty(body)
     try:
-        value = decode_json_or_yaml(body)
+        value = decode_json_or_yaml(body, _body_depth(kind))
     except errors.BadRequest as exc:
         raise errors.BadRequest(f"error decoding patch: {exc.message}") from exc
     return _patch_of(kind, value, len(body))
@@ -85,10 +85,16 @@ async def read_patch(kind: str, body: bytes) -> DecodedPatch:
     """`decode_patch`, with a YAML body read in a worker thread."""
     _check_not_empty(body)
     try:
-        value = await read_json_or_yaml(body)
+        value = await read_json_or_yaml(body, _body_depth(kind))
     except errors.BadRequest as exc:
         raise errors.BadRequest(f"error decoding patch: {exc.message}") from exc
     return _patch_of(kind, value, len(body))
+
+
+def _body_depth(kind: str) -> int:
+    """A JSON patch wraps each value in an operation in a list, two levels more than the object
+    (what the operations build is checked as they apply); a merge patch is as deep as the object."""
+    return MAX_DEPTH + 2 if kind == JSON_PATCH else MAX_DEPTH
 
 
 def _check_not_empty(body: bytes) -> None:
