@@ -14,6 +14,7 @@ from flotilla.apiserver import discovery, errors
 from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.audit import AUTHORIZATION_DECISION_KEY, AuditLog
 from flotilla.apiserver.authn import ANONYMOUS
+from flotilla.apiserver.authn.impersonation import asks_to_impersonate, impersonate
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.context import CONTEXT, APIContext
 from flotilla.apiserver.handlers.dispatch import handle_resource
@@ -90,8 +91,15 @@ def forbidden(attributes: AuthorizationAttributes, reason: str) -> errors.APIErr
 
 
 async def _authenticate(request: web.Request) -> AuthorizationAttributes:
-    """Who sent the request; the user is kept on the request for admission, field managers and audit."""
-    user = await request.app[CONTEXT].authenticator.authenticate(request) or ANONYMOUS
+    """Who sent the request, or whom it acts as (impersonation); the user is kept on the request for
+    admission, field managers and audit."""
+    ctx = request.app[CONTEXT]
+    user = await ctx.authenticator.authenticate(request) or ANONYMOUS
+    if asks_to_impersonate(request.headers):
+        user, denied = impersonate(request.headers, user, ctx.authorizer)
+        if denied is not None:
+            request["user"] = user
+            raise forbidden(denied, "")
     request["user"] = user
     return _attributes(request, user)
 
