@@ -12,6 +12,8 @@ drop the parts that need configuration objects and queues:
   with its own seats. Long-running requests (watches, proxies, streams) take no seat, as before.
   `system:masters` is kube's `exempt` level: never limited and never counted — the hub's own
   controller manager and simulated clusters act as it, Pull agents and ServiceAccounts do not.
+  Health probes (`/healthz`, `/readyz`, `/livez`, from anyone) are exempt too, as kube's `probes`
+  FlowSchema makes them: a load balancer must not read a busy server as a dead one.
 - **Flows** are users: the authenticated user name, so each ServiceAccount
   (`system:serviceaccount:<ns>:<name>`) and each Pull agent (`system:karmada:agent:<cluster>`) is a
   flow of its own, and everyone anonymous shares one.
@@ -43,8 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from flotilla.api.karmada.agentrbac import AGENT_GROUP
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authz import MASTERS_GROUP
+from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes
 from flotilla.runtime.health import MetricFamily
 
 SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
@@ -54,6 +55,7 @@ class FlowSchema(enum.StrEnum):
     """What kind of client a flow is: the `flow_schema` label of the metrics (kube's default names)."""
 
     EXEMPT = "exempt"
+    PROBES = "probes"
     SERVICE_ACCOUNTS = "service-accounts"
     KARMADA_AGENTS = "karmada-agents"
     GLOBAL_DEFAULT = "global-default"
@@ -71,18 +73,27 @@ class Rejection(enum.StrEnum):
 EXEMPT_LEVEL = "exempt"
 READ_ONLY_LEVEL = "readOnly"
 MUTATING_LEVEL = "mutating"
+EXEMPT_SCHEMAS = frozenset({FlowSchema.EXEMPT, FlowSchema.PROBES})
+PROBE_PATHS = ("/healthz", "/readyz", "/livez")
 
 
-def flow_schema_of(user: UserInfo) -> FlowSchema:
-    """The flow schema a user's requests fall under (by group, as kube's FlowSchemas match)."""
-    groups = user.groups
+def flow_schema_of(attributes: AuthorizationAttributes) -> FlowSchema:
+    """The flow schema a request falls under: health probes by path, the rest by the user's
+    groups, as kube's default FlowSchemas match them."""
+    groups = attributes.user.groups
     if MASTERS_GROUP in groups:
         return FlowSchema.EXEMPT
+    if not attributes.resource_request and _is_probe(attributes.path):
+        return FlowSchema.PROBES
     if SERVICE_ACCOUNTS_GROUP in groups:
         return FlowSchema.SERVICE_ACCOUNTS
     if AGENT_GROUP in groups:
         return FlowSchema.KARMADA_AGENTS
     return FlowSchema.GLOBAL_DEFAULT
+
+
+def _is_probe(path: str) -> bool:
+    return any(path == probe or path.startswith(probe + "/") for probe in PROBE_PATHS)
 
 
 def fair_share(limit: int, flows: int, minimum: int) -> int:

@@ -5,7 +5,8 @@
   once with 429 TooManyRequests, `Retry-After: 1` and `details.retryAfterSeconds: 1`; client-go
   retries it. Long-running requests (watches, logs, exec/attach/port-forward/proxy) are not counted,
   and, as kube's exempt priority level, `system:masters` is never refused nor counted — it is the
-  cluster's own super-user, and the hub's controllers and simulated clusters act as it.
+  cluster's own super-user, and the hub's controllers and simulated clusters act as it — nor are
+  health probes (`/healthz`, `/readyz`, `/livez`).
 - **Per-user fairness** (`--enable-priority-and-fairness`, on by default): inside each limit a user
   may hold only a fair share of the seats, so one client cannot starve the others; see
   `flowcontrol.py` for the arithmetic and why it was chosen.
@@ -31,6 +32,7 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.flowcontrol import (
     EXEMPT_LEVEL,
+    EXEMPT_SCHEMAS,
     MUTATING_LEVEL,
     READ_ONLY_LEVEL,
     FlowControlMetrics,
@@ -98,8 +100,8 @@ class RequestLimits:
         refuse it with 429 at once."""
         if is_long_running(attributes.verb, attributes.subresource):
             return _Slot(self, None, "", FlowSchema.EXEMPT)
-        schema = flow_schema_of(attributes.user)
-        if schema is FlowSchema.EXEMPT:
+        schema = flow_schema_of(attributes)
+        if schema in EXEMPT_SCHEMAS:
             self.metrics.dispatched[EXEMPT_LEVEL, schema] += 1
             return _Slot(self, None, "", schema)
         level = self.read_only if attributes.verb in READ_ONLY_VERBS else self.mutating

@@ -160,10 +160,10 @@ def test_reads_and_writes_have_separate_shares() -> None:
 
 def test_each_service_account_and_agent_is_a_flow_of_its_own() -> None:
     """Flows are user names; schemas come from the groups, as kube's FlowSchemas match them."""
-    assert flow_schema_of(ROBOT) is FlowSchema.SERVICE_ACCOUNTS
-    assert flow_schema_of(AGENT) is FlowSchema.KARMADA_AGENTS
-    assert flow_schema_of(ALICE) is FlowSchema.GLOBAL_DEFAULT
-    assert flow_schema_of(ADMIN) is FlowSchema.EXEMPT
+    assert flow_schema_of(attributes("get", ROBOT)) is FlowSchema.SERVICE_ACCOUNTS
+    assert flow_schema_of(attributes("get", AGENT)) is FlowSchema.KARMADA_AGENTS
+    assert flow_schema_of(attributes("get", ALICE)) is FlowSchema.GLOBAL_DEFAULT
+    assert flow_schema_of(attributes("get", ADMIN)) is FlowSchema.EXEMPT
     other_robot = UserInfo("system:serviceaccount:apps:other", ROBOT.groups)
     limits = RequestLimits(LimitSettings(max_mutating_requests_inflight=4))
     taken, seats = fill(limits, ROBOT, "update")
@@ -171,6 +171,25 @@ def test_each_service_account_and_agent_is_a_flow_of_its_own() -> None:
     with limits.admit(attributes("update", other_robot)):
         pass
     seats.close()
+
+
+def path_request(path: str, user: UserInfo = ALICE) -> AuthorizationAttributes:
+    return AuthorizationAttributes(user, "get", False, path=path)
+
+
+def test_health_probes_are_exempt_from_any_user() -> None:
+    """/healthz, /readyz, /livez (and their checks) pass a full level uncounted; /metrics does not."""
+    limits = RequestLimits(LimitSettings(max_requests_inflight=1))
+    anonymous = UserInfo("system:anonymous", ("system:unauthenticated",))
+    with limits.admit(path_request("/version", BOB)):
+        for path in ("/readyz", "/healthz", "/livez/ping", "/readyz/watch-cache"):
+            with limits.admit(path_request(path, anonymous)):
+                assert limits.read_only_inflight == 1
+        with pytest.raises(errors.TooManyRequests):
+            limits.admit(path_request("/metrics", ALICE))
+        with pytest.raises(errors.TooManyRequests):
+            limits.admit(path_request("/readyzz", ALICE))
+    assert flow_schema_of(path_request("/readyz")) is FlowSchema.PROBES
 
 
 def test_rejections_are_counted_by_level_schema_and_reason_never_by_user() -> None:
