@@ -489,3 +489,34 @@ def test_impersonating_groups_extra_or_a_uid_without_a_user_is_400(
     assert answer.is_status(400), answer.body
     assert "without impersonating a user" in answer.message
     assert_absent(probe, f"{CONFIGMAPS}/impersonated")
+
+
+# -- found by the fuzzer ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "code", "message"),
+    [
+        ('{"spec": 1}', MERGE_PATCH, 400, "metadata and spec must be objects"),
+        ('{"metadata": 1}', MERGE_PATCH, 400, "metadata and spec must be objects"),
+        ('{"spec": 1, "apiVersion": "autoscaling/v1", "kind": "Scale"}', APPLY, 400, "metadata and spec"),
+        ('{"spec": {"replicas": {"a": 1}}}', MERGE_PATCH, 400, 'got {"a":1}'),
+        ('{"spec": {"replicas": 4294967296}}', MERGE_PATCH, 400, "must be a 32-bit integer"),
+        ('{"spec": {"replicas": -1}}', MERGE_PATCH, 422, "must be greater than or equal to 0"),
+    ],
+)
+def test_a_scale_that_is_not_a_scale_is_refused(
+    probe: Probe, body: str, content_type: str, code: int, message: str
+) -> None:
+    """A patch of /scale leaving spec a number was a 500 (AttributeError); kube cannot decode it: 400."""
+    probe.send("POST", DEPLOYMENTS, deployment("scaled"))
+    answer = probe.send(
+        "PATCH",
+        f"{DEPLOYMENTS}/scaled/scale?fieldManager=m",
+        body,
+        content_type=content_type,
+        timeout=DEADLINE,
+    )
+    assert answer.is_status(code), answer.body
+    assert message in answer.message
+    assert probe.send("GET", f"{DEPLOYMENTS}/scaled").body["spec"]["replicas"] == 1

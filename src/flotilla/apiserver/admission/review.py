@@ -16,12 +16,13 @@ import binascii
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonpatch
 import orjson
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
+from flotilla.apiserver.patch.errors import PatchError
+from flotilla.apiserver.patch.json_patch import apply_operations, decode_operations
 
 ADMISSION_GROUP = "admission.k8s.io"
 REVIEW_VERSIONS = ("v1", "v1beta1")
@@ -248,11 +249,14 @@ def decode_patch(patch: bytes) -> list[Any]:
 
 
 def apply_patch(obj: dict[str, Any], operations: list[Any]) -> dict[str, Any]:
-    """`obj` with a webhook's JSON patch applied (a new dict); a patch that does not apply is a 500."""
+    """`obj` with a webhook's JSON patch applied (a new dict); a patch that does not apply is a 500.
+
+    Within the same bounds as a client's JSON patch (kube's copy limit is process-wide too): a
+    webhook that answers with copies doubling a value cannot freeze the server either."""
     try:
-        patched = jsonpatch.JsonPatch(operations).apply(obj, in_place=False)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
-        raise internal_error(str(exc)) from None
+        patched = apply_operations(orjson.loads(orjson.dumps(obj)), decode_operations(operations))
+    except PatchError as exc:
+        raise internal_error(exc.message) from None
     if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
         raise internal_error("the patched object is not an object with metadata")
     return patched

@@ -236,6 +236,34 @@ async def server_side_apply(
 
 # -- scale -----------------------------------------------------------------------------------------
 
+INT32_MAX = 2**31 - 1
+
+
+def _scale_replicas(wanted: dict[str, Any], name: str) -> int:
+    """The replicas of a Scale as kube decodes one: spec and metadata objects, replicas an int32
+    (absent is 0) — else 400 — and not negative, else 422."""
+    spec, metadata = wanted.get("spec") or {}, wanted.get("metadata") or {}
+    replicas = spec.get("replicas", 0) if isinstance(spec, dict) else None
+    if not isinstance(metadata, dict) or not isinstance(spec, dict):
+        problem = "metadata and spec must be objects"
+    elif type(replicas) is not int or replicas > INT32_MAX:
+        problem = f"spec.replicas must be a 32-bit integer, got {fielderrors.format_value(replicas)}"
+    else:
+        problem = ""
+    if problem:
+        raise errors.BadRequest(f'Scale in version "v1" cannot be handled as a Scale: {problem}')
+    assert isinstance(replicas, int)
+    if replicas < 0:
+        error = fielderrors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")
+        raise errors.Invalid(
+            f'Scale.autoscaling "{name}" is invalid: {error}',
+            name=name,
+            group="autoscaling",
+            kind="Scale",
+            causes=[error.cause()],
+        )
+    return replicas
+
 
 async def get_scale(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
@@ -265,21 +293,8 @@ async def write_scale(
             wanted = normalize.check_kind(
                 served, decoded.obj, expected_kind="Scale", expected_api_version="autoscaling/v1"
             )
+        replicas = _scale_replicas(wanted, info.name)
         pinned[0] = str((wanted.get("metadata") or {}).get("resourceVersion") or "")
-        replicas = (wanted.get("spec") or {}).get("replicas")
-        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-            raise errors.Invalid(
-                f'Scale.autoscaling "{info.name}" is invalid: spec.replicas: Invalid value: {replicas}: '
-                "must be greater than or equal to 0",
-                name=info.name,
-                group="autoscaling",
-                kind="Scale",
-                causes=[
-                    fielderrors.invalid(
-                        "spec.replicas", replicas, "must be greater than or equal to 0"
-                    ).cause()
-                ],
-            )
         return scale.with_replicas(served, current.copy(), replicas)
 
     item = await update_flow(
