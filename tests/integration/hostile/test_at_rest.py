@@ -17,6 +17,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,8 +28,9 @@ import pytest
 import yaml
 
 from tests.integration.federation import Federation, members_named, propagation_policy, resource_selector
-from tests.integration.harness import Kubectl, ServerProcess, wait_until
+from tests.integration.harness import Kubectl, ServerProcess
 from tests.integration.hostile.probe import Probe
+from tests.support.waiting import eventually
 
 ENVELOPE = b"k8s:enc:aesgcm:v1:"
 
@@ -78,7 +80,9 @@ def test_a_propagated_secret_is_in_no_store_in_plaintext(
         {"clusterAffinity": {"clusterNames": ["m1"]}},
     )
     hub("apply", "-n", ns, "-f", "-", input=yaml.safe_dump(policy))
-    wait_until(lambda: members["m1"].succeeds("get", "secret", "db", "-n", ns), message="the Secret on m1")
+    eventually(
+        lambda: members["m1"].succeeds("get", "secret", "db", "-n", ns), timeout=60, what="the Secret on m1"
+    )
 
     works = json.loads(hub("get", "works", "-n", "karmada-es-m1", "-o", "json"))["items"]
     manifests = [m for work in works for m in work["spec"]["workload"]["manifests"]]
@@ -202,7 +206,7 @@ def test_the_data_directory_is_private_and_a_loose_one_is_tightened(stoppable: S
     data = stoppable.data_dir
     pki = data / "pki"
     assert Probe(stoppable).send("GET", "/api/v1/namespaces").status == 200
-    wait_until(lambda: (data / "audit.log").exists(), message="the audit log written")
+    eventually((data / "audit.log").exists, what="the audit log written")
     assert mode(data) == mode(pki) == 0o700
     for name in PRIVATE_FILES:
         assert mode(data / name) == 0o600, name
@@ -290,5 +294,57 @@ def test_a_watch_resumed_from_history_kept_only_on_disk_gets_every_change(tmp_pa
             assert followed["object"]["metadata"]["resourceVersion"] == live["metadata"]["resourceVersion"]
         finally:
             watch.close()
+    finally:
+        assert server.stop() == 0
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_the_history_of_a_large_object_stays_within_its_byte_bound(tmp_path: Path) -> None:
+    """D3: 120 updates of a 900 KB ConfigMap, each sent to a watcher, grow the server by far less
+    than the 108 MB the versions weigh (it grew ~4.7 MB per update when every version stayed in memory)."""
+    server = ServerProcess(tmp_path / "hub", ["--history-max-bytes", str(8 * 1024 * 1024)]).start()
+    try:
+        assert server.process is not None
+        probe = Probe(server)
+        created = probe.send(
+            "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "big"}, "data": {}}
+        )
+        assert created.status == 201, created.body
+        start = created.body["metadata"]["resourceVersion"]
+        watch = WatchStream(
+            probe, f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={start}"
+        )
+        seen: list[int] = []
+        last = [0]  # the revision to read up to, once the writes are done
+
+        def read() -> None:
+            while not (last[0] and seen and seen[-1] >= last[0]):
+                (event,) = watch.events(1)
+                seen.append(int(event["object"]["metadata"]["resourceVersion"]))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            current = created.body
+            for i in range(5):  # first allocations of buffers that large are not what is measured
+                current = put(probe, current, f"{i:04d}" + "x" * 900_000)
+            before = rss_bytes(server.process.pid)
+            for i in range(120):
+                current = put(probe, current, f"{i:04d}" + "x" * 900_000)
+            last[0] = int(current["metadata"]["resourceVersion"])
+            # One more event, in case the reader took the last update before `last` was set.
+            nudge = {"metadata": {"name": "nudge"}, "data": {}}
+            assert probe.send("POST", "/api/v1/namespaces/default/configmaps", nudge).status == 201
+            eventually(lambda: not reader.is_alive(), timeout=60, what="the watcher received every update")
+            growth = rss_bytes(server.process.pid) - before
+        finally:
+            watch.close()
+        assert growth < 120 * 900_000, f"RSS grew {growth / 2**20:.0f} MiB over 120 updates of 900 KB"
     finally:
         assert server.stop() == 0
