@@ -67,6 +67,8 @@ log = structlog.get_logger("flotilla.apiserver.watchcache")
 REGISTRY_PREFIX = "/registry/"
 HISTORY_MAX_BYTES = 64 * 1024 * 1024
 REPLAY_PAGE_BYTES = 4 * 1024 * 1024
+WATCHER_QUEUE_BYTES = 64 * 1024 * 1024
+"""Changes a watcher may have queued, in stored bytes, before it is closed as too slow (0: no limit)."""
 
 
 class Bucket:
@@ -128,12 +130,14 @@ class WatchCache:
         history_max_bytes: int = HISTORY_MAX_BYTES,
         replay_page_bytes: int = REPLAY_PAGE_BYTES,
         max_watcher_queue: int = 10000,
+        max_watcher_queue_bytes: int = WATCHER_QUEUE_BYTES,
         transformer: StorageTransformer | None = None,
     ) -> None:
         self._backend = backend
         # Applied to the stored values it covers (both ways: see `ObjectStore.encode`); set before start.
         self.transformer = transformer
         self._max_queue = max_watcher_queue
+        self._max_queue_bytes = max_watcher_queue_bytes
         self._buckets: dict[str, Bucket] = {}
         self.history = History(
             backend, window=history_window, max_bytes=history_max_bytes, page_bytes=replay_page_bytes
@@ -372,7 +376,7 @@ class WatchCache:
         than a page of the in-memory history catches up in a task (see `watchers.py`).
         """
         bucket = self.bucket(prefix)
-        watcher = Watcher(namespace, predicate, self._max_queue)
+        watcher = Watcher(namespace, predicate, self._max_queue, self._max_queue_bytes)
         until = self.revision
         if after is None:
             objects: Iterable[CachedObject] = bucket.list(namespace)

@@ -2,8 +2,10 @@
 
 A watcher is offered every change of its resource (its bucket) as the cache applies it, filters it
 by namespace and selector — an object that starts or stops matching becomes ADDED or DELETED, as in
-kube-apiserver — and queues what passes. A watcher that cannot keep up (its queue reaches the limit)
-is closed, and its client resumes from the last resourceVersion it saw.
+kube-apiserver — and queues what passes. A watcher that cannot keep up (its queue reaches the limit
+of events, or of bytes — a change is always let into an empty queue: a client that stops reading
+must not pin the versions of large objects the history has let go of) is closed, and its client
+resumes from the last resourceVersion it saw.
 
 A watch resuming from an older resourceVersion first *catches up*: the cache replays the history
 after that revision into its queue, a page at a time and only once the writer has drained the page
@@ -30,7 +32,9 @@ Queued = tuple[EventKind, CachedObject, CacheEvent]
 class Watcher:
     """One client watch on one bucket: filters events and queues them for the HTTP writer."""
 
-    def __init__(self, namespace: str, predicate: Predicate | None, max_queue: int) -> None:
+    def __init__(
+        self, namespace: str, predicate: Predicate | None, max_queue: int, max_queue_bytes: int = 0
+    ) -> None:
         self.namespace = namespace
         self.predicate = predicate
         self.queue: deque[Queued] = deque()
@@ -42,6 +46,8 @@ class Watcher:
         self.catch_up: asyncio.Task[None] | None = None
         """The cache's task replaying history to this watcher, while it runs."""
         self._max_queue = max_queue
+        self._max_queue_bytes = max_queue_bytes
+        self._queued_bytes = 0  # of the changes queued or pending (see CacheEvent.size)
         self._pending: deque[Queued] | None = None
         self._drained = asyncio.Event()
         self._drained.set()
@@ -79,10 +85,13 @@ class Watcher:
         if seen is None:
             return
         target = self.queue if self._pending is None else self._pending
-        if len(target) >= self._max_queue:
+        queued_bytes = self._queued_bytes + event.size
+        too_many_bytes = bool(target) and 0 < self._max_queue_bytes < queued_bytes
+        if len(target) >= self._max_queue or too_many_bytes:
             self.overflowed = True
             self.close()
             return
+        self._queued_bytes = queued_bytes
         target.append((seen[0], seen[1], event))
         if self._pending is None:
             self.ready.set()
@@ -93,6 +102,7 @@ class Watcher:
             return
         seen = self._as_seen(event)
         if seen is not None:
+            self._queued_bytes += event.size
             self.queue.append((seen[0], seen[1], event))
             self.ready.set()
 
@@ -104,6 +114,8 @@ class Watcher:
         """Up to `limit` queued events, oldest first, for the writer."""
         queue = self.queue
         taken = [queue.popleft() for _ in range(min(limit, len(queue)))]
+        if self._queued_bytes:
+            self._queued_bytes -= sum(event.size for _, _, event in taken)
         if not queue:
             self._drained.set()
         return taken

@@ -97,8 +97,14 @@ async def drain(cache: WatchCache, backend: Backend, watcher: Watcher, seen: lis
                 await asyncio.wait_for(watcher.ready.wait(), 0.05)
 
 
-def new_cache(backend: Backend) -> WatchCache:
-    return WatchCache(backend, history_window=6, history_max_bytes=900, replay_page_bytes=500)
+def new_cache(backend: Backend, max_watcher_queue_bytes: int = 0) -> WatchCache:
+    return WatchCache(
+        backend,
+        history_window=6,
+        history_max_bytes=900,
+        replay_page_bytes=500,
+        max_watcher_queue_bytes=max_watcher_queue_bytes,
+    )
 
 
 @pytest.mark.parametrize("kind", BACKEND_KINDS)
@@ -224,5 +230,24 @@ async def test_superseded_versions_are_kept_as_json_only(tmp_path: Path) -> None
             assert current is not None and not current.retired
             assert first.retired
             assert first.metadata["labels"] == {"team": "red"}  # still readable, decoded on demand
+        finally:
+            await cache.stop()
+
+
+async def test_a_watcher_that_stops_reading_is_closed_at_its_byte_limit(tmp_path: Path) -> None:
+    """A client that reads nothing cannot make its queue pin more than the limit of changes: it is
+    closed (and resumes from its last revision); one that reads keeps going."""
+    async with opened_backend("memory", tmp_path / "store.db") as backend:
+        cache = new_cache(backend, max_watcher_queue_bytes=5_000)
+        await cache.start()
+        try:
+            stalled = cache.watch(CONFIGMAPS, namespace="", predicate=None, after=None)
+            reading = cache.watch(CONFIGMAPS, namespace="", predicate=None, after=None)
+            for _ in range(10):  # each change holds ~2 x 1 KB (the new version and the previous)
+                await write(backend, Change(CONFIGMAPS, "n1", "a", "red", 1_000))
+                await cache.wait_for(backend.current_revision())
+                reading.take(100)
+            assert stalled.closed and stalled.overflowed
+            assert not reading.closed
         finally:
             await cache.stop()
