@@ -165,9 +165,7 @@ class WatchCache:
         # Older history stays in the store: watches resuming from before `revision` replay it from there.
         self.history.reset(revision)
         stream = self._backend.watch(REGISTRY_PREFIX, after_revision=revision)
-        ready = asyncio.get_running_loop().create_future()
-        self._feeder = asyncio.create_task(self._feed(stream, ready), name="watch-cache-feeder")
-        await ready
+        self._feeder = asyncio.create_task(self._feed(stream), name="watch-cache-feeder")
         log.info(
             "watchcache.started",
             revision=revision,
@@ -191,10 +189,9 @@ class WatchCache:
             if not waiter.done():
                 waiter.cancel()
 
-    async def _feed(self, stream: Any, ready: asyncio.Future[None]) -> None:
+    async def _feed(self, stream: Any) -> None:
         iterator = stream.__aiter__()
         try:
-            ready.set_result(None)
             while True:
                 batch: list[Event] = await iterator.__anext__()
                 for event in batch:
@@ -211,13 +208,9 @@ class WatchCache:
         except CompactedError as exc:
             self._failed = exc
             log.error("watchcache.compacted", error=str(exc))  # noqa: TRY400 - expected, no traceback
-            if not ready.done():
-                ready.set_exception(exc)
         except Exception as exc:
             self._failed = exc
             log.exception("watchcache.feed_failed")
-            if not ready.done():
-                ready.set_exception(exc)
         finally:
             with contextlib.suppress(Exception):
                 await iterator.aclose()
