@@ -135,7 +135,7 @@ async def patch(
         # the cached object is patched as it is: only the metadata without resourceVersion is new.
         start = {**current.obj, "metadata": {**current.metadata}}
         start["metadata"].pop("resourceVersion", None)
-        patched = await apply_decoded_patch_async(start, decoded, served)
+        patched = await apply_decoded_patch_async(start, decoded, served, len(current.raw))
         obj = normalize.check_kind(served, patched)
         # A patch that sets resourceVersion makes it a precondition, as in kube-apiserver.
         pinned[0] = str(obj["metadata"].get("resourceVersion") or "")
