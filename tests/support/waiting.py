@@ -30,7 +30,7 @@ def eventually(check: Callable[[], T | None], *, timeout: float = 10.0, what: st
 
 
 async def eventually_async(
-    check: Callable[[], T | None | Awaitable[T | None]], *, timeout: float = 10.0, what: str = "the condition"
+    check: Callable[[], T | Awaitable[T | None] | None], *, timeout: float = 10.0, what: str = "the condition"
 ) -> T:
     """`eventually` for coroutines: `check` may be a plain function or return an awaitable."""
     deadline = time.monotonic() + timeout

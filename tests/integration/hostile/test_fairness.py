@@ -175,7 +175,8 @@ def test_masters_are_exempt_and_never_wait_for_a_flooder(server: ServerProcess, 
         for _ in range(10):
             assert probe.send("GET", "/api/v1/namespaces").status == 200
     assert re.search(
-        r'^apiserver_flowcontrol_dispatched_requests_total\{priority_level="exempt",flow_schema="exempt"\} \d+$',
+        r"^apiserver_flowcontrol_dispatched_requests_total"
+        r'\{priority_level="exempt",flow_schema="exempt"\} \d+$',
         metrics(probe),
         re.MULTILINE,
     )
