@@ -12,6 +12,7 @@ from flotilla.apiserver import views
 from flotilla.apiserver.content import JSON, View, negotiate
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.errors import APIError
+from flotilla.apiserver.handlers.params import include_object
 from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.responseheaders import warning_values
 from flotilla.apiserver.watchcache import CachedObject
@@ -37,7 +38,7 @@ def object_response(
         response = web.Response(body=item.raw, status=status)
         response.headers["Content-Type"] = JSON
         return response
-    include = request.query.get("includeObject", "Metadata")
+    include = include_object(request.query) if negotiated.view is View.TABLE else "Metadata"
     body = views.render_object(item, served, negotiated, ctx.clock(), include)
     return json_response(body, status=status, content_type=negotiated.content_type)
 

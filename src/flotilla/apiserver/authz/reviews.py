@@ -34,7 +34,7 @@ from flotilla.apiserver.authn.bearer import InvalidToken, token_authenticator
 from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes
 from flotilla.apiserver.authz.rbac import aggregate
 from flotilla.apiserver.authz.rules import FULL_AUTHORITY, PolicyRule
-from flotilla.apiserver.content import decode_body
+from flotilla.apiserver.content import read_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
 from flotilla.apiserver.handlers.writes import request_user
@@ -52,8 +52,9 @@ Reviewer = Callable[[APIContext, dict[str, Any], UserInfo], Awaitable[dict[str, 
 async def create_review(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
-    """POST of a review: decode it, answer it in `status`, send it back as created."""
-    decoded = decode_body(await request.read(), request.headers.get("Content-Type"))
+    """POST of a review: decode it (a YAML or big body in a worker thread, as every write's body),
+    answer it in `status`, send it back as created."""
+    decoded = await read_body(await request.read(), request.headers.get("Content-Type"))
     review = normalize.check_kind(served, decoded.obj)
     normalize.check_namespace(served, review, info.namespace)
     reviewer = REVIEWERS[served.type.plural]

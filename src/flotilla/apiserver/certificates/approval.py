@@ -17,6 +17,7 @@ pinned a resourceVersion). The agent approver (`approver.py`) uses the same loop
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
@@ -33,7 +34,7 @@ from flotilla.apiserver.certificates.signingrequests import conditions
 from flotilla.apiserver.content import APPLY_PATCH
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize, reads
-from flotilla.apiserver.handlers.patching import apply_patch, patch_type_of
+from flotilla.apiserver.handlers.patching import apply_decoded_patch_async, patch_type_of, read_patch
 from flotilla.apiserver.handlers.writes import read_put_body, write_options
 from flotilla.apiserver.objectmeta import same_object
 from flotilla.apiserver.objectstore import StaleRevision
@@ -43,8 +44,9 @@ from flotilla.apiserver.resources import ServedResource
 from flotilla.apiserver.responses import object_response
 from flotilla.apiserver.watchcache import CachedObject
 
-Wanted = Callable[[CachedObject], dict[str, Any]]
-"""Given the stored request, the object the client sent (only its conditions count)."""
+Wanted = Callable[[CachedObject], dict[str, Any] | Awaitable[dict[str, Any]]]
+"""Given the stored request, the object the client sent (only its conditions count), or a coroutine
+that makes it (a costly patch is applied in a worker thread), as the update pipeline's `ComputeNew`."""
 
 
 def with_conditions(wanted: dict[str, Any], old: dict[str, Any], now: datetime) -> dict[str, Any]:
@@ -98,7 +100,8 @@ async def write_approval(
         current = ctx.store.get(served, "", name)
         if current is None:
             raise errors.not_found(resource, name)
-        body = wanted(current)
+        wanted_body = wanted(current)
+        body = await wanted_body if inspect.isawaitable(wanted_body) else wanted_body
         revision = pinned(body) if pinned else ""
         if revision and revision != str(current.revision):
             raise errors.conflict(resource, name, errors.STALE_OBJECT)
@@ -150,20 +153,23 @@ async def replace_approval(
 async def patch_approval(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
-    """PATCH …/approval with a JSON, merge or strategic merge patch."""
+    """PATCH …/approval with a JSON, merge or strategic merge patch, decoded once before the write
+    (YAML in a worker thread) and applied as the generic PATCH applies it (a costly one off the loop)."""
     kind = patch_type_of(request.headers.get("Content-Type"), served)
     if kind == APPLY_PATCH:
         raise errors.UnsupportedMediaType(
             "server-side apply is not supported on the approval subresource; use a merge or JSON patch"
         )
     options = write_options(request)
-    body = await request.read()
+    decoded = await read_patch(kind, await request.read())
     pinned = [""]
 
-    def patched(current: CachedObject) -> dict[str, Any]:
+    async def patched(current: CachedObject) -> dict[str, Any]:
         start = current.copy()
         start["metadata"].pop("resourceVersion", None)
-        obj = normalize.check_kind(served, apply_patch(kind, start, body, served))
+        obj = normalize.check_kind(
+            served, await apply_decoded_patch_async(start, decoded, served, len(current.raw))
+        )
         pinned[0] = str(obj["metadata"].get("resourceVersion") or "")
         value_errors = normalize.decode_fields(ctx, served, obj, options.validation, [], options.warnings)
         if value_errors:

@@ -134,6 +134,22 @@ def field_manager(query: MultiMapping[str], user_agent: str) -> str:
     return derived or "unknown"
 
 
+INCLUDE_OBJECT_VALUES = ("Metadata", "Object", "None")
+
+
+def include_object(query: MultiMapping[str]) -> str:
+    """`includeObject` of a request answered with a Table: what each row carries (Metadata when
+    unset). kube reads it only for Table answers and refuses any other value with 400 in these words
+    (ValidateTableOptions), before it reads anything; other answers ignore it."""
+    raw = query.get("includeObject", "")
+    if raw in INCLUDE_OBJECT_VALUES:
+        return raw
+    if raw == "":
+        return "Metadata"
+    problem = invalid("includeObject", raw, "must be 'Metadata', 'Object', 'None', or empty")
+    raise errors.BadRequest(f"Unable to convert to Table as requested: {problem}")
+
+
 @dataclass(frozen=True, slots=True)
 class ListOptions:
     label_selector: str

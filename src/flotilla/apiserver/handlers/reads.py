@@ -19,6 +19,7 @@ from flotilla.apiserver.filters import predicate
 from flotilla.apiserver.handlers.params import (
     decode_continue,
     encode_continue,
+    include_object,
     list_options,
     parse_resource_version,
 )
@@ -101,7 +102,7 @@ async def list_(
             served,
             page,
             now=ctx.clock(),
-            include_object=request.query.get("includeObject", "Metadata"),
+            include_object=include_object(request.query),
             meta_version=negotiated.meta_version,
             revision=revision,
             continue_token=more_token,

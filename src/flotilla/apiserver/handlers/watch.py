@@ -28,7 +28,7 @@ from flotilla.apiserver.cachedobjects import CachedObject, EventKind, frame_part
 from flotilla.apiserver.content import JSON, Negotiated, View, negotiate
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.filters import predicate
-from flotilla.apiserver.handlers.params import ListOptions, list_options
+from flotilla.apiserver.handlers.params import ListOptions, include_object, list_options
 from flotilla.apiserver.handlers.reads import wait_for_revision
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
@@ -78,6 +78,7 @@ async def watch(
     matches = predicate(served, options.label_selector, options.field_selector)
     namespace = info.namespace if served.namespaced else ""
     initial_events = _check_initial_events(options)
+    include = include_object(request.query) if negotiated.view is View.TABLE else "Metadata"
     rv = options.resource_version
     after: int | None
     if initial_events or (rv in ("", "0") and options.send_initial_events is not False):
@@ -100,7 +101,7 @@ async def watch(
     except CompactedError as exc:
         await response.write(_gone(after, exc))
         return response
-    stream = _Stream(ctx, served, negotiated, request, response, watcher)
+    stream = _Stream(ctx, served, negotiated, response, watcher, include)
     try:
         await stream.run(
             deadline=time.monotonic() + timeout,
@@ -129,19 +130,18 @@ class _Stream:
         ctx: APIContext,
         served: ServedResource,
         negotiated: Negotiated,
-        request: web.Request,
         response: web.StreamResponse,
         watcher: Watcher,
+        include_object: str,
     ) -> None:
         self.ctx = ctx
         self.served = served
         self.negotiated = negotiated
-        self.request = request
         self.response = response
         self.watcher = watcher
         self.table = negotiated.view is View.TABLE
         self.table_headers_sent = False
-        self.include_object = request.query.get("includeObject", "Metadata")
+        self.include_object = include_object
 
     async def run(self, *, deadline: float, bookmarks: bool, initial_end_revision: int | None) -> None:
         watcher = self.watcher
