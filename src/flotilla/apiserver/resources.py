@@ -70,6 +70,16 @@ GENERATION_TRACKED = frozenset(
 # Kinds whose status may be set on create (a kubelet registers its Node with status).
 STATUS_ON_CREATE = frozenset({GroupResource("", "nodes"), GroupResource("", "events")})
 
+RETURNS_DELETED_OBJECT = frozenset({GroupResource("", "pods")})
+"""Built-in resources whose DELETE answers with the object rather than a Status (kube's registries
+with ReturnDeletedObject); every custom resource's does too."""
+
+
+def delete_returns_object(resource: GroupResource, *, builtin: bool) -> bool:
+    """Whether a DELETE that removed the object answers with it (else with a Status), which the
+    `/openapi/v3` documents declare as the delete's response."""
+    return not builtin or resource in RETURNS_DELETED_OBJECT
+
 
 @dataclass(frozen=True, slots=True)
 class ScalePaths:
@@ -122,6 +132,10 @@ class ServedResource:
     @property
     def tracks_generation(self) -> bool:
         return not self.builtin or self.type.group_resource in GENERATION_TRACKED
+
+    @property
+    def delete_returns_object(self) -> bool:
+        return delete_returns_object(self.type.group_resource, builtin=self.builtin)
 
     @property
     def keeps_status_on_create(self) -> bool:

@@ -121,7 +121,8 @@ def test_a_malformed_approval_patch_is_400_and_an_oversized_one_413(probe: Probe
 def test_a_big_yaml_review_is_decoded_off_the_event_loop(
     probe: Probe, path: str, kind: str, spec: dict[str, object] | None
 ) -> None:
-    """Reviews decoded their body on the loop: a 2.5 MB YAML review stalled /readyz for ~1 s."""
+    """Reviews decoded their body on the loop (a 2.5 MB YAML review stalled /readyz for ~1 s) and sent
+    unknown fields back; decoded as kube decodes every create, the unknown field is dropped with a warning."""
     group_version = path.split("/apis/", 1)[1].rsplit("/", 1)[0]
     head = f"apiVersion: {group_version}\nkind: {kind}\n"
     if spec is not None:
@@ -130,3 +131,40 @@ def test_a_big_yaml_review_is_decoded_off_the_event_loop(
         answer = probe.send("POST", path, f"{head}junk:\n{big_yaml_mapping()}", content_type=YAML, timeout=60)
     assert answer.status == 201, answer.body
     assert answer.body["kind"] == kind and answer.body["status"]
+    assert "junk" not in answer.body
+    assert 'unknown field \\"junk\\"' in answer.headers.get("Warning", "")
+
+
+def test_a_review_with_an_unknown_field_is_refused_under_strict_validation(probe: Probe) -> None:
+    answer = probe.send(
+        "POST",
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews?fieldValidation=Strict",
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview", "junk": 1},
+    )
+    assert answer.is_status(400), answer.body
+    assert answer.message == 'strict decoding error: unknown field "junk"'
+
+
+# -- what /openapi/v3 declares -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("collection", "body", "kind"),
+    [
+        ("/api/v1/namespaces/default/pods", {"spec": {"containers": [{"name": "c", "image": "i"}]}}, "Pod"),
+        (CONFIGMAPS, {"data": {"a": "b"}}, "Status"),
+    ],
+)
+def test_a_delete_answers_with_what_the_document_declares(
+    probe: Probe, collection: str, body: dict[str, object], kind: str
+) -> None:
+    """The documents declared a Status for every delete; a pod's delete answers with the Pod (as in
+    kube, whose documents declare the Pod there): schemathesis' response_schema_conformance flagged it."""
+    document = probe.send("GET", "/openapi/v3/api/v1").body
+    responses = document["paths"][f"{collection.replace('/default/', '/{namespace}/')}/{{name}}"]["delete"]
+    declared = responses["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert declared.rsplit(".", 1)[1] == kind
+    created = probe.send("POST", collection, {"metadata": {"name": "deleted-answer"}, **body})
+    assert created.status == 201, created.body
+    answer = probe.send("DELETE", f"{collection}/deleted-answer?gracePeriodSeconds=0")
+    assert answer.status == 200 and answer.body["kind"] == kind, answer.body

@@ -37,10 +37,12 @@ from flotilla.apiserver.authz.rules import FULL_AUTHORITY, PolicyRule
 from flotilla.apiserver.content import read_body
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.handlers import normalize
+from flotilla.apiserver.handlers.params import FieldValidation, field_validation
 from flotilla.apiserver.handlers.writes import request_user
+from flotilla.apiserver.pipeline import invalid
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.resources import ServedResource
-from flotilla.apiserver.responses import json_response
+from flotilla.apiserver.responses import json_response, request_warnings
 
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = "authentication.k8s.io"
@@ -52,11 +54,23 @@ Reviewer = Callable[[APIContext, dict[str, Any], UserInfo], Awaitable[dict[str, 
 async def create_review(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
-    """POST of a review: decode it (a YAML or big body in a worker thread, as every write's body),
+    """POST of a review: decode it as every create's body is decoded (bounded, a YAML or big body in a
+    worker thread, unknown fields dropped with a warning or refused as `fieldValidation` says),
     answer it in `status`, send it back as created."""
-    decoded = await read_body(await request.read(), request.headers.get("Content-Type"))
+    validation = field_validation(request.query)
+    decoded = await read_body(
+        await request.read(),
+        request.headers.get("Content-Type"),
+        find_duplicates=validation is FieldValidation.STRICT,
+    )
     review = normalize.check_kind(served, decoded.obj)
     normalize.check_namespace(served, review, info.namespace)
+    warnings = request_warnings(request)
+    value_errors = normalize.decode_fields(
+        ctx, served, review, validation, decoded.duplicate_fields, warnings
+    )
+    if value_errors:
+        raise invalid(served, str(review["metadata"].get("name", "")), value_errors)
     reviewer = REVIEWERS[served.type.plural]
     review["status"] = await reviewer(ctx, review, request_user(request))
     return json_response(review, status=201)

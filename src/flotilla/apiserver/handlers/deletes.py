@@ -226,16 +226,12 @@ def _grace_period(served: ServedResource, obj: dict[str, Any], options: DeleteOp
     return max(0, int(spec.get("terminationGracePeriodSeconds", 30)))
 
 
-def _returns_object(served: ServedResource) -> bool:
-    return not served.builtin or served.type.plural == "pods"
-
-
 async def delete(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
     options = await delete_options(request)
     item, gone = await delete_object(ctx, served, info.namespace, info.name, options)
-    if gone and not _returns_object(served):
+    if gone and not served.delete_returns_object:
         details = {"name": info.name, "kind": served.type.plural, "uid": item.metadata.get("uid", "")}
         if served.type.group:
             details["group"] = served.type.group

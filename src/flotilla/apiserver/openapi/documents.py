@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from flotilla.api.scheme import GroupVersion, GroupVersionKind, ResourceType
+from flotilla.apiserver.resources import delete_returns_object
 from flotilla.apiserver.schema.builtin import KUBERNETES_VERSION
 
 from .components import (
@@ -147,7 +148,8 @@ class OpenAPIBuilder:
             if sub_name is None:
                 raise ValueError(f"no schema for {sub_gvk}, the kind of {resource.plural}/{subresource.name}")
             subresources[subresource.name] = (sub_gvk, sub_name)
-        return ResourceSchemas(kind_name, list_name, subresources, patch_types)
+        returns_object = delete_returns_object(resource.group_resource, builtin=spec.crd_schema is None)
+        return ResourceSchemas(kind_name, list_name, subresources, patch_types, returns_object)
 
     def _type_meta_properties(self) -> dict[str, dict[str, Any]]:
         """Published `apiVersion` and `kind` property schemas, for custom kinds."""

@@ -201,6 +201,8 @@ class ResourceSchemas:
     """Subresource name → the kind it speaks and that kind's component name."""
     patch_types: tuple[str, ...]
     """The media types the resource's PATCH operations accept."""
+    delete_returns_object: bool = False
+    """Whether a DELETE answers with the object (pods, custom resources) rather than a Status."""
 
 
 def resource_paths(resource: ResourceType, schemas: ResourceSchemas) -> dict[str, dict[str, Any]]:
@@ -284,7 +286,8 @@ def _path_item(
         body = _request_body(action, schema, schemas.patch_types)
         if body is not None:
             operation["requestBody"] = body
-        operation["responses"] = _responses(action, schema)
+        deleted = schema if schemas.delete_returns_object and not endpoint.subresource else STATUS
+        operation["responses"] = _responses(action, schema, deleted)
         operation["tags"] = [naming.tag]
         operation["x-kubernetes-action"] = action
         operation["x-kubernetes-group-version-kind"] = {
@@ -327,11 +330,13 @@ def _request_body(action: str, schema: str, patch_types: tuple[str, ...]) -> dic
     return None
 
 
-def _responses(action: str, schema: str) -> dict[str, Any]:
-    if action in ("delete", "deletecollection"):
+def _responses(action: str, schema: str, deleted: str = STATUS) -> dict[str, Any]:
+    """The responses of an action; `deleted`: what a DELETE of one object answers (kube declares the
+    object for the registries that return it, and a Status for the others and for deletecollection)."""
+    if action == "deletecollection":
         responses = {"200": _response("OK", STATUS)}
-        if action == "delete":
-            responses["202"] = _response("Accepted", STATUS)
+    elif action == "delete":
+        responses = {"200": _response("OK", deleted), "202": _response("Accepted", deleted)}
     elif action == "list":
         responses = {"200": _response("OK", schema, (*RESPONSE_MEDIA_TYPES, *WATCH_MEDIA_TYPES))}
     else:

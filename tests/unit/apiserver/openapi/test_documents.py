@@ -220,6 +220,31 @@ def test_verbs_limit_operations(builder: OpenAPIBuilder) -> None:
     assert set(document["paths"]["/api/v1/namespaces"]) == {"get", "post", "parameters"}
 
 
+def _delete_answers(document: dict[str, Any], path: str) -> dict[str, str]:
+    responses = document["paths"][path]["delete"]["responses"]
+    return {
+        code: response["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+        for code, response in responses.items()
+        if "content" in response
+    }
+
+
+def test_a_delete_declares_the_object_where_the_server_answers_with_it(
+    builder: OpenAPIBuilder, widget_document: dict[str, Any]
+) -> None:
+    """As kube declares it: a pod's and a custom resource's delete answer with the object, a
+    ConfigMap's with a Status, and a deletecollection with a Status (the schemathesis run's finding)."""
+    core = builder.group_version_document(CORE_V1, BUILTIN_GROUP_VERSIONS[CORE_V1])
+    pod = _delete_answers(core, "/api/v1/namespaces/{namespace}/pods/{name}")
+    assert pod == {"200": "io.k8s.api.core.v1.Pod", "202": "io.k8s.api.core.v1.Pod"}
+    configmap = _delete_answers(core, "/api/v1/namespaces/{namespace}/configmaps/{name}")
+    assert set(configmap.values()) == {"io.k8s.apimachinery.pkg.apis.meta.v1.Status"}
+    widget = _delete_answers(widget_document, "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}")
+    assert set(widget.values()) == {"com.example.v1.Widget"}
+    collection = _delete_answers(widget_document, "/apis/example.com/v1/namespaces/{namespace}/widgets")
+    assert collection == {"200": "io.k8s.apimachinery.pkg.apis.meta.v1.Status"}
+
+
 def test_custom_resource_document_has_no_strategic_merge_patch(widget_document: dict[str, Any]) -> None:
     """A CRD's PATCH operations omit SMP, so kubectl falls back to JSON merge patch."""
     item = widget_document["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"]
