@@ -237,9 +237,9 @@ def run_until_signalled(server: Component, ready: Callable[[], str]) -> None:
         except Exception as exc:
             await server.stop()
             raise click.ClickException(f"cannot start: {exc}") from exc
-        click.echo(ready(), err=True)
         pacing = CollectorPacing()
-        pacing.start()
+        pacing.start()  # before saying ready: it starts with a full collection of the start-up heap
+        click.echo(ready(), err=True)
         try:
             await stop.wait()
         finally:

@@ -22,7 +22,7 @@ MERGE_PATCH = "application/merge-patch+json"
 YAML = "application/yaml"
 DEADLINE = 20.0
 GARBAGE_INCLUDE = (
-    "Unable to convert to Table as requested: includeObject: Invalid value: \"garbage\": must be "
+    'Unable to convert to Table as requested: includeObject: Invalid value: "garbage": must be '
     "'Metadata', 'Object', 'None', or empty"
 )
 
