@@ -168,9 +168,8 @@ def without_nulls(response: schemathesis.Response) -> schemathesis.Response:
     writes null for an unset pointer or slice where kube's schemas (which ours are) declare an
     object, array or string without `nullable` (a TokenRequest's `spec.boundObjectRef`, a
     `creationTimestamp` never set), and clients read that null as absent."""
-    try:
-        body = response.json()
-    except ValueError:
+    body = json_body(response)
+    if body is None:
         return response
     return schemathesis.Response(
         status_code=response.status_code,
@@ -197,10 +196,7 @@ def undeclared_answer(case: schemathesis.Case, response: schemathesis.Response) 
     """Whether this is one of the answers kube gives beside what its documents declare: a Success
     Status for some writes (a pod's binding, an eviction), or the object itself for a DELETE that is
     still pending (finalizers, a grace period), where the documents say Status."""
-    try:
-        body = response.json()
-    except ValueError:
-        return False
+    body = json_body(response)
     if not isinstance(body, dict):
         return False
     if body.get("kind") == "Status":
@@ -209,14 +205,19 @@ def undeclared_answer(case: schemathesis.Case, response: schemathesis.Response) 
     return case.method.upper() == "DELETE" and isinstance(metadata, dict) and "deletionTimestamp" in metadata
 
 
-def content_type(response: schemathesis.Response) -> str:
-    return (response.headers.get("content-type") or [""])[0]  # lower-case names, lists of values
+def json_body(response: schemathesis.Response) -> Any:
+    """The JSON body of an answer, or None when it has none."""
+    if "json" not in (response.headers.get("content-type") or [""])[0]:  # lower-case names, lists
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def message_of(response: schemathesis.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
+    body = json_body(response)
+    if body is None:
         return response.text[:300]
     return str(body.get("message", body))[:300] if isinstance(body, dict) else str(body)[:300]
 
@@ -268,9 +269,7 @@ def fuzz_operation(
         tally.spans.append(
             (started, time.monotonic(), f"{status} {case.method.upper()} {case.formatted_path}")
         )
-        aim.remember(
-            case, status, response.json() if "json" in content_type(response) and not watching else None
-        )
+        aim.remember(case, status, None if watching else json_body(response))
         if args.verbose:
             sent = response.request.headers.get("Content-Type", "-")
             print(
