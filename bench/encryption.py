@@ -25,8 +25,8 @@ import orjson
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.encryption import SecretEncryption, new_key
-from flotilla.apiserver.karmadacrds.install import install_karmada_crds
+from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds
+from flotilla.apiserver.store.encryption import SecretEncryption, new_key
 from flotilla.storage.memory import MemoryBackend
 
 NAMESPACE = GroupVersionKind("", "v1", "Namespace")

@@ -19,7 +19,7 @@ import orjson
 import uvloop
 from aiohttp import web
 
-from flotilla.apiserver.pki import PKIPaths
+from flotilla.apiserver.pki.directory import PKIPaths
 from flotilla.apiserver.server import tls_context
 
 

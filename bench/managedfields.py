@@ -49,12 +49,12 @@ import orjson
 from flotilla.api.karmada import constants
 from flotilla.api.objects import copy_object
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver import apply as ssa
-from flotilla.apiserver.customresources import served_for_crd
-from flotilla.apiserver.defaults import apply_defaults
-from flotilla.apiserver.karmadacrds import karmada_crds
-from flotilla.apiserver.schema.builtin import builtin_schemas
-from flotilla.apiserver.schema.model import Schema
+from flotilla.apiserver.registry import apply as ssa
+from flotilla.apiserver.registry.customresources import served_for_crd
+from flotilla.apiserver.registry.defaults import apply_defaults
+from flotilla.apiserver.registry.karmada import karmada_crds
+from flotilla.apiserver.registry.schema.builtin import builtin_schemas
+from flotilla.apiserver.registry.schema.model import Schema
 from flotilla.runtime import garbage
 
 START = datetime(2026, 1, 1, tzinfo=UTC)

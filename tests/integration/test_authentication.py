@@ -24,8 +24,8 @@ from cryptography.x509.oid import NameOID
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flotilla.apiserver import pki
 from flotilla.apiserver.authn.clusterinfo import verify_cluster_info
+from flotilla.apiserver.pki import directory as pki
 from tests.integration.harness import Kubectl, ServerProcess
 
 TOKENS = 'alice-token-1234,alice,1001,"dev,ops"\nbob-token-5678,bob,1002\n'

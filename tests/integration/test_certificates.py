@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from flotilla.apiserver import pki
+from flotilla.apiserver.pki import directory as pki
 from tests.integration.harness import Kubectl, ServerProcess
 
 CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client"

@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from flotilla.apiserver import pki
+from flotilla.apiserver.pki import directory as pki
 from tests.integration.harness import Kubectl, ServerProcess
 
 POD_READER = """

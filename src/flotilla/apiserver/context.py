@@ -18,13 +18,13 @@ from flotilla.apiserver.admission import Admission, NoAdmission
 from flotilla.apiserver.authn import Authenticator, CertificateAuthenticator
 from flotilla.apiserver.authz import Authorizer
 from flotilla.apiserver.authz.rbac import RBACAuthorizer
-from flotilla.apiserver.identifiers import RandomIdentifiers
-from flotilla.apiserver.objectstore import ObjectStore
-from flotilla.apiserver.resources import ResourceRegistry, ServedResource
-from flotilla.apiserver.schema.builtin import builtin_schemas
-from flotilla.apiserver.schema.model import Schema
-from flotilla.apiserver.strategy import Strategy, StrategyEnv, strategy_for
-from flotilla.apiserver.watchcache import WatchCache
+from flotilla.apiserver.registry.identifiers import RandomIdentifiers
+from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
+from flotilla.apiserver.registry.schema.builtin import builtin_schemas
+from flotilla.apiserver.registry.schema.model import Schema
+from flotilla.apiserver.registry.strategy import Strategy, StrategyEnv, strategy_for
+from flotilla.apiserver.store.objectstore import ObjectStore
+from flotilla.apiserver.store.watchcache import WatchCache
 from flotilla.storage import Backend
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from flotilla.apiserver.admission.webhooks import WebhookAdmission
 from flotilla.apiserver.context import APIContext, APISettings
-from flotilla.apiserver.controllers import InProcessControllers
+from flotilla.apiserver.housekeeping import InProcessControllers
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.resources import ResourceRegistry
-from flotilla.apiserver.watchcache import WatchCache
+from flotilla.apiserver.registry.resources import ResourceRegistry
+from flotilla.apiserver.store.watchcache import WatchCache
 from flotilla.storage import Backend
 
 

@@ -24,20 +24,20 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from flotilla.apiserver import pki
-from flotilla.apiserver.app import build_app
-from flotilla.apiserver.audit import AuditLog, AuditSettings
 from flotilla.apiserver.authn.install import Bootstrapping, install_authentication, read_token_file
 from flotilla.apiserver.authn.serviceaccounts import load_or_create_key
-from flotilla.apiserver.certificates.signing import SIGNING_AUTHORITY_EXTRA, load_signing_authority
-from flotilla.apiserver.certs import ServingCertificateReloader
-from flotilla.apiserver.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.encryption import ENCRYPTION_KEYS_FILE, load_or_create
-from flotilla.apiserver.karmadacrds.install import install_karmada_crds
-from flotilla.apiserver.limits import LimitSettings, RequestLimits
-from flotilla.apiserver.metrics import install_metrics
+from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds
+from flotilla.apiserver.http.app import build_app
+from flotilla.apiserver.http.audit import AuditLog, AuditSettings
+from flotilla.apiserver.http.limits import LimitSettings, RequestLimits
+from flotilla.apiserver.http.metrics import install_metrics
+from flotilla.apiserver.pki import directory as pki
+from flotilla.apiserver.pki.lifetime import ServingCertificateReloader
+from flotilla.apiserver.pki.signing import SIGNING_AUTHORITY_EXTRA, load_signing_authority
+from flotilla.apiserver.store.compactor import CompactionSettings, Compactor
+from flotilla.apiserver.store.encryption import ENCRYPTION_KEYS_FILE, load_or_create
 from flotilla.runtime.privatefiles import make_private
 from flotilla.storage import Backend
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous

@@ -183,10 +183,10 @@ def apiserver(
       flotilla apiserver --data-dir .flotilla/hub --secure-port 0
       kubectl --kubeconfig .flotilla/hub/admin.kubeconfig api-resources
     """
-    from flotilla.apiserver.audit import AuditLevel, AuditSettings
     from flotilla.apiserver.certificates.acceptance import CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance
     from flotilla.apiserver.context import APISettings
-    from flotilla.apiserver.limits import LimitSettings
+    from flotilla.apiserver.http.audit import AuditLevel, AuditSettings
+    from flotilla.apiserver.http.limits import LimitSettings
     from flotilla.apiserver.server import APIServer, ServerSettings
     from flotilla.cli.logging import configure_logging
 

@@ -35,8 +35,8 @@ def check_expiration(data_dir: Path) -> None:
     Example:
       flotilla certs check-expiration --data-dir .flotilla/hub
     """
-    from flotilla.apiserver import certs as lifetime
-    from flotilla.apiserver.pki import PKIPaths
+    from flotilla.apiserver.pki import lifetime
+    from flotilla.apiserver.pki.directory import PKIPaths
 
     pki_dir = data_dir / "pki"
     click.echo(f"[check-expiration] Reading certificates from {pki_dir}")
@@ -62,8 +62,8 @@ def renew(target: str, data_dir: Path) -> None:
       flotilla certs renew all --data-dir .flotilla/hub
       flotilla certs renew apiserver --data-dir .flotilla/hub
     """
-    from flotilla.apiserver import certs as lifetime
-    from flotilla.apiserver.pki import PKIPaths
+    from flotilla.apiserver.pki import lifetime
+    from flotilla.apiserver.pki.directory import PKIPaths
 
     paths = PKIPaths(data_dir / "pki")
     targets = list(lifetime.RENEWABLE) if target == "all" else [target]

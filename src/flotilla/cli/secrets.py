@@ -38,7 +38,7 @@ def rotate_key(data_dir: Path) -> None:
     Example:
       flotilla secrets rotate-key --data-dir .flotilla/hub
     """
-    from flotilla.apiserver import encryption
+    from flotilla.apiserver.store import encryption
 
     path = data_dir / encryption.ENCRYPTION_KEYS_FILE
     try:
@@ -63,7 +63,7 @@ def reencrypt(data_dir: Path) -> None:
     Example:
       flotilla secrets reencrypt --data-dir .flotilla/hub
     """
-    from flotilla.apiserver import encryption
+    from flotilla.apiserver.store import encryption
 
     try:
         result = asyncio.run(encryption.reencrypt_offline(data_dir))

@@ -37,8 +37,8 @@ import structlog
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.objectmeta import now_rfc3339
-from flotilla.apiserver.watchcache import CacheEvent
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
+from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.spec import ClusterSpec

@@ -36,9 +36,9 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.selectors import Operator, Requirement
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.objectmeta import now_rfc3339
-from flotilla.apiserver.validation.quantity import QuantityError, parse_quantity
-from flotilla.apiserver.watchcache import CacheEvent
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
+from flotilla.apiserver.registry.validation.quantity import QuantityError, parse_quantity
+from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.nodes import UNSCHEDULABLE_TAINT, micro_time

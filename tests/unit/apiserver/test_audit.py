@@ -11,7 +11,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.audit import (
+from flotilla.apiserver.http.audit import (
     AuditLevel,
     AuditLog,
     AuditSettings,

@@ -11,7 +11,8 @@ import pytest
 import yaml
 from cryptography import x509
 
-from flotilla.apiserver import certs, pki
+from flotilla.apiserver.pki import directory as pki
+from flotilla.apiserver.pki import lifetime as certs
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.apiserver.controllerindex import ControllerIndex, controller_uid
-from flotilla.apiserver.watchcache import CachedObject, CacheEvent
+from flotilla.apiserver.store.controllerindex import ControllerIndex, controller_uid
+from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent
 
 PREFIX = "/registry/pods/"
 

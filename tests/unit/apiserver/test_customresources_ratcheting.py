@@ -1,8 +1,8 @@
 from typing import Any
 
-from flotilla.apiserver.customresources import served_for_crd
-from flotilla.apiserver.handlers.normalize import written_under_schema
-from flotilla.apiserver.watchcache import CachedObject
+from flotilla.apiserver.http.handlers.normalize import written_under_schema
+from flotilla.apiserver.registry.customresources import served_for_crd
+from flotilla.apiserver.store.watchcache import CachedObject
 
 SCHEMA = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object"}}}}
 

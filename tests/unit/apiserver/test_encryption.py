@@ -13,9 +13,10 @@ import pytest
 
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver import encryption as encryption_module
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.encryption import (
+from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds
+from flotilla.apiserver.store import encryption as encryption_module
+from flotilla.apiserver.store.encryption import (
     ENVELOPE_PREFIX,
     SECRETS_PREFIX,
     WORKS_PREFIX,
@@ -34,7 +35,6 @@ from flotilla.apiserver.encryption import (
     render_keys,
     rotate_key,
 )
-from flotilla.apiserver.karmadacrds.install import install_karmada_crds
 from flotilla.storage import CompactedError
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.api.karmada.manifests import WORK, fresh

@@ -1,7 +1,7 @@
 import re
 import uuid
 
-from flotilla.apiserver.identifiers import NAME_ALPHABET, RandomIdentifiers
+from flotilla.apiserver.registry.identifiers import NAME_ALPHABET, RandomIdentifiers
 
 _CANONICAL = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 

@@ -11,8 +11,14 @@ import pytest
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
-from flotilla.apiserver.flowcontrol import FlowSchema, PriorityLevel, Rejection, fair_share, flow_schema_of
-from flotilla.apiserver.limits import LimitSettings, RequestLimits, is_long_running
+from flotilla.apiserver.http.flowcontrol import (
+    FlowSchema,
+    PriorityLevel,
+    Rejection,
+    fair_share,
+    flow_schema_of,
+)
+from flotilla.apiserver.http.limits import LimitSettings, RequestLimits, is_long_running
 from flotilla.runtime.health import render
 
 ALICE = UserInfo("alice", ("system:authenticated",))

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.objectbounds import (
+from flotilla.apiserver.store.objectbounds import (
     MAX_DEPTH,
     MAX_OBJECT_BYTES,
     check_depth,

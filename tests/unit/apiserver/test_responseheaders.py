@@ -6,7 +6,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 
-from flotilla.apiserver.responseheaders import (
+from flotilla.apiserver.http.responseheaders import (
     MAX_WARNING_BYTES,
     TRUNCATED_WARNING_CHARS,
     escape_unsafe,

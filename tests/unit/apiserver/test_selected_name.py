@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.apiserver.app import selected_name
+from flotilla.apiserver.http.app import selected_name
 
 
 @pytest.mark.parametrize(

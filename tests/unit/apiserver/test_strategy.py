@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.resources import ResourceRegistry
-from flotilla.apiserver.strategy import Strategy
+from flotilla.apiserver.registry.resources import ResourceRegistry
+from flotilla.apiserver.registry.strategy import Strategy
 
 DEPLOYMENT = GroupVersionKind("apps", "v1", "Deployment")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flotilla.apiserver.tables import builtin_convertor
-from flotilla.apiserver.views import table_row
-from flotilla.apiserver.watchcache import CachedObject
+from flotilla.apiserver.http.views import table_row
+from flotilla.apiserver.registry.tables import builtin_convertor
+from flotilla.apiserver.store.watchcache import CachedObject
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

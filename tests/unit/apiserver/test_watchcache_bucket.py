@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flotilla.apiserver.watchcache import Bucket, CachedObject
+from flotilla.apiserver.store.watchcache import Bucket, CachedObject
 
 PREFIX = "/registry/configmaps/"
 

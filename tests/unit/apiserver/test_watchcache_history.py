@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flotilla.apiserver.watchcache import CachedObject, WatchCache, Watcher
+from flotilla.apiserver.store.watchcache import CachedObject, WatchCache, Watcher
 from flotilla.storage import Backend, CompactedError
 from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, opened_backend
 from tests.unit.storage.operations import run_in_new_loop

@@ -9,13 +9,13 @@ import pytest
 import yaml
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.objectbounds import MAX_DEPTH, MAX_OBJECT_BYTES
-from flotilla.apiserver.yamlbodies import (
+from flotilla.apiserver.http.yamlbodies import (
     allowed_alias_ratio,
     decode_yaml_document,
     go_float32_text,
     measure,
 )
+from flotilla.apiserver.store.objectbounds import MAX_DEPTH, MAX_OBJECT_BYTES
 
 
 def alias_bomb(levels: int, fan_out: int = 9) -> bytes:

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from flotilla.apiserver.authn.bootstrap import BootstrapToken as HubToken
 from flotilla.apiserver.authn.clusterinfo import cluster_info_data, cluster_info_kubeconfig
 from flotilla.apiserver.certificates.approver import agent_request_problem
-from flotilla.apiserver.pki import create_ca
+from flotilla.apiserver.pki.directory import create_ca
 from flotilla.cli.registrationdata import agent_command, agent_settings, hub_kubeconfig, running_agent
 from flotilla.cli.registrationdiscovery import (
     REFUSED_TOKEN_MESSAGE,

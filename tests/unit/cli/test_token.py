@@ -9,7 +9,7 @@ from cryptography.hazmat.primitives import serialization
 
 from flotilla.apiserver.authn.bootstrap import token_from_secret
 from flotilla.apiserver.authn.clusterinfo import ca_certificate_hash
-from flotilla.apiserver.pki import create_ca
+from flotilla.apiserver.pki.directory import create_ca
 from flotilla.cli.registrationtokens import (
     BootstrapToken,
     ca_cert_hash,

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.x509.oid import NameOID
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.pki import create_ca, issue
+from flotilla.apiserver.pki.directory import create_ca, issue
 from flotilla.client import APIStatusError, ClusterConfig, NotFound, Unavailable
 from flotilla.client.client import APPLY_PATCH, Client
 

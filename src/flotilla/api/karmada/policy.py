@@ -8,7 +8,7 @@ are divided. An OverridePolicy or ClusterOverridePolicy rewrites the copy each c
 Field names and JSON keys are Karmada's (`pkg/apis/policy/v1alpha1`); enumerated values are in
 `constants` (`ReplicaSchedulingType`, `SpreadByField`, …) and typed as plain strings here, so an
 object carrying a value this version does not know still loads. Defaults are not applied by the
-models: the API server's admission sets them (see `flotilla.apiserver.defaults.karmada`).
+models: the API server's admission sets them (see `flotilla.apiserver.registry.defaults.karmada`).
 """
 
 from __future__ import annotations

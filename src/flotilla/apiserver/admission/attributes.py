@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.registry.resources import ServedResource
 
 Operation = Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
 

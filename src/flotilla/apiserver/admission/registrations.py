@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from flotilla.api.selectors import EVERYTHING, LabelSelector, SelectorError, label_selector_from_object
-from flotilla.apiserver.defaults.admissionregistration import DEFAULT_SERVICE_PORT, DEFAULT_TIMEOUT_SECONDS
-from flotilla.apiserver.validation import fields
+from flotilla.apiserver.registry.defaults.admissionregistration import (
+    DEFAULT_SERVICE_PORT,
+    DEFAULT_TIMEOUT_SECONDS,
+)
+from flotilla.apiserver.registry.validation import fields
 
 
 @dataclass(frozen=True, slots=True)

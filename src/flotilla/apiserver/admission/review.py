@@ -21,8 +21,8 @@ import orjson
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.patch.errors import PatchError
-from flotilla.apiserver.patch.json_patch import apply_operations, decode_operations
+from flotilla.apiserver.registry.patch.errors import PatchError
+from flotilla.apiserver.registry.patch.json_patch import apply_operations, decode_operations
 
 ADMISSION_GROUP = "admission.k8s.io"
 REVIEW_VERSIONS = ("v1", "v1beta1")

@@ -39,7 +39,7 @@ import orjson
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver import errors, scale
+from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import AdmissionAttributes
 from flotilla.apiserver.admission.calls import Endpoint, WebhookClient
 from flotilla.apiserver.admission.matching import MatchRequest, labels_of, should_call
@@ -57,6 +57,7 @@ from flotilla.apiserver.admission.review import (
     review_version,
 )
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.registry import scale
 
 log = structlog.get_logger("flotilla.apiserver.admission.webhooks")
 

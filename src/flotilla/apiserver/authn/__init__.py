@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authn.clusterbinding import cluster_uid_extra
+from flotilla.apiserver.pki.clusterbinding import cluster_uid_extra
 
 ANONYMOUS = UserInfo("system:anonymous", ("system:unauthenticated",))
 AUTHENTICATED_GROUP = "system:authenticated"

@@ -23,7 +23,7 @@ from aiohttp import web
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn import with_authenticated_group
-from flotilla.apiserver.responses import add_warning
+from flotilla.apiserver.http.responses import add_warning
 
 log = structlog.get_logger("flotilla.apiserver.authn")
 

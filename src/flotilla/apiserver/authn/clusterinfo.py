@@ -36,9 +36,9 @@ from flotilla.apiserver.authn.bootstrap import (
 from flotilla.apiserver.authn.lookup import CONFIG_MAP, SECRET
 from flotilla.apiserver.authz import AuthorizationAttributes, Authorizer, Decision
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.controllers.base import InProcessController
+from flotilla.apiserver.housekeeping.base import InProcessController
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.watchcache import CacheEvent
+from flotilla.apiserver.store.watchcache import CacheEvent
 
 CLUSTER_INFO_NAMESPACE = "kube-public"
 CLUSTER_INFO_NAME = "cluster-info"

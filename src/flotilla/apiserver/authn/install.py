@@ -34,10 +34,10 @@ from flotilla.apiserver.authn.serviceaccounts import (
     ServiceAccountTokenAuthenticator,
     TokenIssuer,
 )
-from flotilla.apiserver.authn.tokencleaner import TokenCleaner
-from flotilla.apiserver.authn.tokenrequest import TOKEN_ISSUER_EXTRA
 from flotilla.apiserver.authn.tokens import StaticTokenAuthenticator, parse_token_file
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.housekeeping.tokencleaner import TokenCleaner
+from flotilla.apiserver.http.handlers.tokenrequest import TOKEN_ISSUER_EXTRA
 
 
 def read_token_file(path: Path) -> dict[str, UserInfo]:

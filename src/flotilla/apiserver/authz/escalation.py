@@ -37,7 +37,7 @@ from flotilla.apiserver.authz.rules import (
     rules_from_json,
     uncovered,
 )
-from flotilla.apiserver.resources import ServedResource
+from flotilla.apiserver.registry.resources import ServedResource
 
 ROLES = frozenset({"roles", "clusterroles"})
 BINDINGS = frozenset({"rolebindings", "clusterrolebindings"})

@@ -29,7 +29,7 @@ from typing import Any
 from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes, Decision
 from flotilla.apiserver.authz.rules import PolicyRule, allows, rules_from_json
-from flotilla.apiserver.watchcache import CacheEvent, WatchCache
+from flotilla.apiserver.store.watchcache import CacheEvent, WatchCache
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 ROLES = f"/registry/{RBAC_GROUP}/roles/"

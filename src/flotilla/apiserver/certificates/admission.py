@@ -40,7 +40,7 @@ from flotilla.apiserver.certificates.signingrequests import (
     signer_name,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.pipeline import invalid
+from flotilla.apiserver.writes.pipeline import invalid
 
 APPROVAL = "approval"
 STATUS = "status"

@@ -16,9 +16,9 @@ from cryptography.x509.oid import NameOID
 
 from flotilla.api.karmada.agentrbac import cluster_of_agent
 from flotilla.api.karmada.constants import CLUSTER
-from flotilla.apiserver.authn.clusterbinding import CLUSTER_UID_EXTRA, binding_name
 from flotilla.apiserver.authz import AuthorizationAttributes, Authorizer, Decision
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.pki.clusterbinding import CLUSTER_UID_EXTRA, binding_name
 
 
 def current_cluster_uid(ctx: APIContext, cluster_name: str) -> str | None:

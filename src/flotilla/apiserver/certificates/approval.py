@@ -25,24 +25,24 @@ from typing import Any
 from aiohttp import web
 
 from flotilla.api.objects import copy_object
-from flotilla.apiserver import apply as ssa
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission import AdmissionAttributes
 from flotilla.apiserver.certificates.admission import APPROVAL
 from flotilla.apiserver.certificates.conditions import populate_timestamps, update_errors
 from flotilla.apiserver.certificates.signingrequests import conditions
-from flotilla.apiserver.content import APPLY_PATCH
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.handlers import normalize, reads
-from flotilla.apiserver.handlers.patching import apply_decoded_patch_async, patch_type_of, read_patch
-from flotilla.apiserver.handlers.writes import read_put_body, write_options
-from flotilla.apiserver.objectmeta import same_object
-from flotilla.apiserver.objectstore import StaleRevision
-from flotilla.apiserver.pipeline import WriteOptions, invalid, unsaved
+from flotilla.apiserver.http.content import APPLY_PATCH
+from flotilla.apiserver.http.handlers import normalize, reads
+from flotilla.apiserver.http.handlers.patching import apply_decoded_patch_async, patch_type_of, read_patch
+from flotilla.apiserver.http.handlers.writes import read_put_body, write_options
+from flotilla.apiserver.http.responses import object_response
+from flotilla.apiserver.registry import apply as ssa
+from flotilla.apiserver.registry.objectmeta import same_object
+from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.resources import ServedResource
-from flotilla.apiserver.responses import object_response
-from flotilla.apiserver.watchcache import CachedObject
+from flotilla.apiserver.store.objectstore import StaleRevision
+from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.writes.pipeline import WriteOptions, invalid, unsaved
 
 Wanted = Callable[[CachedObject], dict[str, Any] | Awaitable[dict[str, Any]]]
 """Given the stored request, the object the client sent (only its conditions count), or a coroutine

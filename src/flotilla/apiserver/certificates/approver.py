@@ -71,9 +71,9 @@ from flotilla.apiserver.certificates.signingrequests import (
     usages,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.controllers.base import InProcessController
-from flotilla.apiserver.pipeline import system_options
-from flotilla.apiserver.watchcache import CachedObject, CacheEvent
+from flotilla.apiserver.housekeeping.base import InProcessController
+from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent
+from flotilla.apiserver.writes.pipeline import system_options
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
 

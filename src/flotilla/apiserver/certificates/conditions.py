@@ -29,7 +29,7 @@ from flotilla.apiserver.certificates.signingrequests import (
     certificate,
     conditions,
 )
-from flotilla.apiserver.objectmeta import now_rfc3339
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
 
 CONDITIONS = "status.conditions"
 TRUE_ONLY = (APPROVED, DENIED, FAILED)

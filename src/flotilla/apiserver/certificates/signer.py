@@ -21,13 +21,6 @@ from typing import Any
 import structlog
 
 from flotilla.apiserver.certificates.agentbinding import agent_binding
-from flotilla.apiserver.certificates.signing import (
-    SIGNING_AUTHORITY_EXTRA,
-    SigningAuthority,
-    client_usage_problem,
-    issue_client_certificate,
-    signing_duration,
-)
 from flotilla.apiserver.certificates.signingrequests import (
     CSR,
     FAILED,
@@ -41,10 +34,17 @@ from flotilla.apiserver.certificates.signingrequests import (
     usages,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.controllers.base import InProcessController
+from flotilla.apiserver.housekeeping.base import InProcessController
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.objectmeta import now_rfc3339
-from flotilla.apiserver.watchcache import CacheEvent
+from flotilla.apiserver.pki.signing import (
+    SIGNING_AUTHORITY_EXTRA,
+    SigningAuthority,
+    client_usage_problem,
+    issue_client_certificate,
+    signing_duration,
+)
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
+from flotilla.apiserver.store.watchcache import CacheEvent
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
 

@@ -15,7 +15,7 @@ from cryptography import x509
 
 from flotilla.api.scheme import GroupResource, GroupVersionKind
 from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.validation import fields
+from flotilla.apiserver.registry.validation import fields
 
 GROUP = "certificates.k8s.io"
 CSR = GroupVersionKind(GROUP, "v1", "CertificateSigningRequest")

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.watchcache import CacheEvent
+from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.controllers.events import EventRecorder

@@ -22,7 +22,7 @@ import structlog
 
 from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.objectmeta import now_rfc3339, parse_rfc3339
+from flotilla.apiserver.registry.objectmeta import now_rfc3339, parse_rfc3339
 from flotilla.sim.controllers import conditions, ownership
 from flotilla.sim.controllers.base import Key, SimController
 from flotilla.sim.controllers.cronschedule import CronSchedule

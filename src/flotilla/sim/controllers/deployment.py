@@ -30,7 +30,7 @@ import structlog
 from flotilla.api.objects import controller_of, copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.watchcache import CacheEvent
+from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.controller import TerminalError
 from flotilla.sim.controllers import conditions, deploymentrevisions, deploymentstatus, ownership, rollout
 from flotilla.sim.controllers.base import Key, SimController

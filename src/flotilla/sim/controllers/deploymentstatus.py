@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.objectmeta import parse_rfc3339
+from flotilla.apiserver.registry.objectmeta import parse_rfc3339
 from flotilla.sim.controllers import conditions
 from flotilla.sim.controllers.rollout import (
     ReplicaSet,

@@ -29,8 +29,8 @@ import structlog
 
 from flotilla.api.selectors import label_selector_from_set
 from flotilla.apiserver import errors
-from flotilla.apiserver.objectmeta import now_rfc3339
-from flotilla.apiserver.watchcache import CacheEvent
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
+from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.sim.controllers import ownership, pods
 from flotilla.sim.controllers.base import Key, SimController
 from flotilla.sim.controllers.kinds import ENDPOINT_SLICE, ENDPOINTS, NODE, POD, SERVICE

@@ -16,7 +16,7 @@ import structlog
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.objectmeta import now_rfc3339
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.runtime.clock import Clock
 from flotilla.sim.controllers.kinds import EVENT
 

@@ -29,7 +29,7 @@ import structlog
 from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.objectmeta import now_rfc3339, parse_rfc3339
+from flotilla.apiserver.registry.objectmeta import now_rfc3339, parse_rfc3339
 from flotilla.runtime.controller import TerminalError
 from flotilla.sim.controllers import completionindexes, conditions, ownership, pods
 from flotilla.sim.controllers.base import Key, SimController

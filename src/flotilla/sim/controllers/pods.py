@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.objectmeta import parse_rfc3339
+from flotilla.apiserver.registry.objectmeta import parse_rfc3339
 
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 _PHASE_ORDER = {"Pending": 0, "Unknown": 1, "Running": 2}

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.objectmeta import now_rfc3339
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
 """The conditions a kubelet owns, in the order it writes them; others on the pod are kept after."""

@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 from flotilla.api.objects import copy_object
-from flotilla.apiserver import pipeline
 from flotilla.apiserver.admission.webhooks import WebhookAdmission
 from flotilla.apiserver.context import APIContext, APISettings
-from flotilla.apiserver.handlers import normalize
-from flotilla.apiserver.handlers.params import FieldValidation
+from flotilla.apiserver.http.handlers import normalize
+from flotilla.apiserver.http.handlers.params import FieldValidation
+from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.resources import ResourceRegistry, ServedResource
-from flotilla.apiserver.watchcache import CachedObject, WatchCache
+from flotilla.apiserver.store.watchcache import CachedObject, WatchCache
+from flotilla.apiserver.writes import pipeline
 from flotilla.storage.memory import MemoryBackend
 
 KINDS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import apply_defaults
+from flotilla.apiserver.registry.defaults import apply_defaults
 
 VALIDATING = GroupVersionKind("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration")
 MUTATING = GroupVersionKind("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration")

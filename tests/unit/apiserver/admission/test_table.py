@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flotilla.apiserver.tables import builtin_convertor
+from flotilla.apiserver.registry.tables import builtin_convertor
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver import errors, pipeline
+from flotilla.apiserver import errors
 from flotilla.apiserver.admission.review import WebhookStatusError
 from flotilla.apiserver.admission.webhooks import MUTATING_CONFIGURATION
-from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
-from flotilla.apiserver.handlers.params import FieldValidation
+from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
+from flotilla.apiserver.http.handlers.params import FieldValidation
+from flotilla.apiserver.registry.scale import with_replicas
 from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.scale import with_replicas
+from flotilla.apiserver.writes import pipeline
 from tests.unit.apiserver.admission.conftest import Server
 from tests.unit.apiserver.admission.webhook_server import (
     WebhookServer,

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.schema.builtin import builtin_schemas
-from flotilla.apiserver.schema.model import Schema
+from flotilla.apiserver.registry.schema.builtin import builtin_schemas
+from flotilla.apiserver.registry.schema.model import Schema
 
 APPS_V1: Final = "apps/v1"
 NOW: Final = datetime(2024, 5, 1, 10, 0, 0, tzinfo=UTC)

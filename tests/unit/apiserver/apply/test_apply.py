@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply import ApplyConflict, ApplyError, FieldSet, apply, fields_of, record_update
+from flotilla.apiserver.registry.apply import (
+    ApplyConflict,
+    ApplyError,
+    FieldSet,
+    apply,
+    fields_of,
+    record_update,
+)
 from tests.unit.apiserver.apply.objects import (
     APPS_V1,
     LATER,

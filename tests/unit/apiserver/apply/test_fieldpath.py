@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply.fieldpath import (
+from flotilla.apiserver.registry.apply.fieldpath import (
     FieldSet,
     FieldsV1Error,
     describe_path,

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply import FieldSet, InvalidObjectError, compare, fields_of, raw_fields_of
-from flotilla.apiserver.apply.fieldpath import describe_path
-from flotilla.apiserver.apply.fieldsets import remove_fields, with_named_fields
-from flotilla.apiserver.schema.openapi_convert import SchemaConverter
+from flotilla.apiserver.registry.apply import FieldSet, InvalidObjectError, compare, fields_of, raw_fields_of
+from flotilla.apiserver.registry.apply.fieldpath import describe_path
+from flotilla.apiserver.registry.apply.fieldsets import remove_fields, with_named_fields
+from flotilla.apiserver.registry.schema.openapi_convert import SchemaConverter
 from tests.unit.apiserver.apply.objects import (
     deployment_schema,
     kind_schema,

@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply.jsonvalues import describe_value, go_json, json_copy, json_equal, value_order
+from flotilla.apiserver.registry.apply.jsonvalues import (
+    describe_value,
+    go_json,
+    json_copy,
+    json_equal,
+    value_order,
+)
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,14 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply import LAST_APPLIED_ANNOTATION, ApplyConflict, FieldSet, apply, record_update
-from flotilla.apiserver.apply.jsonvalues import go_json
+from flotilla.apiserver.registry.apply import (
+    LAST_APPLIED_ANNOTATION,
+    ApplyConflict,
+    FieldSet,
+    apply,
+    record_update,
+)
+from flotilla.apiserver.registry.apply.jsonvalues import go_json
 from tests.unit.apiserver.apply.objects import APPS_V1, LATER, NOW, deployment_schema, entry, web_deployment
 
 REPLICAS = ("f:spec", "f:replicas")

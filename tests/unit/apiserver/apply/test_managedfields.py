@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply import (
+from flotilla.apiserver.registry.apply import (
     managed_fields_equal_ignoring_time,
     managed_fields_for_write,
     strip_time_only_changes,
     validate_managed_fields,
 )
-from flotilla.apiserver.apply.managedfields import (
+from flotilla.apiserver.registry.apply.managedfields import (
     decode_managed_fields,
     encode_managed_fields,
     format_time,

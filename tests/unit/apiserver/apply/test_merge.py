@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.apply import InvalidObjectError
-from flotilla.apiserver.apply.atoms import object_schema
-from flotilla.apiserver.apply.merge import merge_value
+from flotilla.apiserver.registry.apply import InvalidObjectError
+from flotilla.apiserver.registry.apply.atoms import object_schema
+from flotilla.apiserver.registry.apply.merge import merge_value
 from tests.unit.apiserver.apply.objects import (
     containers,
     deployment_schema,

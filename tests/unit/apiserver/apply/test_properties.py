@@ -8,10 +8,17 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from flotilla.apiserver.apply import FieldSet, InvalidObjectError, apply, compare, fields_of, raw_fields_of
-from flotilla.apiserver.apply.atoms import object_schema
-from flotilla.apiserver.apply.fieldpath import Path, index_element, key_element, value_element
-from flotilla.apiserver.apply.merge import merge_objects, merge_value
+from flotilla.apiserver.registry.apply import (
+    FieldSet,
+    InvalidObjectError,
+    apply,
+    compare,
+    fields_of,
+    raw_fields_of,
+)
+from flotilla.apiserver.registry.apply.atoms import object_schema
+from flotilla.apiserver.registry.apply.fieldpath import Path, index_element, key_element, value_element
+from flotilla.apiserver.registry.apply.merge import merge_objects, merge_value
 from tests.unit.apiserver.apply.objects import APPS_V1, LATER, NOW, deployment_schema
 
 short_text = st.text("pqr", min_size=1, max_size=2)

@@ -6,7 +6,7 @@ import copy
 from datetime import datetime, timedelta
 from typing import Any
 
-from flotilla.apiserver.apply import FieldSet, fields_of, record_update
+from flotilla.apiserver.registry.apply import FieldSet, fields_of, record_update
 from tests.unit.apiserver.apply.objects import (
     APPS_V1,
     LATER,

@@ -6,8 +6,8 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.authn.tokencleaner import TokenCleaner
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.housekeeping.tokencleaner import TokenCleaner
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.apiserver.authn.objects import bootstrap_secret
 

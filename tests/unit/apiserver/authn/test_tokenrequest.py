@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from flotilla.apiserver import errors
 from flotilla.apiserver.authn import jws
 from flotilla.apiserver.authn.serviceaccounts import ISSUER, ServiceAccountKey, TokenIssuer
-from flotilla.apiserver.authn.tokenrequest import token_request
+from flotilla.apiserver.http.handlers.tokenrequest import token_request
 from tests.unit.apiserver.authn.objects import Objects, pod, service_account
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)

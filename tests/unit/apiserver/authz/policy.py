@@ -12,7 +12,7 @@ from flotilla.apiserver.authz.rbac import (
     ROLES,
     RBACAuthorizer,
 )
-from flotilla.apiserver.watchcache import CachedObject, WatchCache
+from flotilla.apiserver.store.watchcache import CachedObject, WatchCache
 from flotilla.storage.memory import MemoryBackend
 
 RBAC = "rbac.authorization.k8s.io"

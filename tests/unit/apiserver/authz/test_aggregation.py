@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.authz.aggregation import aggregated_rules
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.housekeeping.rbacaggregation import aggregated_rules
 from tests.unit.apiserver.authz.conftest import eventually
 
 CLUSTER_ROLE = GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRole")

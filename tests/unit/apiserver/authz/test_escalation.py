@@ -13,11 +13,11 @@ from flotilla.apiserver.authz import Decision
 from flotilla.apiserver.authz.escalation import check_rbac_write, only_gc_fields_changed
 from flotilla.apiserver.authz.rbac import RBACAuthorizer
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.handlers.params import FieldValidation
-from flotilla.apiserver.pipeline import WriteOptions, create_object, update_flow
+from flotilla.apiserver.http.handlers.params import FieldValidation
+from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.resources import ResourceRegistry, ServedResource
-from flotilla.apiserver.watchcache import CachedObject
+from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, update_flow
 from tests.unit.apiserver.authz.policy import (
     ADMIN,
     JANE,

@@ -11,8 +11,12 @@ from flotilla.apiserver.authz.bootstrappolicy import (
     CLUSTER_ROLE_BINDINGS,
     CLUSTER_ROLES,
 )
-from flotilla.apiserver.authz.reconcile import ensure_bootstrap_policy, reconcile_binding, reconcile_role
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.housekeeping.rbacbootstrap import (
+    ensure_bootstrap_policy,
+    reconcile_binding,
+    reconcile_role,
+)
 
 RBAC = "rbac.authorization.k8s.io"
 CLUSTER_ROLE = GroupVersionKind(RBAC, "v1", "ClusterRole")

@@ -16,7 +16,8 @@ from flotilla.apiserver.authn.bearer import (
     TokenAuthenticators,
     TokenResult,
 )
-from flotilla.apiserver.authz.reviews import (
+from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.http.handlers.reviews import (
     REVIEW_RESOURCES,
     local_subject_access_review,
     self_subject_access_review,
@@ -25,7 +26,6 @@ from flotilla.apiserver.authz.reviews import (
     subject_access_review,
     token_review,
 )
-from flotilla.apiserver.embedded import EmbeddedAPI
 from tests.unit.apiserver.authz.policy import POD_READER, RBAC, binding, role, user
 
 JANE = UserInfo("jane", ("system:authenticated",))

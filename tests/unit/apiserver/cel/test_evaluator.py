@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.cel.budget import Bound, Budget, CostExceeded
-from flotilla.apiserver.cel.evaluator import compile_expression
-from flotilla.apiserver.cel.syntax import CompileError, parse
-from flotilla.apiserver.cel.values import EvalError
+from flotilla.apiserver.registry.cel.budget import Bound, Budget, CostExceeded
+from flotilla.apiserver.registry.cel.evaluator import compile_expression
+from flotilla.apiserver.registry.cel.syntax import CompileError, parse
+from flotilla.apiserver.registry.cel.values import EvalError
 
 SELF = {"x": "y", "l": [3, 1, 2], "m": {"a": 1}, "n": 5}
 

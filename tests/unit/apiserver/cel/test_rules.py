@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.cel.budget import Bound, CostExceeded
-from flotilla.apiserver.cel.rules import RuleNode, compile_rules, validate
-from flotilla.apiserver.cel.schemachecks import rule_errors
-from flotilla.apiserver.schema.openapi_convert import SchemaConverter
+from flotilla.apiserver.registry.cel.budget import Bound, CostExceeded
+from flotilla.apiserver.registry.cel.rules import RuleNode, compile_rules, validate
+from flotilla.apiserver.registry.cel.schemachecks import rule_errors
+from flotilla.apiserver.registry.schema.openapi_convert import SchemaConverter
 
 ROOT = "spec.versions[0].schema.openAPIV3Schema"
 

@@ -14,12 +14,12 @@ from flotilla.api.karmada.constants import CLUSTER
 from flotilla.api.karmada.registration import REQUESTER_ANNOTATION, pull_cluster, registration_annotations
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authn.clusterbinding import CLUSTER_UID_EXTRA, bound_cluster_uids
 from flotilla.apiserver.certificates.acceptance import CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance
-from flotilla.apiserver.certificates.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.karmadacrds.install import install_karmada_crds
-from flotilla.apiserver.pki import create_ca
+from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds
+from flotilla.apiserver.pki.clusterbinding import CLUSTER_UID_EXTRA, bound_cluster_uids
+from flotilla.apiserver.pki.directory import create_ca
+from flotilla.apiserver.pki.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
 from tests.unit.apiserver.certificates.test_flow import create_as, eventually, stored

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from flotilla.apiserver.certificates.cleaner import expiry_reason
-from flotilla.apiserver.certificates.signing import SigningAuthority, issue_client_certificate
-from flotilla.apiserver.pki import create_ca
+from flotilla.apiserver.pki.directory import create_ca
+from flotilla.apiserver.pki.signing import SigningAuthority, issue_client_certificate
 from tests.unit.apiserver.certificates.requests import (
     certificate_request,
     condition,

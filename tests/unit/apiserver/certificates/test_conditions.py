@@ -14,7 +14,7 @@ from flotilla.apiserver.certificates.conditions import (
     populate_timestamps,
     update_errors,
 )
-from flotilla.apiserver.pki import create_ca
+from flotilla.apiserver.pki.directory import create_ca
 from tests.unit.apiserver.certificates.requests import (
     certificate_request,
     condition,

@@ -16,16 +16,16 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import SYSTEM_USER, UserInfo
 from flotilla.apiserver.certificates.approval import write_approval
 from flotilla.apiserver.certificates.cleaner import CSRCleaner
-from flotilla.apiserver.certificates.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
 from flotilla.apiserver.certificates.signingrequests import CSR
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.handlers import normalize
-from flotilla.apiserver.handlers.params import FieldValidation
-from flotilla.apiserver.pipeline import WriteOptions, create_object, update_flow
-from flotilla.apiserver.pki import create_ca
+from flotilla.apiserver.http.handlers import normalize
+from flotilla.apiserver.http.handlers.params import FieldValidation
+from flotilla.apiserver.pki.directory import create_ca
+from flotilla.apiserver.pki.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
+from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.resources import ServedResource
-from flotilla.apiserver.watchcache import CachedObject
+from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, update_flow
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
 

@@ -10,8 +10,9 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from flotilla.apiserver.authn.clusterbinding import binding_name, bound_cluster_uids
-from flotilla.apiserver.certificates.signing import (
+from flotilla.apiserver.pki.clusterbinding import binding_name, bound_cluster_uids
+from flotilla.apiserver.pki.directory import create_ca, ensure_pki
+from flotilla.apiserver.pki.signing import (
     MAX_DURATION,
     SigningAuthority,
     client_usage_problem,
@@ -19,7 +20,6 @@ from flotilla.apiserver.certificates.signing import (
     load_signing_authority,
     signing_duration,
 )
-from flotilla.apiserver.pki import create_ca, ensure_pki
 from tests.unit.apiserver.certificates.requests import certificate_request
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.controllers.eventttl import EventExpiry, last_seen
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.housekeeping.eventttl import EventExpiry, last_seen
 from flotilla.storage.memory import MemoryBackend
 
 EVENT = GroupVersionKind("", "v1", "Event")

@@ -10,20 +10,14 @@ import pytest
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.context import APIContext, APISettings
-from flotilla.apiserver.controllers.bootstrap import ensure_default_namespaces
-from flotilla.apiserver.controllers.garbagecollector import (
-    KEEP,
-    Decision,
-    GarbageCollector,
-    Verdict,
-    decide,
-)
-from flotilla.apiserver.controllers.ownergraph import OwnerReference
-from flotilla.apiserver.handlers.deletes import DeleteOptions, delete_object
-from flotilla.apiserver.pipeline import create_object, system_options, update_flow
+from flotilla.apiserver.housekeeping.bootstrap import ensure_default_namespaces
+from flotilla.apiserver.housekeeping.garbagecollector import KEEP, Decision, GarbageCollector, Verdict, decide
+from flotilla.apiserver.housekeeping.ownergraph import OwnerReference
+from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
+from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.resources import ResourceRegistry, ServedResource
-from flotilla.apiserver.watchcache import CachedObject, WatchCache
+from flotilla.apiserver.store.watchcache import CachedObject, WatchCache
+from flotilla.apiserver.writes.pipeline import create_object, system_options, update_flow
 from flotilla.storage.memory import MemoryBackend
 
 A = OwnerReference("v1", "ConfigMap", "a", "u-a")

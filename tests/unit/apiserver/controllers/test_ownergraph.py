@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.apiserver.controllers.ownergraph import OwnerGraph, OwnerReference, owner_references
-from flotilla.apiserver.watchcache import CachedObject, CacheEvent
+from flotilla.apiserver.housekeeping.ownergraph import OwnerGraph, OwnerReference, owner_references
+from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent
 
 PREFIX = "/registry/core/configmaps/default/"
 

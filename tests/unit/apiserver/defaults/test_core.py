@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import apply_defaults, prepare_for_create
+from flotilla.apiserver.registry.defaults import apply_defaults, prepare_for_create
 
 SERVICE = GroupVersionKind("", "v1", "Service")
 SECRET = GroupVersionKind("", "v1", "Secret")

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import apply_defaults
+from flotilla.apiserver.registry.defaults import apply_defaults
 
 HPA = GroupVersionKind("autoscaling", "v2", "HorizontalPodAutoscaler")
 NETWORK_POLICY = GroupVersionKind("networking.k8s.io", "v1", "NetworkPolicy")

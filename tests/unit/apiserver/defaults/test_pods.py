@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import apply_defaults, prepare_for_create
-from flotilla.apiserver.defaults.pods import image_pull_policy, qos_class
+from flotilla.apiserver.registry.defaults import apply_defaults, prepare_for_create
+from flotilla.apiserver.registry.defaults.pods import image_pull_policy, qos_class
 
 POD = GroupVersionKind("", "v1", "Pod")
 DIGEST = "sha256:" + "a" * 64

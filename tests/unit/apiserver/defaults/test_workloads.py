@@ -10,7 +10,7 @@ import copy
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import apply_defaults, prepare_for_create
+from flotilla.apiserver.registry.defaults import apply_defaults, prepare_for_create
 
 DEPLOYMENT = GroupVersionKind("apps", "v1", "Deployment")
 STATEFUL_SET = GroupVersionKind("apps", "v1", "StatefulSet")

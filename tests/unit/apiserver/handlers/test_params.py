@@ -9,7 +9,7 @@ import pytest
 from multidict import MultiDict
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.handlers.params import (
+from flotilla.apiserver.http.handlers.params import (
     decode_continue,
     encode_continue,
     field_manager,

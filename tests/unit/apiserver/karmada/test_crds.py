@@ -19,9 +19,9 @@ from flotilla.api.karmada.policy import (
 )
 from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding, Work
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.karmadacrds import karmada_crds
-from flotilla.apiserver.schema.structural import structural_errors
-from flotilla.apiserver.strategy import crd_schema_errors
+from flotilla.apiserver.registry.karmada import karmada_crds
+from flotilla.apiserver.registry.schema.structural import structural_errors
+from flotilla.apiserver.registry.strategy import crd_schema_errors
 
 MODELS: dict[GroupVersionKind, type[KarmadaModel]] = {
     constants.PROPAGATION_POLICY: PropagationPolicy,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.defaults import karmada as defaults
+from flotilla.apiserver.registry.defaults import karmada as defaults
 from tests.unit.api.karmada.manifests import CLUSTER, SPREAD_POLICY, WALKTHROUGH_POLICY, fresh
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)

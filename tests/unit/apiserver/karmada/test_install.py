@@ -11,7 +11,7 @@ from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.karmadacrds.install import CRD, install_karmada_crds
+from flotilla.apiserver.housekeeping.karmadacrds import CRD, install_karmada_crds
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.api.karmada.manifests import (

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.validation import karmada as validation
+from flotilla.apiserver.registry.validation import karmada as validation
 from tests.unit.api.karmada.manifests import CLUSTER, RESOURCE_BINDING, WORK, fresh
 
 

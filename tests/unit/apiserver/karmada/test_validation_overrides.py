@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.apiserver.validation import karmada as validation
+from flotilla.apiserver.registry.validation import karmada as validation
 from tests.unit.api.karmada.manifests import LEGACY_OVERRIDE_POLICY, OVERRIDE_POLICY, fresh
 
 

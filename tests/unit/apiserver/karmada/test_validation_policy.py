@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.defaults import karmada as defaults
-from flotilla.apiserver.validation import karmada as validation
+from flotilla.apiserver.registry.defaults import karmada as defaults
+from flotilla.apiserver.registry.validation import karmada as validation
 from tests.unit.api.karmada.manifests import (
     AFFINITIES_POLICY,
     SPREAD_POLICY,

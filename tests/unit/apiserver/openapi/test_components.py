@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.openapi.components import (
+from flotilla.apiserver.http.openapi.components import (
     INT_OR_STRING,
     OBJECT_META,
     QUANTITY,
@@ -18,7 +18,7 @@ from flotilla.apiserver.openapi.components import (
     custom_resource_schema,
     custom_resource_schema_name,
 )
-from flotilla.apiserver.schema.builtin import builtin_schemas
+from flotilla.apiserver.registry.schema.builtin import builtin_schemas
 
 WIDGET = GroupVersionKind("example.com", "v1", "Widget")
 TYPE_META = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}}

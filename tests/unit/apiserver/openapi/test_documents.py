@@ -12,7 +12,7 @@ import pytest
 
 from flotilla.api.builtin import BUILTIN_RESOURCES
 from flotilla.api.scheme import GroupVersion, GroupVersionKind, ResourceType, Subresource
-from flotilla.apiserver.openapi import (
+from flotilla.apiserver.http.openapi import (
     OpenAPIBuilder,
     ResourceTypeSpec,
     document_hash,
@@ -20,7 +20,7 @@ from flotilla.apiserver.openapi import (
     root_document,
     serialize_document,
 )
-from flotilla.apiserver.schema.builtin import builtin_schemas
+from flotilla.apiserver.registry.schema.builtin import builtin_schemas
 
 APPS_V1 = GroupVersion("apps", "v1")
 CORE_V1 = GroupVersion("", "v1")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.schema.model import Schema
+from flotilla.apiserver.registry.schema.model import Schema
 from tests.unit.apiserver.patch.workloads import kind_schema, stored_deployment
 
 

@@ -8,9 +8,8 @@ from typing import Any
 import orjson
 import pytest
 
-from flotilla.apiserver.objectbounds import MAX_DEPTH, nesting_depth
-from flotilla.apiserver.patch.errors import PatchError
-from flotilla.apiserver.patch.json_patch import (
+from flotilla.apiserver.registry.patch.errors import PatchError
+from flotilla.apiserver.registry.patch.json_patch import (
     MAX_COPY_BYTES,
     MAX_OPERATIONS,
     MalformedPatch,
@@ -19,6 +18,7 @@ from flotilla.apiserver.patch.json_patch import (
     decode_operations,
     json_equal,
 )
+from flotilla.apiserver.store.objectbounds import MAX_DEPTH, nesting_depth
 
 
 def patched(document: Any, patch: list[dict[str, Any]]) -> Any:

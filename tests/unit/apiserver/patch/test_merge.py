@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.patch import PatchError, apply_merge_patch, deep_copy_json
+from flotilla.apiserver.registry.patch import PatchError, apply_merge_patch, deep_copy_json
 
 # RFC 7386 Appendix A, one row per example: original, patch, result.
 RFC_EXAMPLES: list[tuple[Any, Any, Any]] = [

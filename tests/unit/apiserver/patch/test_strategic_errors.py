@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.patch import PatchError, apply_strategic_merge_patch
-from flotilla.apiserver.schema.model import Schema
+from flotilla.apiserver.registry.patch import PatchError, apply_strategic_merge_patch
+from flotilla.apiserver.registry.schema.model import Schema
 from tests.unit.apiserver.patch.workloads import template_patch
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from flotilla.apiserver.patch import apply_strategic_merge_patch
-from flotilla.apiserver.schema.model import Schema
+from flotilla.apiserver.registry.patch import apply_strategic_merge_patch
+from flotilla.apiserver.registry.schema.model import Schema
 from tests.unit.apiserver.patch.workloads import container_names, containers, kind_schema, template_patch
 
 

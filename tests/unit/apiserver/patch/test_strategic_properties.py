@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flotilla.apiserver.patch import apply_merge_patch, apply_strategic_merge_patch
+from flotilla.apiserver.registry.patch import apply_merge_patch, apply_strategic_merge_patch
 from tests.unit.apiserver.patch.workloads import kind_schema
 
 keys = st.sampled_from(["a", "b", "c", "metadata", "spec", "labels", "name"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.schema.builtin import builtin_schemas
-from flotilla.apiserver.schema.model import Schema
+from flotilla.apiserver.registry.schema.builtin import builtin_schemas
+from flotilla.apiserver.registry.schema.model import Schema
 
 
 def kind_schema(group: str, version: str, kind: str) -> Schema:

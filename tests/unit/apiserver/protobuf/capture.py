@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from flotilla.apiserver.protobuf import ProtobufError, decode_object
+from flotilla.apiserver.http.protobuf import ProtobufError, decode_object
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 PROTOBUF = "application/vnd.kubernetes.protobuf"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from flotilla.apiserver.protobuf.decode import MAGIC
+from flotilla.apiserver.http.protobuf.decode import MAGIC
 
 
 def varint(value: int) -> bytes:

@@ -33,7 +33,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flotilla.apiserver.protobuf import wire
+from flotilla.apiserver.http.protobuf import wire
 
 TABLES_DIR = Path(__file__).resolve().parents[4] / "src" / "flotilla" / "apiserver" / "protobuf" / "tables"
 
@@ -593,7 +593,7 @@ def render_modules(
             "from collections.abc import Mapping",
             "from typing import Final",
             "",
-            f"from flotilla.apiserver.protobuf.model import {imports}",
+            f"from flotilla.apiserver.http.protobuf.model import {imports}",
             "",
             "MESSAGES: Final[Mapping[str, Message]] = {",
             *body,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flotilla.apiserver.protobuf import (
+from flotilla.apiserver.http.protobuf import (
     MAGIC,
     ProtobufError,
     UnsupportedKindError,

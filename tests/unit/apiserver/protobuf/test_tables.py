@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.apiserver.protobuf.model import INLINE, REPEATED, Field, MapOf, Scalar
-from flotilla.apiserver.protobuf.tables import KINDS, LIST_WRAPPERS, MESSAGES
-from flotilla.apiserver.protobuf.wellknown import RENDERERS
+from flotilla.apiserver.http.protobuf.descriptors import KINDS, LIST_WRAPPERS, MESSAGES
+from flotilla.apiserver.http.protobuf.model import INLINE, REPEATED, Field, MapOf, Scalar
+from flotilla.apiserver.http.protobuf.wellknown import RENDERERS
 
 
 def _referenced(field: Field) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.apiserver.protobuf.wellknown import (
+from flotilla.apiserver.http.protobuf.wellknown import (
     go_duration,
     render_duration,
     render_int_or_string,
@@ -13,7 +13,7 @@ from flotilla.apiserver.protobuf.wellknown import (
     render_raw_json,
     render_time,
 )
-from flotilla.apiserver.protobuf.wire import ProtobufError
+from flotilla.apiserver.http.protobuf.wire import ProtobufError
 from tests.unit.apiserver.protobuf.encoder import bytes_field, string_field, varint_field
 
 JAN_2_2024_030405 = 1704164645

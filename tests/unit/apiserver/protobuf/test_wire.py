@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flotilla.apiserver.protobuf.wire import (
+from flotilla.apiserver.http.protobuf.wire import (
     ProtobufError,
     WireField,
     WireType,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flotilla.apiserver.schema.structural import structural_errors
+from flotilla.apiserver.registry.schema.structural import structural_errors
 
 ROOT = "spec.versions[0].schema.openAPIV3Schema"
 

@@ -1,7 +1,7 @@
 from typing import Any
 
-from flotilla.apiserver.schema.model import Schema
-from flotilla.apiserver.schema.walk import WalkOptions, walk_object
+from flotilla.apiserver.registry.schema.model import Schema
+from flotilla.apiserver.registry.schema.walk import WalkOptions, walk_object
 
 CHECK = WalkOptions(apply_defaults=True, check_values=True, drop_nulls=False)
 METADATA = Schema(types=frozenset({"object"}), any_properties=True)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.schema.model import Schema
-from flotilla.apiserver.schema.walk import WalkOptions, walk_object
+from flotilla.apiserver.registry.schema.model import Schema
+from flotilla.apiserver.registry.schema.walk import WalkOptions, walk_object
 
 CHECK = WalkOptions(apply_defaults=False, check_values=True, drop_nulls=False)
 DECODE = WalkOptions(apply_defaults=False, check_values=False, drop_nulls=False)

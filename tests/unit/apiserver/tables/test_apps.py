@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from flotilla.apiserver.tables.apps import (
+from flotilla.apiserver.registry.tables.apps import (
     CONTROLLER_REVISION,
     DAEMON_SET,
     DEPLOYMENT,

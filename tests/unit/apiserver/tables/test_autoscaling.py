@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from flotilla.apiserver.tables.autoscaling import HORIZONTAL_POD_AUTOSCALER, format_metrics
+from flotilla.apiserver.registry.tables.autoscaling import HORIZONTAL_POD_AUTOSCALER, format_metrics
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.tables.batch import CRON_JOB, JOB, job_completions, job_status
+from flotilla.apiserver.registry.tables.batch import CRON_JOB, JOB, job_completions, job_status
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.tables.certificates import CERTIFICATE_SIGNING_REQUEST, request_condition
+from flotilla.apiserver.registry.tables.certificates import CERTIFICATE_SIGNING_REQUEST, request_condition
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

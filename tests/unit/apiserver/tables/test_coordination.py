@@ -1,6 +1,6 @@
 from datetime import UTC, datetime
 
-from flotilla.apiserver.tables.coordination import LEASE
+from flotilla.apiserver.registry.tables.coordination import LEASE
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.tables.core import (
+from flotilla.apiserver.registry.tables.core import (
     CONFIG_MAP,
     ENDPOINTS,
     NAMESPACE,

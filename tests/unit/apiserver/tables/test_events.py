@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from flotilla.apiserver.tables.events import EVENT, as_core_event
+from flotilla.apiserver.registry.tables.events import EVENT, as_core_event
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

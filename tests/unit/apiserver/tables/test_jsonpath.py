@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.tables.jsonpath import JSONPathError, parse_printer_jsonpath
+from flotilla.apiserver.registry.tables.jsonpath import JSONPathError, parse_printer_jsonpath
 
 RESOURCE: dict[str, Any] = {
     "metadata": {"name": "db", "labels": {"app": "shop", "app.kubernetes.io/name": "db"}},

@@ -1,4 +1,4 @@
-from flotilla.apiserver.tables.labels import format_label_selector, format_labels, selector_string
+from flotilla.apiserver.registry.tables.labels import format_label_selector, format_labels, selector_string
 
 
 def test_format_labels_sorts_keys_and_prints_none_when_empty() -> None:

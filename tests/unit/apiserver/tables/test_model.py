@@ -1,4 +1,4 @@
-from flotilla.apiserver.tables.model import AGE, NAME, Column
+from flotilla.apiserver.registry.tables.model import AGE, NAME, Column
 
 
 def test_column_to_json_always_carries_all_five_fields() -> None:

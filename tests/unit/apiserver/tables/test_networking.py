@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from flotilla.apiserver.tables.networking import (
+from flotilla.apiserver.registry.tables.networking import (
     ENDPOINT_SLICE,
     INGRESS,
     INGRESS_CLASS,

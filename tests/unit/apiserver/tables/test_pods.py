@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.tables.pods import POD, pod_row_conditions
+from flotilla.apiserver.registry.tables.pods import POD, pod_row_conditions
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

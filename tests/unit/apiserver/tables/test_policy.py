@@ -1,6 +1,6 @@
 from datetime import UTC, datetime
 
-from flotilla.apiserver.tables.policy import POD_DISRUPTION_BUDGET, PRIORITY_CLASS
+from flotilla.apiserver.registry.tables.policy import POD_DISRUPTION_BUDGET, PRIORITY_CLASS
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 META = {"name": "web", "creationTimestamp": "2025-03-01T11:59:00Z"}

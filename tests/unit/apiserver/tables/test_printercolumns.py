@@ -4,7 +4,7 @@ from typing import Any
 import pytest
 
 from flotilla.api.fielderrors import ErrorType
-from flotilla.apiserver.tables.printercolumns import (
+from flotilla.apiserver.registry.tables.printercolumns import (
     custom_resource_convertor,
     printer_column_errors,
     typed_cell,

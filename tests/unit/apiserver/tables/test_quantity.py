@@ -1,6 +1,6 @@
 import pytest
 
-from flotilla.apiserver.tables.quantity import format_optional_quantity, format_quantity
+from flotilla.apiserver.registry.tables.quantity import format_optional_quantity, format_quantity
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 from datetime import UTC, datetime
 
-from flotilla.apiserver.tables.rbac import CLUSTER_ROLE_BINDING, ROLE_BINDING
+from flotilla.apiserver.registry.tables.rbac import CLUSTER_ROLE_BINDING, ROLE_BINDING
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 

@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 import pytest
 
 from flotilla.api.builtin import BUILTIN_RESOURCES
-from flotilla.apiserver.tables import builtin_convertor, default_convertor
-from flotilla.apiserver.tables.registry import PRINTERS
+from flotilla.apiserver.registry.tables import builtin_convertor, default_convertor
+from flotilla.apiserver.registry.tables.registry import PRINTERS
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 KINDS = sorted({(resource.group, resource.kind) for resource in BUILTIN_RESOURCES})

@@ -1,6 +1,6 @@
 import pytest
 
-from flotilla.apiserver.tables.rendering import go_float, go_json, jsonpath_text
+from flotilla.apiserver.registry.tables.rendering import go_float, go_json, jsonpath_text
 
 
 @pytest.mark.parametrize(

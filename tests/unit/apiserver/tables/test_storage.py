@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from flotilla.apiserver.tables.storage import (
+from flotilla.apiserver.registry.tables.storage import (
     PERSISTENT_VOLUME,
     PERSISTENT_VOLUME_CLAIM,
     STORAGE_CLASS,

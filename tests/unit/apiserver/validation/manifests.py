@@ -11,8 +11,8 @@ from typing import Any
 
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import apply_defaults, prepare_for_create
-from flotilla.apiserver.validation import validate_create, validate_update
+from flotilla.apiserver.registry.defaults import apply_defaults, prepare_for_create
+from flotilla.apiserver.registry.validation import validate_create, validate_update
 
 Manifest = dict[str, Any]
 

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from flotilla.apiserver.validation.cron import ScheduleError, parse_schedule
+from flotilla.apiserver.registry.validation.cron import ScheduleError, parse_schedule
 from tests.unit.apiserver.validation.manifests import (
     CRON_JOB,
     JOB,

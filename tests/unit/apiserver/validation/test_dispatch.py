@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flotilla.api.builtin import BUILTIN_RESOURCES
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.defaults import DEFAULTED_KINDS
-from flotilla.apiserver.validation import VALIDATED_KINDS, validate_create, validate_update
-from flotilla.apiserver.validation.batch import validate_job_update
+from flotilla.apiserver.registry.defaults import DEFAULTED_KINDS
+from flotilla.apiserver.registry.validation import VALIDATED_KINDS, validate_create, validate_update
+from flotilla.apiserver.registry.validation.batch import validate_job_update
 from tests.unit.apiserver.validation.manifests import JOB, job, stored
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from flotilla.api.fielderrors import ErrorType
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.validation import validate_create
-from flotilla.apiserver.validation.metadata import TOTAL_ANNOTATION_SIZE_LIMIT, validate_object_meta
+from flotilla.apiserver.registry.validation import validate_create
+from flotilla.apiserver.registry.validation.metadata import TOTAL_ANNOTATION_SIZE_LIMIT, validate_object_meta
 from tests.unit.apiserver.validation.manifests import (
     CONFIG_MAP,
     DEPLOYMENT,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flotilla.apiserver.validation.quantity import (
+from flotilla.apiserver.registry.validation.quantity import (
     FORMAT_ERROR,
     SUFFIX_ERROR,
     Format,

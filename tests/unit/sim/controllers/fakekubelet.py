@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.objectmeta import now_rfc3339
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.runtime.clock import SystemClock
 from flotilla.sim.controllers.kinds import POD
 

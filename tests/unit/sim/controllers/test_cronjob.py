@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.objectmeta import now_rfc3339
+from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.runtime.clock import ManualClock, SystemClock
 from flotilla.sim.controllers.cronjob import SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, job_name
 from flotilla.sim.controllers.cronschedule import CronSchedule

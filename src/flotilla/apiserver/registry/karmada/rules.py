@@ -1,0 +1,136 @@
+"""Built-in admission for the Karmada kinds: what the API server does to custom resources of their GVKs.
+
+Karmada ships a mutating and a validating webhook for its kinds; a Flotilla hub has them built in,
+so `kubectl apply` of a policy gets Karmada's defaults and a 422 with field causes for Karmada's
+rules, with no webhook server to run. The write strategy (`flotilla.apiserver.registry.strategy`) looks a
+custom resource's GVK up in `CUSTOM_RESOURCE_RULES`, and calls, on top of the schema's work:
+
+* `default(obj)` on every write (idempotent);
+* `prepare_create(obj, now)` once, when the object is created (permanent ids, resource models);
+* `prepare_update(new, old, now)` on every update (permanent ids kept, taints stamped);
+* `validate_create(obj)` / `validate_update(new, old)` after defaulting.
+
+The rules apply to these GVKs whoever defined the CRD: the hub's own install or a user's copy of
+Karmada's CRDs on a `--no-karmada` server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from flotilla.api.fielderrors import FieldError
+from flotilla.api.karmada import constants
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.apiserver.registry.defaults import karmada as defaults
+from flotilla.apiserver.registry.validation import karmada as validation
+
+Object = dict[str, Any]
+
+
+def _no_default(obj: Object) -> None:
+    """Nothing to default."""
+
+
+def _no_preparation(obj: Object, now: datetime) -> None:
+    """Nothing to prepare on create."""
+
+
+def _no_update_preparation(new: Object, old: Object, now: datetime) -> None:
+    """Nothing to carry over on update."""
+
+
+@dataclass(frozen=True, slots=True)
+class CustomResourceRules:
+    """Defaults and validation of one custom resource kind, as built-in admission."""
+
+    validate_create: Callable[[Object], list[FieldError]]
+    validate_update: Callable[[Object, Object], list[FieldError]]
+    default: Callable[[Object], None] = _no_default
+    prepare_create: Callable[[Object, datetime], None] = _no_preparation
+    prepare_update: Callable[[Object, Object, datetime], None] = _no_update_preparation
+
+
+def _permanent_id(
+    label: str, *, replace: bool
+) -> tuple[Callable[[Object, datetime], None], Callable[[Object, Object, datetime], None]]:
+    """Create and update hooks that give objects a permanent id once and keep it."""
+
+    def on_create(obj: Object, now: datetime) -> None:
+        if replace:
+            defaults.assign_permanent_id(obj, label)
+        else:
+            defaults.ensure_permanent_id(obj, label)
+
+    def on_update(new: Object, old: Object, now: datetime) -> None:
+        defaults.keep_permanent_id(new, old, label)
+
+    return on_create, on_update
+
+
+def _rules(
+    validate_create: Callable[[Object], list[FieldError]],
+    validate_update: Callable[[Object, Object], list[FieldError]],
+    default: Callable[[Object], None] = _no_default,
+    permanent_id: str = "",
+    *,
+    replace_id: bool = False,
+) -> CustomResourceRules:
+    if not permanent_id:
+        return CustomResourceRules(validate_create, validate_update, default)
+    on_create, on_update = _permanent_id(permanent_id, replace=replace_id)
+    return CustomResourceRules(validate_create, validate_update, default, on_create, on_update)
+
+
+CUSTOM_RESOURCE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
+    # Karmada's webhook replaces whatever permanent id a new policy carries; bindings and Works
+    # keep one they already have (a restore from backup relies on it).
+    constants.PROPAGATION_POLICY: _rules(
+        validation.validate_propagation_policy,
+        validation.validate_propagation_policy_update,
+        defaults.default_propagation_policy,
+        constants.PROPAGATION_POLICY_PERMANENT_ID_LABEL,
+        replace_id=True,
+    ),
+    constants.CLUSTER_PROPAGATION_POLICY: _rules(
+        validation.validate_cluster_propagation_policy,
+        validation.validate_cluster_propagation_policy_update,
+        defaults.default_cluster_propagation_policy,
+        constants.CLUSTER_PROPAGATION_POLICY_PERMANENT_ID_LABEL,
+        replace_id=True,
+    ),
+    constants.OVERRIDE_POLICY: _rules(
+        validation.validate_override_policy,
+        validation.validate_override_policy_update,
+        defaults.default_override_policy,
+    ),
+    constants.CLUSTER_OVERRIDE_POLICY: _rules(
+        validation.validate_override_policy, validation.validate_override_policy_update
+    ),
+    constants.RESOURCE_BINDING: _rules(
+        validation.validate_resource_binding,
+        validation.validate_resource_binding_update,
+        defaults.default_binding,
+        constants.RESOURCE_BINDING_PERMANENT_ID_LABEL,
+    ),
+    constants.CLUSTER_RESOURCE_BINDING: _rules(
+        validation.validate_resource_binding,
+        validation.validate_resource_binding_update,
+        defaults.default_binding,
+        constants.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL,
+    ),
+    constants.WORK: _rules(
+        validation.validate_work,
+        validation.validate_work_update,
+        permanent_id=constants.WORK_PERMANENT_ID_LABEL,
+    ),
+    constants.CLUSTER: CustomResourceRules(
+        validation.validate_cluster,
+        validation.validate_cluster_update,
+        defaults.default_cluster,
+        defaults.prepare_cluster_create,
+        defaults.prepare_cluster_update,
+    ),
+}

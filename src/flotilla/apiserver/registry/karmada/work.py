@@ -1,0 +1,260 @@
+"""The work.karmada.io CRDs: ResourceBinding and ClusterResourceBinding (v1alpha2), Work (v1alpha1).
+
+Bindings are served at v1alpha2 only. Karmada also serves v1alpha1 bindings and converts between
+the two; our API server does not convert between versions, so a v1alpha1 binding is not offered
+at all rather than offered wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flotilla.api.karmada import constants
+from flotilla.api.karmada.constants import ConflictResolution, ResourceHealth
+from flotilla.apiserver.registry.karmada.policy import failover, placement, suspension
+from flotilla.apiserver.registry.karmada.schemas import (
+    AGE,
+    Schema,
+    array,
+    boolean,
+    column,
+    conditions,
+    custom_resource_definition,
+    date_time,
+    integer,
+    kind_schema,
+    node_selector,
+    obj,
+    raw_object,
+    resource_list,
+    string,
+    string_map,
+    strings,
+    toleration,
+)
+
+COMPONENT_NAME_MAX = 32
+EVICTION_REASON_MAX = 32
+EVICTION_MESSAGE_MAX = 1024
+
+
+def _node_claim() -> Schema:
+    return obj(
+        {
+            "hardNodeAffinity": node_selector("The pods' required node affinity."),
+            "nodeSelector": string_map(),
+            "tolerations": array(toleration()),
+        },
+        "Node constraints of the pods.",
+    )
+
+
+def _target_clusters(description: str) -> Schema:
+    target = obj(
+        {"name": string("The cluster."), "replicas": integer("Replicas assigned to the cluster.")},
+        required=["name"],
+    )
+    return array(target, description)
+
+
+def binding_spec() -> Schema:
+    requirements = obj(
+        {
+            "nodeClaim": _node_claim(),
+            "resourceRequest": resource_list("Resources one replica requests."),
+            "namespace": string(),
+            "priorityClassName": string(),
+        },
+        "What one replica needs.",
+    )
+    component = obj(
+        {
+            "name": string(max_length=COMPONENT_NAME_MAX),
+            "replicas": integer(),
+            "replicaRequirements": obj(
+                {
+                    "nodeClaim": _node_claim(),
+                    "resourceRequest": resource_list(),
+                    "priorityClassName": string(),
+                }
+            ),
+        },
+        required=["name", "replicas"],
+    )
+    eviction = obj(
+        {
+            "fromCluster": string("The cluster being evicted from."),
+            "purgeMode": string(),
+            "replicas": integer(),
+            "reason": string(
+                min_length=1,
+                max_length=EVICTION_REASON_MAX,
+                pattern=r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
+            ),
+            "message": string(max_length=EVICTION_MESSAGE_MAX),
+            "producer": string(),
+            "gracePeriodSeconds": integer(),
+            "suppressDeletion": boolean(),
+            "preservedLabelState": string_map(),
+            "clustersBeforeFailover": strings(),
+            "creationTimestamp": date_time(),
+        },
+        required=["fromCluster", "reason", "producer"],
+    )
+    snapshot = obj(
+        {"namespace": string(), "name": string(), "clusters": _target_clusters("Its scheduled clusters.")},
+        required=["name"],
+    )
+    return obj(
+        {
+            "resource": obj(
+                {
+                    "apiVersion": string(),
+                    "kind": string(),
+                    "namespace": string(),
+                    "name": string(),
+                    "uid": string(),
+                    "resourceVersion": string(),
+                },
+                "The resource template this binding stands for.",
+                required=["apiVersion", "kind", "name"],
+            ),
+            "propagateDeps": boolean(),
+            "replicaRequirements": requirements,
+            "replicas": integer("The template's desired replicas."),
+            "components": array(component, "Pod templates of a multi-template workload."),
+            "clusters": _target_clusters("The scheduling result."),
+            "placement": placement(),
+            "gracefulEvictionTasks": array(eviction),
+            "requiredBy": array(snapshot, "Bindings that depend on this one."),
+            "schedulerName": string(),
+            "failover": failover(),
+            "conflictResolution": string(enum=list(ConflictResolution), default=ConflictResolution.ABORT),
+            "rescheduleTriggeredAt": date_time("A reschedule from scratch was asked for at this time."),
+            "suspension": suspension(scheduling=boolean("Stop scheduling this binding.")),
+            "preserveResourcesOnDeletion": boolean(),
+            "schedulePriority": obj({"priority": integer()}),
+            "workloadAffinityGroups": obj({"affinityGroup": string(), "antiAffinityGroup": string()}),
+        },
+        required=["resource"],
+    )
+
+
+def binding_status() -> Schema:
+    item = obj(
+        {
+            "clusterName": string(),
+            "status": raw_object("The member object's status."),
+            "applied": boolean(),
+            "appliedMessage": string(),
+            "health": string(enum=list(ResourceHealth)),
+        },
+        required=["clusterName"],
+    )
+    return obj(
+        {
+            "schedulerObservedGeneration": integer(bits=64),
+            "schedulerObservingAffinityName": string(),
+            "lastScheduledTime": date_time(),
+            "conditions": conditions("Scheduled and FullyApplied."),
+            "aggregatedStatus": array(item, "Each target cluster's status of the resource."),
+        }
+    )
+
+
+def work_spec() -> Schema:
+    return obj(
+        {
+            "workload": obj(
+                {"manifests": array(raw_object("A resource to apply."), "The resources to apply.")}
+            ),
+            "suspendDispatching": boolean(),
+            "preserveResourcesOnDeletion": boolean(),
+        }
+    )
+
+
+def work_status() -> Schema:
+    identifier = obj(
+        {
+            "ordinal": integer("The manifest's index in spec.workload.manifests.", bits=64),
+            "group": string(),
+            "version": string(),
+            "kind": string(),
+            "resource": string(),
+            "namespace": string(),
+            "name": string(),
+        },
+        required=["ordinal", "version", "kind", "resource", "name"],
+    )
+    manifest_status = obj(
+        {
+            "identifier": identifier,
+            "status": raw_object(),
+            "health": string(enum=list(ResourceHealth)),
+        },
+        required=["identifier"],
+    )
+    return obj(
+        {
+            "conditions": conditions("Applied, Progressing, Available, Degraded, Dispatching."),
+            "manifestStatuses": array(manifest_status),
+        }
+    )
+
+
+_BINDING_COLUMNS = (
+    column("SCHEDULED", '.status.conditions[?(@.type=="Scheduled")].status'),
+    column("FULLYAPPLIED", '.status.conditions[?(@.type=="FullyApplied")].status'),
+    AGE,
+)
+
+
+def work_crds() -> list[dict[str, Any]]:
+    """ResourceBinding, ClusterResourceBinding and Work."""
+    group = constants.WORK_GROUP
+    common: dict[str, Any] = {"group": group, "categories": [constants.CATEGORY], "status": True}
+    return [
+        custom_resource_definition(
+            kind="ResourceBinding",
+            version="v1alpha2",
+            plural=constants.RESOURCE_BINDINGS.resource,
+            namespaced=True,
+            short_names=["rb"],
+            columns=_BINDING_COLUMNS,
+            schema=kind_schema(
+                "Binds a namespaced resource template to its placement and scheduling result.",
+                binding_spec(),
+                binding_status(),
+            ),
+            **common,
+        ),
+        custom_resource_definition(
+            kind="ClusterResourceBinding",
+            version="v1alpha2",
+            plural=constants.CLUSTER_RESOURCE_BINDINGS.resource,
+            namespaced=False,
+            short_names=["crb"],
+            columns=_BINDING_COLUMNS,
+            schema=kind_schema(
+                "Binds a cluster-scoped resource template to its placement and scheduling result.",
+                binding_spec(),
+                binding_status(),
+            ),
+            **common,
+        ),
+        custom_resource_definition(
+            kind="Work",
+            version="v1alpha1",
+            plural=constants.WORKS.resource,
+            namespaced=True,
+            short_names=["wk"],
+            columns=(
+                column("WORKLOAD-KIND", ".spec.workload.manifests[*].kind"),
+                column("APPLIED", '.status.conditions[?(@.type=="Applied")].status'),
+                AGE,
+            ),
+            schema=kind_schema("The resources one member cluster receives.", work_spec(), work_status()),
+            **common,
+        ),
+    ]
