@@ -6,26 +6,38 @@ own store, cache, registry and clock, reached from handlers through the aiohttp 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
-from flotilla.api.scheme import GroupResource
+from flotilla.api.karmada.registration import ClusterAcceptance
+from flotilla.api.scheme import GroupResource, GroupVersionKind
 from flotilla.apiserver.admission import Admission, NoAdmission
 from flotilla.apiserver.authn import Authenticator, CertificateAuthenticator
+from flotilla.apiserver.authn.bearer import TokenAuthenticators
+from flotilla.apiserver.authn.serviceaccounts import TokenIssuer
 from flotilla.apiserver.authz import Authorizer
 from flotilla.apiserver.authz.rbac import RBACAuthorizer
+from flotilla.apiserver.pki.signing import SigningAuthority
+from flotilla.apiserver.registry.cel.runner import RuleRunner
 from flotilla.apiserver.registry.identifiers import RandomIdentifiers
 from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.registry.schema.builtin import builtin_schemas
 from flotilla.apiserver.registry.schema.model import Schema
 from flotilla.apiserver.registry.strategy import Strategy, StrategyEnv, strategy_for
+from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.objectstore import ObjectStore
 from flotilla.apiserver.store.watchcache import WatchCache
 from flotilla.storage import Backend
+
+SubresourceKey = tuple[str, str, str]
+"""(API group, resource plural, subresource)."""
+SubresourceHandler = Callable[
+    [web.Request, "APIContext", RequestInfo, ServedResource], Awaitable[web.StreamResponse]
+]
 
 
 def utc_now() -> datetime:
@@ -55,6 +67,8 @@ class APISettings:
     """Events older than this are deleted (kube-apiserver's --event-ttl)."""
     max_retries: int = 10
     """Attempts of an update or patch that loses races with concurrent writers before answering 409."""
+    cluster_acceptance: ClusterAcceptance = ClusterAcceptance.AUTO
+    """How a hub accepts Pull registrations: at once (Karmada's), or once an operator accepts them."""
 
 
 @dataclass(eq=False)
@@ -68,7 +82,19 @@ class APIContext:
     metadata_schema: Schema = field(init=False)
     strategy_env: StrategyEnv = field(init=False)
     _strategies: dict[int, Strategy] = field(default_factory=dict)
-    extras: dict[str, Any] = field(default_factory=dict)
+    signing_authority: SigningAuthority | None = None
+    """The CA that signs approved client CSRs (None: the signer issues nothing, as on a server
+    without its PKI)."""
+    token_authenticators: TokenAuthenticators | None = None
+    """The bearer-token union TokenReview answers with (None: the server reviews no tokens)."""
+    token_issuer: TokenIssuer | None = None
+    """Signs ServiceAccount tokens for TokenRequest (None: `serviceaccounts/token` is unavailable)."""
+    rule_runner: RuleRunner = field(default_factory=RuleRunner)
+    """Runs custom resources' CEL rules, off the event loop once they grow costly."""
+    subresource_handlers: dict[SubresourceKey, dict[str, SubresourceHandler]] = field(default_factory=dict)
+    """Handlers of subresources that a component serves, by verb (the CSR `approval` subresource)."""
+    injected_latency: float = 0.0
+    """Seconds every request waits first: a fault the simulator injects into one member."""
     ids: RandomIdentifiers = field(default_factory=RandomIdentifiers)
     """Where object uids and generateName suffixes come from."""
     admission: Admission = field(default_factory=NoAdmission)
@@ -85,6 +111,14 @@ class APIContext:
         self.strategy_env = StrategyEnv(
             list_objects=self._list_objects, service_cidr=self.settings.service_cidr, clock=self.clock
         )
+
+    def lookup(self, kind: GroupVersionKind, namespace: str, name: str) -> Mapping[str, Any] | None:
+        """The object `kind` `namespace/name` as cached (read-only), or None (kube's informer lookups)."""
+        served = self.registry.by_kind(kind)
+        if served is None:
+            return None
+        item = self.store.get(served, namespace if served.type.namespaced else "", name)
+        return item.obj if item is not None else None
 
     def strategy(self, served: ServedResource) -> Strategy:
         found = self._strategies.get(id(served))

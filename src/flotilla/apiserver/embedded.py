@@ -1,18 +1,62 @@
 """An API server without its HTTP listener: store, watch cache, admission and in-process controllers.
 
 `APIServer` puts HTTPS in front of one of these; the simulator's controllers and fast unit tests
-use it directly (with the in-memory store), through `LocalClient`.
+use it directly (with the in-memory store), through `LocalClient`. `InProcessControllers` are the
+housekeeping controllers and the Certificates API's, started and stopped together.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from flotilla.apiserver.admission.webhooks import WebhookAdmission
+from flotilla.apiserver.certificates.install import CertificateControllers
 from flotilla.apiserver.context import APIContext, APISettings
-from flotilla.apiserver.housekeeping import InProcessControllers
+from flotilla.apiserver.housekeeping.bootstrap import ensure_default_namespaces
+from flotilla.apiserver.housekeeping.crds import CRDController
+from flotilla.apiserver.housekeeping.eventttl import EventExpiry
+from flotilla.apiserver.housekeeping.garbagecollector import GarbageCollector
+from flotilla.apiserver.housekeeping.namespaces import NamespaceController
+from flotilla.apiserver.housekeeping.rbacaggregation import ClusterRoleAggregation
+from flotilla.apiserver.housekeeping.rbacbootstrap import ensure_bootstrap_policy
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.registry.resources import ResourceRegistry
+from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import WatchCache
 from flotilla.storage import Backend
+
+
+class InProcessControllers:
+    def __init__(self, ctx: APIContext) -> None:
+        self.ctx = ctx
+        self.crds = CRDController(ctx)
+        self.namespaces = NamespaceController(ctx)
+        self.garbage_collector = GarbageCollector(ctx)
+        self.role_aggregation = ClusterRoleAggregation(ctx)
+        self._all: list[CacheController] = [
+            self.crds,
+            self.namespaces,
+            self.garbage_collector,
+            self.role_aggregation,
+        ]
+        self.event_expiry = EventExpiry(ctx, timedelta(seconds=ctx.settings.event_ttl_seconds))
+        self.certificates = CertificateControllers(ctx)
+
+    async def start(self) -> None:
+        # Custom resources already defined are served before the first request arrives.
+        await self.crds.serve_existing()
+        await ensure_default_namespaces(self.ctx)
+        await ensure_bootstrap_policy(self.ctx)
+        for controller in self._all:
+            controller.start()
+        self.event_expiry.start()
+        self.certificates.start()
+
+    async def stop(self) -> None:
+        await self.certificates.stop()
+        await self.event_expiry.stop()
+        for controller in self._all:
+            await controller.stop()
 
 
 class EmbeddedAPI:
@@ -26,7 +70,7 @@ class EmbeddedAPI:
         )
         self.registry = ResourceRegistry()
         self.context = APIContext(backend, self.cache, self.registry, self.settings)
-        self.admission = WebhookAdmission(self.context)
+        self.admission = WebhookAdmission(self.registry, self.cache)
         self.context.admission = self.admission
         self.controllers = InProcessControllers(self.context)
 

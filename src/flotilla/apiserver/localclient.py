@@ -22,14 +22,14 @@ from flotilla.api.objects import copy_object
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.handlers import normalize
-from flotilla.apiserver.http.handlers.binding import bind_pod
-from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
-from flotilla.apiserver.http.handlers.patching import apply_patch
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.controllerindex import ControllerIndex
 from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent
+from flotilla.apiserver.writes import normalize
+from flotilla.apiserver.writes.binding import bind_pod
+from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
+from flotilla.apiserver.writes.patching import apply_patch
 from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, system_options, update_flow
 
 MERGE_PATCH = "application/merge-patch+json"

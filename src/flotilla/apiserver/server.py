@@ -24,18 +24,22 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from flotilla.apiserver.authn.install import Bootstrapping, install_authentication, read_token_file
+from flotilla.apiserver.authn.clusterinfo import cluster_info_kubeconfig
+from flotilla.apiserver.authn.install import read_token_file, token_authentication
 from flotilla.apiserver.authn.serviceaccounts import load_or_create_key
+from flotilla.apiserver.authz.publicinfo import PublicClusterInfo
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.housekeeping.clusterinfo import ClusterInfoPublisher
 from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds
+from flotilla.apiserver.housekeeping.tokencleaner import TokenCleaner
 from flotilla.apiserver.http.app import build_app
 from flotilla.apiserver.http.audit import AuditLog, AuditSettings
 from flotilla.apiserver.http.limits import LimitSettings, RequestLimits
 from flotilla.apiserver.http.metrics import install_metrics
 from flotilla.apiserver.pki import directory as pki
 from flotilla.apiserver.pki.lifetime import ServingCertificateReloader
-from flotilla.apiserver.pki.signing import SIGNING_AUTHORITY_EXTRA, load_signing_authority
+from flotilla.apiserver.pki.signing import load_signing_authority
 from flotilla.apiserver.store.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.store.encryption import ENCRYPTION_KEYS_FILE, load_or_create
 from flotilla.runtime.privatefiles import make_private
@@ -112,7 +116,7 @@ class APIServer:
         self.audit = AuditLog(audit)
         self._tls: ssl.SSLContext | None = None
         self._reloader: ServingCertificateReloader | None = None
-        self._bootstrapping: Bootstrapping | None = None
+        self._token_controllers: list[ClusterInfoPublisher | TokenCleaner] = []
 
     @property
     def url(self) -> str:
@@ -139,13 +143,18 @@ class APIServer:
         static_tokens = await asyncio.to_thread(read_token_file, token_file) if token_file else None
         # Secrets are encrypted at rest; the CSR signer issues client certificates with the CA.
         self.cache.transformer = await asyncio.to_thread(load_or_create, data_dir / ENCRYPTION_KEYS_FILE)
-        self.context.extras[SIGNING_AUTHORITY_EXTRA] = await asyncio.to_thread(
-            load_signing_authority, self.pki.directory
-        )
+        self.context.signing_authority = await asyncio.to_thread(load_signing_authority, self.pki.directory)
         await self.embedded.start()
         if self.settings.karmada:
             await install_karmada_crds(self.context)
-        install_authentication(self.context, service_account_key, static_tokens)
+        authentication = token_authentication(
+            self.context.lookup, self.context.clock, service_account_key, static_tokens
+        )
+        self.context.authenticator = authentication.authenticator
+        self.context.token_authenticators = authentication.tokens
+        self.context.token_issuer = authentication.issuer
+        if not isinstance(self.context.authorizer, PublicClusterInfo):
+            self.context.authorizer = PublicClusterInfo(self.context.authorizer)
         self.compactor.start()
         self._tls = tls_context(self.pki)
         self.audit.start()
@@ -171,8 +180,15 @@ class APIServer:
         pki.write_admin_kubeconfig(
             self.pki, self.kubeconfig_path, self.url, cluster=self.settings.cluster_name
         )
-        self._bootstrapping = Bootstrapping(self.context, self.url, self.pki.ca_cert.read_bytes())
-        self._bootstrapping.start()
+        # kube-controller-manager's bootstrap signer and token cleaner, which tokens need.
+        self._token_controllers = [
+            ClusterInfoPublisher(
+                self.context, cluster_info_kubeconfig(self.url, self.pki.ca_cert.read_bytes())
+            ),
+            TokenCleaner(self.context),
+        ]
+        for controller in self._token_controllers:
+            controller.start()
         self._reloader = ServingCertificateReloader(self._tls, self.pki, self.settings.cert_reload_interval)
         self._reloader.start()
         log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
@@ -212,8 +228,8 @@ class APIServer:
         log.info("apiserver.stopping")
         if self._reloader is not None:
             await self._reloader.stop()
-        if self._bootstrapping is not None:
-            await self._bootstrapping.stop()
+        for controller in reversed(self._token_controllers):
+            await controller.stop()
         await self.compactor.stop()
         await self.embedded.controllers.stop()
         await self.cache.stop()

@@ -183,7 +183,7 @@ def apiserver(
       flotilla apiserver --data-dir .flotilla/hub --secure-port 0
       kubectl --kubeconfig .flotilla/hub/admin.kubeconfig api-resources
     """
-    from flotilla.apiserver.certificates.acceptance import CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance
+    from flotilla.api.karmada.registration import ClusterAcceptance
     from flotilla.apiserver.context import APISettings
     from flotilla.apiserver.http.audit import AuditLevel, AuditSettings
     from flotilla.apiserver.http.limits import LimitSettings
@@ -197,7 +197,11 @@ def apiserver(
         secure_port=secure_port,
         cert_extra_sans=tuple(s for s in cert_extra_sans.split(",") if s.strip()),
         storage_sync="FULL" if storage_sync.upper() == "FULL" else "NORMAL",
-        api=APISettings(history_window=history_window, history_max_bytes=history_max_bytes),
+        api=APISettings(
+            history_window=history_window,
+            history_max_bytes=history_max_bytes,
+            cluster_acceptance=ClusterAcceptance(cluster_acceptance),
+        ),
         compaction_interval=compaction_interval,
         karmada=karmada,
         token_auth_file=token_auth_file,
@@ -216,7 +220,6 @@ def apiserver(
         ),
     )
     server = APIServer(settings)
-    server.context.extras[CLUSTER_ACCEPTANCE_EXTRA] = ClusterAcceptance(cluster_acceptance)
     run_until_signalled(
         server, lambda: f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})"
     )

@@ -124,7 +124,7 @@ class SimulatedCluster:
 
     def set_latency(self, milliseconds: int) -> None:
         self.latency_ms = max(0, milliseconds)
-        self.server.context.extras["latency_seconds"] = self.latency_ms / 1000
+        self.server.context.injected_latency = self.latency_ms / 1000
         log.info("sim.fault", cluster=self.name, latency_ms=self.latency_ms)
 
     async def set_nodes_not_ready(self, not_ready: bool) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.apiserver.store.objectbounds import MAX_DEPTH, MAX_OBJECT_BYTES
+from flotilla.apiserver.registry.objectbounds import MAX_DEPTH, MAX_OBJECT_BYTES
 from tests.integration.hostile.probe import Probe
 from tests.support.waiting import eventually
 

@@ -28,6 +28,7 @@ credentials (RBAC allows it `certificatesigningrequests/clusteragent`), or accep
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,6 +47,16 @@ ACCEPTED_BY_OPERATOR = "AcceptedByOperator"
 """The reason of the Approved condition `flotilla accept` writes."""
 REGISTRATION_REFUSED = "ClusterRegistrationRefused"
 """The reason of the Denied condition the approver writes when a registration conflicts."""
+
+
+class ClusterAcceptance(enum.StrEnum):
+    """How a hub accepts Pull registrations (`flotilla apiserver --cluster-acceptance`)."""
+
+    AUTO = "auto"
+    """Karmada's behaviour: a valid registration is accepted at once."""
+    MANUAL = "manual"
+    """OCM's double handshake: bootstrap registrations wait for `flotilla accept`."""
+
 
 CLUSTER_NAME_MAX = 48
 """Karmada's limit on cluster names (they become parts of other names)."""

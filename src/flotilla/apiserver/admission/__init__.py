@@ -5,6 +5,6 @@ only refuse it. The write pipeline calls `Admission.mutate` and `Admission.valid
 request's `AdmissionAttributes`; refusals are API errors whose message reaches the user.
 """
 
-from flotilla.apiserver.admission.attributes import Admission, AdmissionAttributes, NoAdmission, UserInfo
+from flotilla.apiserver.admission.attributes import Admission, AdmissionAttributes, NoAdmission
 
-__all__ = ["Admission", "AdmissionAttributes", "NoAdmission", "UserInfo"]
+__all__ = ["Admission", "AdmissionAttributes", "NoAdmission"]

@@ -6,27 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.users import UserInfo
 
 Operation = Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
-
-
-@dataclass(frozen=True, slots=True)
-class UserInfo:
-    username: str
-    groups: tuple[str, ...] = ()
-    uid: str = ""
-    extra: dict[str, list[str]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"username": self.username, "groups": list(self.groups)}
-        if self.uid:
-            body["uid"] = self.uid
-        if self.extra:
-            body["extra"] = self.extra
-        return body
-
-
-SYSTEM_USER = UserInfo("system:apiserver", ("system:masters", "system:authenticated"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,9 @@ import orjson
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.registry.patch.errors import PatchError
 from flotilla.apiserver.registry.patch.json_patch import apply_operations, decode_operations
+from flotilla.apiserver.users import UserInfo
 
 ADMISSION_GROUP = "admission.k8s.io"
 REVIEW_VERSIONS = ("v1", "v1beta1")

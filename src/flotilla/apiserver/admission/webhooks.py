@@ -56,8 +56,9 @@ from flotilla.apiserver.admission.review import (
     read_response,
     review_version,
 )
-from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry import scale
+from flotilla.apiserver.registry.resources import ResourceRegistry
+from flotilla.apiserver.store.watchcache import WatchCache
 
 log = structlog.get_logger("flotilla.apiserver.admission.webhooks")
 
@@ -164,8 +165,11 @@ class _Compiled:
 class WebhookAdmission:
     """Admission by the webhooks of the stored webhook configurations (one per API server)."""
 
-    def __init__(self, ctx: APIContext, client: WebhookClient | None = None) -> None:
-        self._ctx = ctx
+    def __init__(
+        self, registry: ResourceRegistry, cache: WatchCache, client: WebhookClient | None = None
+    ) -> None:
+        self._registry = registry
+        self._cache = cache
         self._client = client or WebhookClient()
         self._compiled: dict[GroupVersionKind, _Compiled] = {}
 
@@ -216,13 +220,13 @@ class WebhookAdmission:
 
     def webhooks(self, kind: GroupVersionKind) -> list[Webhook]:
         """The webhooks of the current configurations of `kind`, compiled again only after a change."""
-        served = self._ctx.registry.by_kind(kind)
+        served = self._registry.by_kind(kind)
         if served is None:
             return []
-        changed_at = self._ctx.cache.last_change(served.storage_prefix)
+        changed_at = self._cache.last_change(served.storage_prefix)
         compiled = self._compiled.get(kind)
         if compiled is None or compiled.changed_at != changed_at:
-            items = self._ctx.cache.list(served.storage_prefix)
+            items = self._cache.list(served.storage_prefix)
             webhooks = compile_configurations(
                 (item.obj for item in items), mutating=kind == MUTATING_CONFIGURATION
             )
@@ -237,8 +241,8 @@ class WebhookAdmission:
         return compiled.webhooks
 
     def _namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        served = self._ctx.registry.lookup("", "v1", "namespaces")
-        found = self._ctx.cache.get(served.key("", name)) if served is not None else None
+        served = self._registry.lookup("", "v1", "namespaces")
+        found = self._cache.get(served.key("", name)) if served is not None else None
         return labels_of(found.obj) if found is not None else None
 
     def _should_call(self, webhook: Webhook, review: Review) -> bool:

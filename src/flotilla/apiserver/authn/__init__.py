@@ -11,21 +11,12 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.pki.clusterbinding import cluster_uid_extra
-
-ANONYMOUS = UserInfo("system:anonymous", ("system:unauthenticated",))
-AUTHENTICATED_GROUP = "system:authenticated"
+from flotilla.apiserver.users import UserInfo, with_authenticated_group
 
 
 class Authenticator(Protocol):
     async def authenticate(self, request: web.Request) -> UserInfo | None: ...
-
-
-def with_authenticated_group(user: UserInfo) -> UserInfo:
-    if AUTHENTICATED_GROUP in user.groups:
-        return user
-    return UserInfo(user.username, (*user.groups, AUTHENTICATED_GROUP), user.uid, user.extra)
 
 
 class CertificateAuthenticator:

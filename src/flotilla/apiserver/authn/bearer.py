@@ -15,20 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import structlog
 from aiohttp import web
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authn import with_authenticated_group
-from flotilla.apiserver.http.responses import add_warning
+from flotilla.apiserver.requestwarnings import add_warning
+from flotilla.apiserver.users import UserInfo, with_authenticated_group
 
 log = structlog.get_logger("flotilla.apiserver.authn")
-
-TOKEN_AUTHENTICATOR_EXTRA = "flotilla.authn.token-authenticator"  # noqa: S105 - a key name, not a secret
-"""Key of `APIContext.extras` under which the server keeps its `TokenAuthenticators` (TokenReview)."""
 
 EXTRA_SPACE_WARNING = (
     "the provided Authorization header contains extra space before the bearer token, and is ignored"
@@ -123,9 +119,3 @@ class BearerTokenAuthenticator:
         except InvalidToken as exc:
             log.info("authn.bearer_token.refused", reason=str(exc))
             raise errors.Unauthorized("Unauthorized") from exc
-
-
-def token_authenticator(extras: dict[str, Any]) -> TokenAuthenticators | None:
-    """The server's token union, for TokenReview (None on an API server without bearer tokens)."""
-    found = extras.get(TOKEN_AUTHENTICATOR_EXTRA)
-    return found if isinstance(found, TokenAuthenticators) else None

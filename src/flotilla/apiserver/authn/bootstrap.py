@@ -22,10 +22,10 @@ from typing import Any
 
 import structlog
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn.bearer import TokenResult
 from flotilla.apiserver.authn.lookup import SECRET, ObjectLookup
 from flotilla.apiserver.registry import objectmeta
+from flotilla.apiserver.users import UserInfo
 
 log = structlog.get_logger("flotilla.apiserver.authn")
 

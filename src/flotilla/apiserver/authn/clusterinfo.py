@@ -7,10 +7,8 @@ secret. A member given only a token fetches cluster-info over unverified TLS, re
 signature with its token (`verify_cluster_info`) and so knows the CA is the hub's — kubeadm's and
 karmadactl's token discovery.
 
-`ClusterInfoPublisher` is kube-controller-manager's bootstrap signer, run inside the API server:
-whenever a bootstrap-token Secret or the ConfigMap changes, and when a token expires, it rewrites
-the ConfigMap so the kubeconfig is the server's and exactly the valid signing tokens have a
-signature.
+What is in it is this module's; who may read it is `authz/publicinfo.py`; keeping it current is
+`housekeeping/clusterinfo.py`.
 """
 
 from __future__ import annotations
@@ -19,32 +17,19 @@ import base64
 import hashlib
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-from flotilla.apiserver import errors
 from flotilla.apiserver.authn import jws
 from flotilla.apiserver.authn.bootstrap import (
-    SECRET_NAMESPACE,
     USAGE_SIGNING,
     BootstrapToken,
-    is_bootstrap_secret_key,
-    token_from_secret,
 )
-from flotilla.apiserver.authn.lookup import CONFIG_MAP, SECRET
-from flotilla.apiserver.authz import AuthorizationAttributes, Authorizer, Decision
-from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.housekeeping.base import InProcessController
-from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.authz.publicinfo import CLUSTER_INFO_NAME
 
-CLUSTER_INFO_NAMESPACE = "kube-public"
-CLUSTER_INFO_NAME = "cluster-info"
 KUBECONFIG_KEY = "kubeconfig"
 SIGNATURE_PREFIX = "jws-kubeconfig-"
-MANAGER = "bootstrap-signer"
 
 
 class ClusterInfoError(Exception):
@@ -112,107 +97,3 @@ def ca_certificate_hash(ca_pem: bytes) -> str:
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     )
     return "sha256:" + hashlib.sha256(spki).hexdigest()
-
-
-# -- anonymous access --------------------------------------------------------------------------------
-
-
-def cluster_info_is_public(attributes: AuthorizationAttributes) -> bool:
-    """Whether the request is the anonymous-readable GET of kube-public/configmaps/cluster-info."""
-    return (
-        attributes.resource_request
-        and attributes.verb == "get"
-        and attributes.group == ""
-        and attributes.resource == "configmaps"
-        and not attributes.subresource
-        and attributes.namespace == CLUSTER_INFO_NAMESPACE
-        and attributes.name == CLUSTER_INFO_NAME
-    )
-
-
-class PublicClusterInfo:
-    """An authorizer that also lets anyone read cluster-info (until RBAC grants it by a Role)."""
-
-    def __init__(self, inner: Authorizer) -> None:
-        self.inner = inner
-
-    def authorize(self, attributes: AuthorizationAttributes) -> Decision:
-        decision = self.inner.authorize(attributes)
-        if decision.allowed or not cluster_info_is_public(attributes):
-            return decision
-        return Decision(True, "cluster-info is public")
-
-
-# -- the signer --------------------------------------------------------------------------------------
-
-
-class ClusterInfoPublisher(InProcessController):
-    """Keeps cluster-info's kubeconfig and its bootstrap-token signatures current."""
-
-    NAME = "bootstrap-signer"
-    KEY = "cluster-info"
-
-    def __init__(self, ctx: APIContext, kubeconfig: str) -> None:
-        super().__init__(ctx)
-        self.kubeconfig = kubeconfig
-        self.client = LocalClient(ctx, MANAGER)
-        secrets = ctx.registry.by_kind(SECRET)
-        config_maps = ctx.registry.by_kind(CONFIG_MAP)
-        assert secrets is not None
-        assert config_maps is not None
-        self._secret_prefix = secrets.storage_prefix
-        self._config_map_key = config_maps.key(CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME)
-
-    def start(self) -> None:
-        self.queue.add(self.KEY)
-        super().start()
-
-    def keys_for(self, event: CacheEvent) -> list[Any]:
-        item = event.object
-        if item.key == self._config_map_key:
-            return [self.KEY]
-        if item.key.startswith(self._secret_prefix) and is_bootstrap_secret_key(item.namespace, item.name):
-            return [self.KEY]
-        return []
-
-    def tokens(self) -> list[BootstrapToken]:
-        found = []
-        for secret in self.client.list(SECRET, SECRET_NAMESPACE):
-            if (secret.get("metadata") or {}).get("deletionTimestamp"):
-                continue
-            token = token_from_secret(secret)
-            if token is not None:
-                found.append(token)
-        return found
-
-    async def reconcile(self, key: Any) -> float | None:
-        now = self.ctx.clock()
-        tokens = self.tokens()
-        desired = cluster_info_data(self.kubeconfig, tokens, now)
-        current = self.client.peek(CONFIG_MAP, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME)
-        if current is None:
-            obj = {
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
-                "metadata": {"name": CLUSTER_INFO_NAME, "namespace": CLUSTER_INFO_NAMESPACE},
-                "data": desired,
-            }
-            try:
-                await self.client.create(CONFIG_MAP, obj)
-            except errors.AlreadyExists:
-                return 0.0
-        elif current.get("data") != desired:
-
-            def replace_data(config_map: dict[str, Any]) -> None:
-                config_map["data"] = desired
-
-            await self.client.mutate(CONFIG_MAP, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, replace_data)
-        return _seconds_until_next_expiry(signing_tokens(tokens, now), now)
-
-
-def _seconds_until_next_expiry(tokens: list[BootstrapToken], now: datetime) -> float | None:
-    """When the next signing token expires (its signature must then go), if any will."""
-    ends = [t.expiration for t in tokens if t.expiration is not None]
-    if not ends:
-        return None
-    return max(0.0, (min(ends) - now).total_seconds()) + 0.5

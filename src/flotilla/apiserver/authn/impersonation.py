@@ -21,8 +21,8 @@ from urllib.parse import unquote
 from multidict import CIMultiDictProxy
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes, Authorizer
+from flotilla.apiserver.users import UserInfo
 
 USER_HEADER = "Impersonate-User"
 GROUP_HEADER = "Impersonate-Group"

@@ -1,33 +1,27 @@
-"""Wiring authentication into one API server: the chain of authenticators and its token machinery.
+"""Kube's authentication union for one API server: client certificate, then bearer tokens.
 
-`install_authentication` replaces the context's certificate-only authenticator with kube's union —
-client certificate first, then bearer tokens (static file, ServiceAccount JWTs, bootstrap tokens) —
-keeps the token union and the ServiceAccount token issuer where the TokenReview and TokenRequest
-handlers find them, and lets anonymous clients read cluster-info. `Bootstrapping` runs the two
-in-process controllers tokens need: the cluster-info signer and the expired-token cleaner.
+`token_authentication` builds the chain — client certificate first, then bearer tokens (static
+file, ServiceAccount JWTs, bootstrap tokens) — over an `ObjectLookup` of the server's objects, and
+returns with it the token union (TokenReview answers with it) and the ServiceAccount token issuer
+(TokenRequest). The server puts them on its context.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authn import CertificateAuthenticator, ChainAuthenticator
+from flotilla.apiserver.authn import Authenticator, CertificateAuthenticator, ChainAuthenticator
 from flotilla.apiserver.authn.bearer import (
-    TOKEN_AUTHENTICATOR_EXTRA,
     AudienceAgnostic,
     BearerTokenAuthenticator,
     TokenAuthenticator,
     TokenAuthenticators,
 )
 from flotilla.apiserver.authn.bootstrap import BootstrapTokenAuthenticator
-from flotilla.apiserver.authn.clusterinfo import (
-    ClusterInfoPublisher,
-    PublicClusterInfo,
-    cluster_info_kubeconfig,
-)
-from flotilla.apiserver.authn.lookup import cache_lookup
+from flotilla.apiserver.authn.lookup import ObjectLookup
 from flotilla.apiserver.authn.serviceaccounts import (
     API_AUDIENCES,
     ServiceAccountKey,
@@ -35,9 +29,7 @@ from flotilla.apiserver.authn.serviceaccounts import (
     TokenIssuer,
 )
 from flotilla.apiserver.authn.tokens import StaticTokenAuthenticator, parse_token_file
-from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.housekeeping.tokencleaner import TokenCleaner
-from flotilla.apiserver.http.handlers.tokenrequest import TOKEN_ISSUER_EXTRA
+from flotilla.apiserver.users import UserInfo
 
 
 def read_token_file(path: Path) -> dict[str, UserInfo]:
@@ -45,36 +37,28 @@ def read_token_file(path: Path) -> dict[str, UserInfo]:
     return parse_token_file(path.read_text(encoding="utf-8"), str(path))
 
 
-def install_authentication(
-    ctx: APIContext, key: ServiceAccountKey, static_tokens: Mapping[str, UserInfo] | None = None
-) -> TokenAuthenticators:
-    """Make `ctx` authenticate as kube-apiserver does; returns the bearer-token union."""
-    lookup = cache_lookup(ctx)
+@dataclass(frozen=True, slots=True)
+class TokenAuthentication:
+    authenticator: Authenticator
+    """Every request's: the client certificate, else a bearer token."""
+    tokens: TokenAuthenticators
+    """The bearer-token union alone (TokenReview)."""
+    issuer: TokenIssuer
+    """Signs ServiceAccount tokens (TokenRequest)."""
+
+
+def token_authentication(
+    lookup: ObjectLookup,
+    clock: Callable[[], datetime],
+    key: ServiceAccountKey,
+    static_tokens: Mapping[str, UserInfo] | None = None,
+) -> TokenAuthentication:
+    """Authentication as kube-apiserver does it, reading token objects through `lookup`."""
     authenticators: list[TokenAuthenticator] = []
     if static_tokens:
         authenticators.append(AudienceAgnostic(StaticTokenAuthenticator(static_tokens), API_AUDIENCES))
-    authenticators.append(ServiceAccountTokenAuthenticator([key.public_key], lookup, ctx.clock))
-    authenticators.append(AudienceAgnostic(BootstrapTokenAuthenticator(lookup, ctx.clock), API_AUDIENCES))
+    authenticators.append(ServiceAccountTokenAuthenticator([key.public_key], lookup, clock))
+    authenticators.append(AudienceAgnostic(BootstrapTokenAuthenticator(lookup, clock), API_AUDIENCES))
     tokens = TokenAuthenticators(authenticators)
-    ctx.authenticator = ChainAuthenticator(CertificateAuthenticator(), BearerTokenAuthenticator(tokens))
-    ctx.extras[TOKEN_AUTHENTICATOR_EXTRA] = tokens
-    ctx.extras[TOKEN_ISSUER_EXTRA] = TokenIssuer(key)
-    if not isinstance(ctx.authorizer, PublicClusterInfo):
-        ctx.authorizer = PublicClusterInfo(ctx.authorizer)
-    return tokens
-
-
-class Bootstrapping:
-    """The cluster-info signer and the bootstrap-token cleaner of one API server."""
-
-    def __init__(self, ctx: APIContext, server_url: str, ca_pem: bytes) -> None:
-        self.publisher = ClusterInfoPublisher(ctx, cluster_info_kubeconfig(server_url, ca_pem))
-        self.cleaner = TokenCleaner(ctx)
-
-    def start(self) -> None:
-        self.publisher.start()
-        self.cleaner.start()
-
-    async def stop(self) -> None:
-        await self.cleaner.stop()
-        await self.publisher.stop()
+    chain = ChainAuthenticator(CertificateAuthenticator(), BearerTokenAuthenticator(tokens))
+    return TokenAuthentication(chain, tokens, TokenIssuer(key))

@@ -1,7 +1,8 @@
 """How authenticators read the objects behind a token: a ServiceAccount, a bootstrap-token Secret, a Pod.
 
 Authentication runs on every request, so it reads the watch cache (memory), never the store. The
-authenticators take a plain `ObjectLookup` function, which keeps them testable with a dict.
+authenticators take a plain `ObjectLookup` function (the server passes `APIContext.lookup`), which
+keeps them testable with a dict.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.context import APIContext
 
 SERVICE_ACCOUNT = GroupVersionKind("", "v1", "ServiceAccount")
 SECRET = GroupVersionKind("", "v1", "Secret")
@@ -20,16 +20,3 @@ CONFIG_MAP = GroupVersionKind("", "v1", "ConfigMap")
 
 ObjectLookup = Callable[[GroupVersionKind, str, str], Mapping[str, Any] | None]
 """(kind, namespace, name) → the object as cached (read-only), or None when it does not exist."""
-
-
-def cache_lookup(ctx: APIContext) -> ObjectLookup:
-    """An `ObjectLookup` over one API server's watch cache."""
-
-    def lookup(kind: GroupVersionKind, namespace: str, name: str) -> Mapping[str, Any] | None:
-        served = ctx.registry.by_kind(kind)
-        if served is None:
-            return None
-        item = ctx.store.get(served, namespace if served.type.namespaced else "", name)
-        return item.obj if item is not None else None
-
-    return lookup

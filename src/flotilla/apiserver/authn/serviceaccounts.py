@@ -27,11 +27,11 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn import jws
 from flotilla.apiserver.authn.bearer import InvalidToken, TokenResult
 from flotilla.apiserver.authn.lookup import NODE, POD, SECRET, SERVICE_ACCOUNT, ObjectLookup
 from flotilla.apiserver.registry import objectmeta
+from flotilla.apiserver.users import UserInfo
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 API_AUDIENCES = (ISSUER,)

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 
 import structlog
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn.bearer import TokenResult
+from flotilla.apiserver.users import UserInfo
 
 log = structlog.get_logger("flotilla.apiserver.authn")
 

@@ -14,9 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from flotilla.apiserver.admission.attributes import UserInfo
-
-MASTERS_GROUP = "system:masters"
+from flotilla.apiserver.users import UserInfo
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes, Authorizer
+from flotilla.apiserver.authz import AuthorizationAttributes, Authorizer
 from flotilla.apiserver.authz.rbac import RBAC_GROUP, aggregate
 from flotilla.apiserver.authz.rules import (
     FULL_AUTHORITY,
@@ -38,6 +37,7 @@ from flotilla.apiserver.authz.rules import (
     uncovered,
 )
 from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.users import MASTERS_GROUP, UserInfo
 
 ROLES = frozenset({"roles", "clusterroles"})
 BINDINGS = frozenset({"rolebindings", "clusterrolebindings"})

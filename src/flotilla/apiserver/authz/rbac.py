@@ -26,10 +26,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes, Decision
+from flotilla.apiserver.authz import AuthorizationAttributes, Decision
 from flotilla.apiserver.authz.rules import PolicyRule, allows, rules_from_json
 from flotilla.apiserver.store.watchcache import CacheEvent, WatchCache
+from flotilla.apiserver.users import MASTERS_GROUP, UserInfo
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 ROLES = f"/registry/{RBAC_GROUP}/roles/"

@@ -14,14 +14,12 @@ to the requester — and the agent's RBAC objects (`agent_rbac_objects`), so tha
 the certificate is issued the agent's identity can already do its work. Every step is idempotent:
 an interrupted acceptance is finished by the approver's retry.
 
-The mode travels in the context's extras (`CLUSTER_ACCEPTANCE_EXTRA`), set by the command before the
-server starts; absent means `auto`.
+The mode is the server's setting `APISettings.cluster_acceptance` (`auto` unless the command says).
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +27,12 @@ import structlog
 
 from flotilla.api.karmada.agentrbac import agent_namespaces, agent_rbac_objects
 from flotilla.api.karmada.constants import CLUSTER
-from flotilla.api.karmada.registration import REQUESTER_ANNOTATION, pull_cluster, recorded_requester
+from flotilla.api.karmada.registration import (
+    REQUESTER_ANNOTATION,
+    ClusterAcceptance,
+    pull_cluster,
+    recorded_requester,
+)
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
@@ -37,18 +40,12 @@ from flotilla.apiserver.localclient import LocalClient
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
 
-CLUSTER_ACCEPTANCE_EXTRA = "cluster-acceptance"
 MANAGER = "cluster-acceptance"
-
-
-class ClusterAcceptance(enum.StrEnum):
-    AUTO = "auto"
-    MANUAL = "manual"
 
 
 def acceptance_mode(ctx: APIContext) -> ClusterAcceptance:
     """The hub's acceptance mode (auto unless the command set manual)."""
-    return ClusterAcceptance(ctx.extras.get(CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance.AUTO))
+    return ctx.settings.cluster_acceptance
 
 
 def serves_clusters(ctx: APIContext) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 
 from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission import Admission, AdmissionAttributes, UserInfo
+from flotilla.apiserver.admission import Admission, AdmissionAttributes
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.certificates.conditions import populate_timestamps, update_errors
 from flotilla.apiserver.certificates.signingrequests import (
@@ -40,6 +40,7 @@ from flotilla.apiserver.certificates.signingrequests import (
     signer_name,
 )
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.users import UserInfo
 from flotilla.apiserver.writes.pipeline import invalid
 
 APPROVAL = "approval"

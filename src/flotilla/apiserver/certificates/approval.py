@@ -30,10 +30,9 @@ from flotilla.apiserver.admission import AdmissionAttributes
 from flotilla.apiserver.certificates.admission import APPROVAL
 from flotilla.apiserver.certificates.conditions import populate_timestamps, update_errors
 from flotilla.apiserver.certificates.signingrequests import conditions
-from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.content import APPLY_PATCH
-from flotilla.apiserver.http.handlers import normalize, reads
-from flotilla.apiserver.http.handlers.patching import apply_decoded_patch_async, patch_type_of, read_patch
+from flotilla.apiserver.context import APIContext, SubresourceHandler
+from flotilla.apiserver.encoding.bodies import APPLY_PATCH
+from flotilla.apiserver.http.handlers import reads
 from flotilla.apiserver.http.handlers.writes import read_put_body, write_options
 from flotilla.apiserver.http.responses import object_response
 from flotilla.apiserver.registry import apply as ssa
@@ -42,6 +41,8 @@ from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.objectstore import StaleRevision
 from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.writes import normalize
+from flotilla.apiserver.writes.patching import apply_decoded_patch_async, patch_type_of, read_patch
 from flotilla.apiserver.writes.pipeline import WriteOptions, invalid, unsaved
 
 Wanted = Callable[[CachedObject], dict[str, Any] | Awaitable[dict[str, Any]]]
@@ -180,11 +181,9 @@ async def patch_approval(
     return object_response(request, ctx, served, item)
 
 
-Handler = Callable[[web.Request, APIContext, RequestInfo, ServedResource], Awaitable[web.StreamResponse]]
-
-APPROVAL_HANDLERS: dict[str, Handler] = {
+APPROVAL_HANDLERS: dict[str, SubresourceHandler] = {
     "get": reads.get,
     "update": replace_approval,
     "patch": patch_approval,
 }
-"""The `approval` subresource's verbs, for the dispatcher's subresource table."""
+"""The `approval` subresource's verbs, registered on the context by `install.py`."""

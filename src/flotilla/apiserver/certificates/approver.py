@@ -41,13 +41,12 @@ from cryptography import x509
 from flotilla.api.karmada.agentrbac import AGENT_GROUP, AGENT_USER_PREFIX, cluster_of_agent
 from flotilla.api.karmada.registration import (
     REGISTRATION_REFUSED,
+    ClusterAcceptance,
     cluster_name_problems,
     registration_conflict,
 )
-from flotilla.apiserver.admission import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.certificates.acceptance import (
-    ClusterAcceptance,
     accept_registration,
     acceptance_mode,
     existing_cluster,
@@ -71,8 +70,9 @@ from flotilla.apiserver.certificates.signingrequests import (
     usages,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.housekeeping.base import InProcessController
+from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent
+from flotilla.apiserver.users import UserInfo
 from flotilla.apiserver.writes.pipeline import system_options
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
@@ -144,11 +144,12 @@ def approval_message(ctx: APIContext, csr: dict[str, Any]) -> str:
     return ""
 
 
-class AgentCSRApprover(InProcessController):
+class AgentCSRApprover(CacheController):
     NAME = "agent-csr-approving"
 
     def __init__(self, ctx: APIContext) -> None:
-        super().__init__(ctx)
+        super().__init__(ctx.cache)
+        self.ctx = ctx
         self.options = system_options("agent-csr-approving-controller")
         served = ctx.registry.by_kind(CSR)
         assert served is not None

@@ -34,8 +34,8 @@ from flotilla.apiserver.certificates.signingrequests import (
     conditions,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
 from flotilla.apiserver.registry.objectmeta import parse_rfc3339
+from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
 

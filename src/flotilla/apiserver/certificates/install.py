@@ -1,16 +1,14 @@
-"""Wiring the Certificates API into one API server: its admission, its authorizers and its three
-controllers.
-
-The controllers are reached through their modules (not imported by name) because they build on
-`controllers.base`, whose package imports this module: either side may be imported first.
-"""
+"""Wiring the Certificates API into one API server: its admission, its authorizers, the `approval`
+subresource and its three controllers."""
 
 from __future__ import annotations
 
 from flotilla.apiserver.certificates import approver, cleaner, signer
-from flotilla.apiserver.certificates.admission import CertificateAdmission
+from flotilla.apiserver.certificates.admission import APPROVAL, CertificateAdmission
 from flotilla.apiserver.certificates.agentbinding import AgentBindingAuthorizer
-from flotilla.apiserver.certificates.requesters import RequesterAuthorizer
+from flotilla.apiserver.certificates.approval import APPROVAL_HANDLERS
+from flotilla.apiserver.certificates.requesters import RESOURCE, RequesterAuthorizer
+from flotilla.apiserver.certificates.signingrequests import GROUP
 from flotilla.apiserver.context import APIContext
 
 
@@ -25,6 +23,7 @@ class CertificateControllers:
     def __init__(self, ctx: APIContext) -> None:
         if not isinstance(ctx.admission, CertificateAdmission):
             ctx.admission = CertificateAdmission(ctx, ctx.admission)
+        ctx.subresource_handlers[(GROUP, RESOURCE, APPROVAL)] = APPROVAL_HANDLERS
         if not isinstance(ctx.authorizer, AgentBindingAuthorizer):
             ctx.authorizer = AgentBindingAuthorizer(ctx, RequesterAuthorizer(ctx, ctx.authorizer))
         self.signer = signer.KubeAPIServerClientSigner(ctx)

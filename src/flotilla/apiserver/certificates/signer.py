@@ -34,16 +34,15 @@ from flotilla.apiserver.certificates.signingrequests import (
     usages,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.housekeeping.base import InProcessController
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.pki.signing import (
-    SIGNING_AUTHORITY_EXTRA,
     SigningAuthority,
     client_usage_problem,
     issue_client_certificate,
     signing_duration,
 )
 from flotilla.apiserver.registry.objectmeta import now_rfc3339
+from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import CacheEvent
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
@@ -69,11 +68,12 @@ def signing_problem(csr: dict[str, Any]) -> str:
     return client_usage_problem(usages(csr))
 
 
-class KubeAPIServerClientSigner(InProcessController):
+class KubeAPIServerClientSigner(CacheController):
     NAME = "csrsigning"
 
     def __init__(self, ctx: APIContext) -> None:
-        super().__init__(ctx)
+        super().__init__(ctx.cache)
+        self.ctx = ctx
         self.client = LocalClient(ctx, "certificatesigningrequest-signing-controller")
         served = ctx.registry.by_kind(CSR)
         assert served is not None
@@ -90,7 +90,7 @@ class KubeAPIServerClientSigner(InProcessController):
         return [event.object.name] if needs_signing(event.object.obj) else []
 
     async def reconcile(self, key: Any) -> float | None:
-        authority = self.ctx.extras.get(SIGNING_AUTHORITY_EXTRA)
+        authority = self.ctx.signing_authority
         csr = self.client.peek(CSR, "", str(key))
         if not isinstance(authority, SigningAuthority) or csr is None or not needs_signing(csr):
             return None

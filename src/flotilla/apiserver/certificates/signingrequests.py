@@ -14,8 +14,8 @@ from typing import Any
 from cryptography import x509
 
 from flotilla.api.scheme import GroupResource, GroupVersionKind
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.registry.validation import fields
+from flotilla.apiserver.users import UserInfo
 
 GROUP = "certificates.k8s.io"
 CSR = GroupVersionKind(GROUP, "v1", "CertificateSigningRequest")

@@ -15,14 +15,15 @@ import structlog
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
-from flotilla.apiserver.housekeeping.base import InProcessController
-from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
+from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.customresources import served_for_crd, storage_version
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.registry.strategy import CRD_CLEANUP_FINALIZER
 from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 from flotilla.apiserver.writes.pipeline import WriteOptions, system_options, update_flow
 
 log = structlog.get_logger("flotilla.apiserver.crds")
@@ -37,8 +38,12 @@ def _condition(kind: str, status: str, reason: str, message: str, now: str) -> d
     return {"type": kind, "status": status, "reason": reason, "message": message, "lastTransitionTime": now}
 
 
-class CRDController(InProcessController):
+class CRDController(CacheController):
     NAME = "customresourcedefinitions"
+
+    def __init__(self, ctx: APIContext) -> None:
+        super().__init__(ctx.cache)
+        self.ctx = ctx
 
     def keys_for(self, event: CacheEvent) -> list[Any]:
         if event.object.key.startswith(CRD_PREFIX):

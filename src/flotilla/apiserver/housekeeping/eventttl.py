@@ -16,8 +16,8 @@ import structlog
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
 from flotilla.apiserver.registry import objectmeta
+from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 
 log = structlog.get_logger("flotilla.apiserver.events")
 

@@ -38,23 +38,23 @@ import structlog
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.housekeeping.base import InProcessController
 from flotilla.apiserver.housekeeping.ownergraph import (
     OwnerGraph,
     OwnerReference,
     deletion_finalizer,
     owner_references,
 )
-from flotilla.apiserver.http.handlers.deletes import (
+from flotilla.apiserver.registry import objectmeta
+from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.store.cachecontroller import CacheController
+from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent, bucket_prefix, split_key
+from flotilla.apiserver.writes.deletion import (
     FOREGROUND_FINALIZER,
     ORPHAN_FINALIZER,
     DeleteOptions,
     delete_object,
 )
-from flotilla.apiserver.registry import objectmeta
-from flotilla.apiserver.registry.resources import ServedResource
-from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent, bucket_prefix, split_key
 from flotilla.apiserver.writes.pipeline import create_object, system_options, update_flow
 
 log = structlog.get_logger("flotilla.apiserver.garbagecollector")
@@ -162,11 +162,12 @@ def without_finalizer(obj: dict[str, Any], finalizer: str) -> dict[str, Any]:
     return obj
 
 
-class GarbageCollector(InProcessController):
+class GarbageCollector(CacheController):
     NAME = "garbage-collector"
 
     def __init__(self, ctx: APIContext) -> None:
-        super().__init__(ctx)
+        super().__init__(ctx.cache)
+        self.ctx = ctx
         self.graph = OwnerGraph()
 
     def start(self) -> None:

@@ -13,12 +13,13 @@ from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
-from flotilla.apiserver.housekeeping.base import InProcessController
-from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
+from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 from flotilla.apiserver.writes.pipeline import WriteOptions, system_options, update_flow
 
 NAMESPACE_PREFIX = "/registry/core/namespaces/"
@@ -28,8 +29,12 @@ KUBERNETES_FINALIZER = "kubernetes"
 _BACKGROUND = DeleteOptions(False, "Background")
 
 
-class NamespaceController(InProcessController):
+class NamespaceController(CacheController):
     NAME = "namespace"
+
+    def __init__(self, ctx: APIContext) -> None:
+        super().__init__(ctx.cache)
+        self.ctx = ctx
 
     def keys_for(self, event: CacheEvent) -> list[Any]:
         key = event.object.key

@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from flotilla.apiserver.http.handlers.deletes import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent
+from flotilla.apiserver.writes.deletion import FOREGROUND_FINALIZER, ORPHAN_FINALIZER
 
 
 @dataclass(frozen=True, slots=True)

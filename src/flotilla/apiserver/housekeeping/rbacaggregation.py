@@ -21,8 +21,8 @@ from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver.authz.rbac import CLUSTER_ROLES, RBAC_GROUP
 from flotilla.apiserver.authz.rules import PolicyRule, rules_from_json
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.housekeeping.base import InProcessController
 from flotilla.apiserver.localclient import LocalClient
+from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import CacheEvent
 
 CLUSTER_ROLE = GroupVersionKind(RBAC_GROUP, "v1", "ClusterRole")
@@ -52,11 +52,12 @@ def aggregated_rules(
     return [rule.to_json() for rule in collected]
 
 
-class ClusterRoleAggregation(InProcessController):
+class ClusterRoleAggregation(CacheController):
     NAME = "clusterrole-aggregation"
 
     def __init__(self, ctx: APIContext) -> None:
-        super().__init__(ctx)
+        super().__init__(ctx.cache)
+        self.ctx = ctx
         self.client = LocalClient(ctx, MANAGER)
 
     def _aggregated_names(self) -> list[str]:

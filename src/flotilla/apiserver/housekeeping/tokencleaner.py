@@ -14,18 +14,19 @@ import structlog
 from flotilla.apiserver.authn.bootstrap import SECRET_NAMESPACE, is_bootstrap_secret_key, token_from_secret
 from flotilla.apiserver.authn.lookup import SECRET
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.housekeeping.base import InProcessController
 from flotilla.apiserver.localclient import LocalClient
+from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import CacheEvent
 
 log = structlog.get_logger("flotilla.apiserver.authn")
 
 
-class TokenCleaner(InProcessController):
+class TokenCleaner(CacheController):
     NAME = "token-cleaner"
 
     def __init__(self, ctx: APIContext) -> None:
-        super().__init__(ctx)
+        super().__init__(ctx.cache)
+        self.ctx = ctx
         self.client = LocalClient(ctx, self.NAME)
         served = ctx.registry.by_kind(SECRET)
         assert served is not None

@@ -11,8 +11,6 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authn import ANONYMOUS
 from flotilla.apiserver.authn.impersonation import asks_to_impersonate, impersonate
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.context import CONTEXT, APIContext
@@ -24,6 +22,7 @@ from flotilla.apiserver.http.openapi.endpoints import OPENAPI, OpenAPICache, ope
 from flotilla.apiserver.http.responseheaders import make_headers_safe
 from flotilla.apiserver.http.responses import status_response, warning_headers
 from flotilla.apiserver.requestinfo import request_info
+from flotilla.apiserver.users import ANONYMOUS, UserInfo
 
 log = structlog.get_logger("flotilla.apiserver")
 
@@ -116,7 +115,7 @@ async def _admit_and_handle(
     request: web.Request, handler: Handler, attributes: AuthorizationAttributes
 ) -> web.StreamResponse:
     _authorize(request, attributes)
-    latency = request.app[CONTEXT].extras.get("latency_seconds")
+    latency = request.app[CONTEXT].injected_latency
     if latency:
         await asyncio.sleep(latency)  # injected by the simulator's fault endpoint
     return await handler(request)

@@ -44,11 +44,11 @@ import structlog
 from aiohttp import web
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.http.content import PATCH_TYPES, decode_body, decode_json_or_yaml, media_type_of
+from flotilla.apiserver.encoding.bodies import PATCH_TYPES, decode_body, decode_json_or_yaml, media_type_of
 from flotilla.apiserver.http.responseheaders import escape_unsafe
 from flotilla.apiserver.registry.identifiers import RandomIdentifiers
 from flotilla.apiserver.requestinfo import RequestInfo, request_info
+from flotilla.apiserver.users import UserInfo
 from flotilla.runtime.privatefiles import private_directory, private_file
 
 log = structlog.get_logger("flotilla.apiserver.http.audit")

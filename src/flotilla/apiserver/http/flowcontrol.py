@@ -45,7 +45,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from flotilla.api.karmada.agentrbac import AGENT_GROUP
-from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes
+from flotilla.apiserver.authz import AuthorizationAttributes
+from flotilla.apiserver.users import MASTERS_GROUP
 from flotilla.runtime.health import MetricFamily
 
 SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"

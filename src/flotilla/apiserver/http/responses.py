@@ -9,12 +9,14 @@ import orjson
 from aiohttp import web
 
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.encoding.bodies import JSON
 from flotilla.apiserver.errors import APIError
 from flotilla.apiserver.http import views
-from flotilla.apiserver.http.content import JSON, View, negotiate
+from flotilla.apiserver.http.content import View, negotiate
 from flotilla.apiserver.http.handlers.params import include_object
 from flotilla.apiserver.http.responseheaders import warning_values
 from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.requestwarnings import collected_warnings
 from flotilla.apiserver.store.watchcache import CachedObject
 
 
@@ -57,17 +59,6 @@ def success_status(details: dict[str, Any] | None = None) -> dict[str, Any]:
     return body
 
 
-def request_warnings(request: web.Request) -> list[str]:
-    """The warnings of this request (sent as `Warning: 299` headers with whatever response it gets)."""
-    found: list[str] = request.setdefault("flotilla.warnings", [])
-    return found
-
-
-def add_warning(request: web.Request, text: str) -> None:
-    request_warnings(request).append(text)
-
-
 def warning_headers(request: web.Request) -> list[str]:
     """The request's warnings as `Warning` header values (escaped, deduplicated, 4 KiB at most)."""
-    found: list[str] = request.get("flotilla.warnings", [])
-    return warning_values(found)
+    return warning_values(collected_warnings(request))

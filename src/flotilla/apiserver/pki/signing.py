@@ -8,7 +8,7 @@ and the lifetime is the requested `expirationSeconds` capped at one year (kube-c
 to tolerate clock skew, as kube's signer does.
 
 The CA is the one under `<data-dir>/pki`, the same CA that verifies client certificates, loaded
-once at server start and handed to the signer through the context's extras.
+once at server start and handed to the signer as `APIContext.signing_authority`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
 from flotilla.apiserver.pki.clusterbinding import is_binding_name
-
-SIGNING_AUTHORITY_EXTRA = "flotilla.certificates.signing-authority"
-"""Where in `APIContext.extras` the server puts its `SigningAuthority` (absent: nothing is signed)."""
 
 MAX_DURATION = timedelta(days=365)
 BACKDATE = timedelta(minutes=5)

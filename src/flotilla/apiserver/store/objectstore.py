@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.apiserver import errors
+from flotilla.apiserver.registry.objectbounds import encode_for_storage
 from flotilla.apiserver.registry.resources import ServedResource
-from flotilla.apiserver.store.objectbounds import encode_for_storage
 from flotilla.apiserver.store.watchcache import CachedObject, WatchCache, decode, split_key
 from flotilla.storage import (
     Backend,

@@ -26,19 +26,19 @@ from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission import AdmissionAttributes, UserInfo
-from flotilla.apiserver.admission.attributes import SYSTEM_USER, Operation
+from flotilla.apiserver.admission import AdmissionAttributes
+from flotilla.apiserver.admission.attributes import Operation
 from flotilla.apiserver.authz.escalation import check_rbac_write
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.handlers import normalize
-from flotilla.apiserver.http.handlers.params import FieldValidation
 from flotilla.apiserver.registry import apply as ssa
 from flotilla.apiserver.registry import objectmeta
-from flotilla.apiserver.registry.cel.runner import rule_runner
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.objectstore import StaleRevision
 from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.users import SYSTEM_USER, UserInfo
+from flotilla.apiserver.writes import normalize
+from flotilla.apiserver.writes.normalize import FieldValidation
 
 GENERATE_NAME_ATTEMPTS = 8
 
@@ -146,7 +146,7 @@ async def _check_rules(
     rules = served.custom.rules if served.custom is not None else None
     if rules is None or any(error.type is fielderrors.ErrorType.TYPE_INVALID for error in found):
         return []
-    return await rule_runner(ctx.extras).validate(rules, obj, old)
+    return await ctx.rule_runner.validate(rules, obj, old)
 
 
 # -- create ---------------------------------------------------------------------------------------

@@ -13,10 +13,10 @@ from flotilla.api.karmada.agentrbac import (
     agent_user_name,
     cluster_of_agent,
 )
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.authz.rbac import build_index
 from flotilla.apiserver.authz.rules import allows
+from flotilla.apiserver.users import UserInfo
 
 
 def _allowed(cluster: str, request: dict[str, str]) -> bool:

@@ -10,12 +10,11 @@ import pytest
 from flotilla.api.objects import copy_object
 from flotilla.apiserver.admission.webhooks import WebhookAdmission
 from flotilla.apiserver.context import APIContext, APISettings
-from flotilla.apiserver.http.handlers import normalize
-from flotilla.apiserver.http.handlers.params import FieldValidation
 from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.watchcache import CachedObject, WatchCache
-from flotilla.apiserver.writes import pipeline
+from flotilla.apiserver.writes import normalize, pipeline
+from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.storage.memory import MemoryBackend
 
 KINDS = {
@@ -86,7 +85,7 @@ async def server() -> AsyncIterator[Server]:
     cache = WatchCache(backend)
     await cache.start()
     ctx = APIContext(backend, cache, ResourceRegistry(), APISettings())
-    admission = WebhookAdmission(ctx)
+    admission = WebhookAdmission(ctx.registry, ctx.cache)
     ctx.admission = admission
     try:
         yield Server(ctx, admission)

@@ -10,7 +10,6 @@ import pytest
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.admission.review import (
     ReviewSubject,
     WebhookCallError,
@@ -21,6 +20,7 @@ from flotilla.apiserver.admission.review import (
     read_response,
     review_version,
 )
+from flotilla.apiserver.users import UserInfo
 
 UID = "0f6c1e0a-3d0f-4a43-9d52-5a6c2f8a9b11"
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from flotilla.api.scheme import GroupVersionKind
-from tests.unit.apiserver.validation.manifests import create_errors, stored, update_errors
+from tests.unit.apiserver.registry.validation.manifests import create_errors, stored, update_errors
 
 VALIDATING = GroupVersionKind("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration")
 MUTATING = GroupVersionKind("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration")

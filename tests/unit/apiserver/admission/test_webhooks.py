@@ -10,11 +10,11 @@ import pytest
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.review import WebhookStatusError
 from flotilla.apiserver.admission.webhooks import MUTATING_CONFIGURATION
-from flotilla.apiserver.http.handlers.deletes import DeleteOptions, delete_object
-from flotilla.apiserver.http.handlers.params import FieldValidation
 from flotilla.apiserver.registry.scale import with_replicas
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.writes import pipeline
+from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
+from flotilla.apiserver.writes.normalize import FieldValidation
 from tests.unit.apiserver.admission.conftest import Server
 from tests.unit.apiserver.admission.webhook_server import (
     WebhookServer,
@@ -22,7 +22,7 @@ from tests.unit.apiserver.admission.webhook_server import (
     webhook,
     webhook_configuration,
 )
-from tests.unit.apiserver.validation.manifests import deployment
+from tests.unit.apiserver.registry.validation.manifests import deployment
 
 MUTATING = "MutatingWebhookConfiguration"
 VALIDATING = "ValidatingWebhookConfiguration"

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn.bearer import (
     AudienceAgnostic,
     InvalidToken,
@@ -14,6 +13,7 @@ from flotilla.apiserver.authn.bearer import (
     TokenResult,
     bearer_token,
 )
+from flotilla.apiserver.users import UserInfo
 
 
 class Fixed:

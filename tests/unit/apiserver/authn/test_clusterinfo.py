@@ -11,19 +11,19 @@ import pytest
 import yaml
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.authn import ANONYMOUS
 from flotilla.apiserver.authn.bootstrap import token_from_secret
 from flotilla.apiserver.authn.clusterinfo import (
     ClusterInfoError,
-    ClusterInfoPublisher,
-    PublicClusterInfo,
     cluster_info_data,
     cluster_info_kubeconfig,
     verify_cluster_info,
 )
 from flotilla.apiserver.authz import AuthorizationAttributes, Decision
+from flotilla.apiserver.authz.publicinfo import PublicClusterInfo
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.housekeeping.clusterinfo import ClusterInfoPublisher
 from flotilla.apiserver.localclient import LocalClient
+from flotilla.apiserver.users import ANONYMOUS
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.apiserver.authn.objects import bootstrap_secret
 

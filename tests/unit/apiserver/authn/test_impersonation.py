@@ -6,7 +6,6 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn.impersonation import (
     ImpersonationRequest,
     asks_to_impersonate,
@@ -14,6 +13,7 @@ from flotilla.apiserver.authn.impersonation import (
     impersonation_requests,
 )
 from flotilla.apiserver.authz import AuthorizationAttributes, Decision
+from flotilla.apiserver.users import UserInfo
 
 ADMIN = UserInfo("admin", ("system:masters", "system:authenticated"))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn.tokens import StaticTokenAuthenticator, TokenFileError, parse_token_file
+from flotilla.apiserver.users import UserInfo
 
 
 def test_rows_give_user_uid_and_quoted_groups() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz.rbac import (
     CLUSTER_ROLE_BINDINGS,
     CLUSTER_ROLES,
@@ -13,6 +12,7 @@ from flotilla.apiserver.authz.rbac import (
     RBACAuthorizer,
 )
 from flotilla.apiserver.store.watchcache import CachedObject, WatchCache
+from flotilla.apiserver.users import UserInfo
 from flotilla.storage.memory import MemoryBackend
 
 RBAC = "rbac.authorization.k8s.io"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authn import ANONYMOUS
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.authz.bootstrappolicy import (
     CLUSTER_ROLE_BINDINGS,
@@ -14,6 +12,7 @@ from flotilla.apiserver.authz.bootstrappolicy import (
     NAMESPACED_ROLES,
 )
 from flotilla.apiserver.embedded import EmbeddedAPI
+from flotilla.apiserver.users import ANONYMOUS, UserInfo
 
 JANE = UserInfo("jane", ("system:authenticated",))
 PUBLIC, INFO = "kube-public", "cluster-info"

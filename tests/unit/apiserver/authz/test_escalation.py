@@ -8,15 +8,15 @@ import pytest
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import Decision
 from flotilla.apiserver.authz.escalation import check_rbac_write, only_gc_fields_changed
 from flotilla.apiserver.authz.rbac import RBACAuthorizer
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.http.handlers.params import FieldValidation
 from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.users import UserInfo
+from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, update_flow
 from tests.unit.apiserver.authz.policy import (
     ADMIN,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.authz.rules import PolicyRule
+from flotilla.apiserver.users import UserInfo
 from tests.unit.apiserver.authz.policy import (
     ADMIN,
     BOB,

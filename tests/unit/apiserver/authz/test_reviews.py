@@ -9,9 +9,7 @@ import pytest
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authn.bearer import (
-    TOKEN_AUTHENTICATOR_EXTRA,
     InvalidToken,
     TokenAuthenticators,
     TokenResult,
@@ -26,6 +24,7 @@ from flotilla.apiserver.http.handlers.reviews import (
     subject_access_review,
     token_review,
 )
+from flotilla.apiserver.users import UserInfo
 from tests.unit.apiserver.authz.policy import POD_READER, RBAC, binding, role, user
 
 JANE = UserInfo("jane", ("system:authenticated",))
@@ -142,7 +141,7 @@ async def test_token_review_authenticates_through_the_servers_token_authenticato
     """A good token names its user and audiences; a bad one is refused with the reason."""
     plain = await token_review(api.context, {"spec": {"token": "good"}}, ADMIN)
     assert "error" in plain and "authenticated" not in plain
-    api.context.extras[TOKEN_AUTHENTICATOR_EXTRA] = TokenAuthenticators([Tokens()])
+    api.context.token_authenticators = TokenAuthenticators([Tokens()])
     good = await token_review(api.context, {"spec": {"token": "good", "audiences": ["x"]}}, ADMIN)
     assert good == {"authenticated": True, "user": JANE.to_json(), "audiences": ["x"]}
     assert await token_review(api.context, {"spec": {"token": "expired"}}, ADMIN) == {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.authz.rules import (
     FULL_AUTHORITY,
@@ -15,6 +14,7 @@ from flotilla.apiserver.authz.rules import (
     rules_from_json,
     uncovered,
 )
+from flotilla.apiserver.users import UserInfo
 
 JANE = UserInfo("jane", ("system:authenticated",))
 

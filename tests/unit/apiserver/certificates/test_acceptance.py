@@ -11,15 +11,20 @@ import pytest
 from cryptography import x509
 
 from flotilla.api.karmada.constants import CLUSTER
-from flotilla.api.karmada.registration import REQUESTER_ANNOTATION, pull_cluster, registration_annotations
+from flotilla.api.karmada.registration import (
+    REQUESTER_ANNOTATION,
+    ClusterAcceptance,
+    pull_cluster,
+    registration_annotations,
+)
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.certificates.acceptance import CLUSTER_ACCEPTANCE_EXTRA, ClusterAcceptance
+from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds
 from flotilla.apiserver.pki.clusterbinding import CLUSTER_UID_EXTRA, bound_cluster_uids
 from flotilla.apiserver.pki.directory import create_ca
-from flotilla.apiserver.pki.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
+from flotilla.apiserver.pki.signing import SigningAuthority
+from flotilla.apiserver.users import UserInfo
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
 from tests.unit.apiserver.certificates.test_flow import create_as, eventually, stored
@@ -32,10 +37,9 @@ CLUSTER_ROLE_BINDING = GroupVersionKind("rbac.authorization.k8s.io", "v1", "Clus
 
 
 async def _hub(mode: ClusterAcceptance) -> EmbeddedAPI:
-    server = EmbeddedAPI(MemoryBackend())
+    server = EmbeddedAPI(MemoryBackend(), APISettings(cluster_acceptance=mode))
     cert, key = create_ca("test-ca", datetime.now(UTC))
-    server.context.extras[SIGNING_AUTHORITY_EXTRA] = SigningAuthority(cert, key)
-    server.context.extras[CLUSTER_ACCEPTANCE_EXTRA] = mode
+    server.context.signing_authority = SigningAuthority(cert, key)
     await server.start()
     await install_karmada_crds(server.context)
     return server

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from cryptography import x509
 
-from flotilla.apiserver.admission.attributes import UserInfo
 from flotilla.apiserver.certificates.approver import agent_request_problem, is_bootstrapper
+from flotilla.apiserver.users import UserInfo
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request
 
 AGENTS = ("system:karmada:agents",)

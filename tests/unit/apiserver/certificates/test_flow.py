@@ -13,18 +13,18 @@ from cryptography import x509
 
 from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import SYSTEM_USER, UserInfo
 from flotilla.apiserver.certificates.approval import write_approval
 from flotilla.apiserver.certificates.cleaner import CSRCleaner
 from flotilla.apiserver.certificates.signingrequests import CSR
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.http.handlers import normalize
-from flotilla.apiserver.http.handlers.params import FieldValidation
 from flotilla.apiserver.pki.directory import create_ca
-from flotilla.apiserver.pki.signing import SIGNING_AUTHORITY_EXTRA, SigningAuthority
+from flotilla.apiserver.pki.signing import SigningAuthority
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.users import SYSTEM_USER, UserInfo
+from flotilla.apiserver.writes import normalize
+from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, update_flow
 from flotilla.storage.memory import MemoryBackend
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
@@ -38,7 +38,7 @@ BOOTSTRAP = UserInfo("system:bootstrap:abcdef", ("system:bootstrappers", "system
 async def api() -> AsyncIterator[EmbeddedAPI]:
     server = EmbeddedAPI(MemoryBackend())
     cert, key = create_ca("test-ca", datetime.now(UTC))
-    server.context.extras[SIGNING_AUTHORITY_EXTRA] = SigningAuthority(cert, key)
+    server.context.signing_authority = SigningAuthority(cert, key)
     await server.start()
     try:
         yield server

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from aiohttp import web
 
 from flotilla.api.scheme import GroupResource
 from flotilla.apiserver import errors
-from flotilla.apiserver.certificates.approval import APPROVAL_HANDLERS
-from flotilla.apiserver.context import CONTEXT, APIContext
+from flotilla.apiserver.context import CONTEXT, SubresourceHandler
 from flotilla.apiserver.http.handlers import binding, deletes, reads, reviews, tokenrequest, watch, writes
-from flotilla.apiserver.registry.resources import ServedResource
-from flotilla.apiserver.requestinfo import RequestInfo, request_info
+from flotilla.apiserver.requestinfo import request_info
 
-Handler = Callable[[web.Request, APIContext, RequestInfo, ServedResource], Awaitable[web.StreamResponse]]
+Handler = SubresourceHandler
 
 _MAIN: dict[str, Handler] = {
     "get": reads.get,
@@ -38,7 +34,6 @@ SUBRESOURCE_HANDLERS: dict[str, dict[str, Handler]] = {
     "finalize": {"update": writes.update},
     "binding": {"create": binding.create_binding},
     "token": {"create": tokenrequest.create_token},
-    "approval": APPROVAL_HANDLERS,
 }
 """Handlers of subresources by name and verb; other components register theirs here at start."""
 VIRTUAL_HANDLERS: dict[GroupResource, dict[str, Handler]] = {
@@ -62,7 +57,7 @@ async def handle_resource(request: web.Request) -> web.StreamResponse:
     if info.subresource:
         sub = served.type.subresource(info.subresource)
         handlers = SUBRESOURCE_HANDLERS.get(info.subresource) if sub else None
-        extra = ctx.extras.get(f"subresource:{served.type.group}/{served.type.plural}/{info.subresource}")
+        extra = ctx.subresource_handlers.get((served.type.group, served.type.plural, info.subresource))
         handler = extra.get(info.verb) if extra else (handlers or {}).get(info.verb)
         if sub is None or handler is None or info.verb not in sub.verbs:
             if sub is None and handlers is None and extra is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import enum
 import re
 from dataclasses import dataclass
 
@@ -14,15 +13,10 @@ from multidict import MultiMapping
 from flotilla.api.fielderrors import FieldError, forbidden, invalid, not_supported
 from flotilla.apiserver import errors
 from flotilla.apiserver.gostrings import go_quote
-from flotilla.apiserver.store.objectbounds import INT64_MIN, UINT64_MAX
+from flotilla.apiserver.registry.objectbounds import INT64_MIN, UINT64_MAX
+from flotilla.apiserver.writes.normalize import FieldValidation
 
 INT64_MAX = 2**63 - 1
-
-
-class FieldValidation(enum.Enum):
-    IGNORE = "Ignore"
-    WARN = "Warn"
-    STRICT = "Strict"
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")

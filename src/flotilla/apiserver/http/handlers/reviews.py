@@ -29,19 +29,21 @@ from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.scheme import GroupResource
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission.attributes import UserInfo
-from flotilla.apiserver.authn.bearer import InvalidToken, token_authenticator
-from flotilla.apiserver.authz import MASTERS_GROUP, AuthorizationAttributes
+from flotilla.apiserver.authn.bearer import InvalidToken
+from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.authz.rbac import aggregate
 from flotilla.apiserver.authz.rules import FULL_AUTHORITY, PolicyRule
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.content import read_body
-from flotilla.apiserver.http.handlers import normalize
-from flotilla.apiserver.http.handlers.params import FieldValidation, field_validation
+from flotilla.apiserver.encoding.bodies import read_body
+from flotilla.apiserver.http.handlers.params import field_validation
 from flotilla.apiserver.http.handlers.writes import request_user
-from flotilla.apiserver.http.responses import json_response, request_warnings
+from flotilla.apiserver.http.responses import json_response
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.requestwarnings import request_warnings
+from flotilla.apiserver.users import MASTERS_GROUP, UserInfo
+from flotilla.apiserver.writes import normalize
+from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.apiserver.writes.pipeline import invalid
 
 AUTHORIZATION = "authorization.k8s.io"
@@ -254,7 +256,7 @@ async def token_review(ctx: APIContext, review: dict[str, Any], user: UserInfo) 
     token = str(spec.get("token", ""))
     if not token:
         raise errors.BadRequest("token is required for TokenReview in authentication")
-    tokens = token_authenticator(ctx.extras)
+    tokens = ctx.token_authenticators
     if tokens is None:
         return {"user": {}, "error": "this API server does not authenticate bearer tokens"}
     try:

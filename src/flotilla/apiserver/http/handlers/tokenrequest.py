@@ -19,10 +19,10 @@ from aiohttp import web
 from flotilla.api.fielderrors import ErrorType, FieldError
 from flotilla.api.scheme import GroupResource, GroupVersionKind
 from flotilla.apiserver import errors
-from flotilla.apiserver.authn.lookup import NODE, POD, SECRET, SERVICE_ACCOUNT, ObjectLookup, cache_lookup
+from flotilla.apiserver.authn.lookup import NODE, POD, SECRET, SERVICE_ACCOUNT, ObjectLookup
 from flotilla.apiserver.authn.serviceaccounts import Binding, ObjectReference, TokenIssuer
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.content import read_body
+from flotilla.apiserver.encoding.bodies import read_body
 from flotilla.apiserver.http.responses import json_response
 from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
@@ -34,24 +34,17 @@ GROUP = "authentication.k8s.io"
 DEFAULT_EXPIRATION_SECONDS = 3600
 MIN_EXPIRATION_SECONDS = 600
 MAX_EXPIRATION_SECONDS = 1 << 32
-TOKEN_ISSUER_EXTRA = "flotilla.authn.token-issuer"  # noqa: S105 - a key name, not a secret
-"""Key of `APIContext.extras` under which the server keeps its `TokenIssuer`."""
-
-
-def token_issuer(ctx: APIContext) -> TokenIssuer | None:
-    found = ctx.extras.get(TOKEN_ISSUER_EXTRA)
-    return found if isinstance(found, TokenIssuer) else None
 
 
 async def create_token(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
     """The `create` handler of the `serviceaccounts/token` subresource."""
-    issuer = token_issuer(ctx)
+    issuer = ctx.token_issuer
     if issuer is None:
         raise errors.ServiceUnavailable("this API server has no key to sign service account tokens")
     body = (await read_body(await request.read(), request.headers.get("Content-Type"))).obj
-    answer = token_request(body, info.namespace, info.name, cache_lookup(ctx), issuer, ctx.clock())
+    answer = token_request(body, info.namespace, info.name, ctx.lookup, issuer, ctx.clock())
     return json_response(answer, status=201)
 
 

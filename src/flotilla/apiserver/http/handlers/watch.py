@@ -25,8 +25,9 @@ from aiohttp import web
 
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.encoding.bodies import JSON
 from flotilla.apiserver.http import views
-from flotilla.apiserver.http.content import JSON, Negotiated, View, negotiate
+from flotilla.apiserver.http.content import Negotiated, View, negotiate
 from flotilla.apiserver.http.filters import predicate
 from flotilla.apiserver.http.handlers.params import ListOptions, include_object, list_options
 from flotilla.apiserver.http.handlers.reads import wait_for_revision

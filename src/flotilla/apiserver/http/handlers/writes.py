@@ -13,25 +13,26 @@ from aiohttp import web
 from flotilla.api import fielderrors
 from flotilla.api.objects import copy_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.admission import UserInfo
-from flotilla.apiserver.authn import ANONYMOUS
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.http.content import APPLY_PATCH, read_body
-from flotilla.apiserver.http.handlers import normalize
-from flotilla.apiserver.http.handlers.params import FieldValidation, dry_run, field_manager, field_validation
-from flotilla.apiserver.http.handlers.patching import (
+from flotilla.apiserver.encoding.bodies import APPLY_PATCH, read_body
+from flotilla.apiserver.http.handlers.params import dry_run, field_manager, field_validation
+from flotilla.apiserver.http.handlers.reads import get_current, wait_for_revision
+from flotilla.apiserver.http.responses import json_response, object_response
+from flotilla.apiserver.registry import apply as ssa
+from flotilla.apiserver.registry import scale
+from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.requestwarnings import request_warnings
+from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.users import ANONYMOUS, UserInfo
+from flotilla.apiserver.writes import normalize
+from flotilla.apiserver.writes.normalize import FieldValidation
+from flotilla.apiserver.writes.patching import (
     apply_decoded_patch_async,
     patch_type_of,
     read_apply_body,
     read_patch,
 )
-from flotilla.apiserver.http.handlers.reads import get_current, wait_for_revision
-from flotilla.apiserver.http.responses import json_response, object_response, request_warnings
-from flotilla.apiserver.registry import apply as ssa
-from flotilla.apiserver.registry import scale
-from flotilla.apiserver.registry.resources import ServedResource
-from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, invalid, update_flow
 
 

@@ -23,9 +23,6 @@ from flotilla.apiserver.registry.cel.rules import RuleNode, validate
 
 INLINE_COST = 20_000
 """Cost units evaluated on the event loop before moving to the rules thread (~10 ms here)."""
-RULE_RUNNER_EXTRA = "flotilla.apiserver.registry.cel.runner"
-"""The key of the server's RuleRunner in `APIContext.extras`."""
-
 log = structlog.get_logger("flotilla.apiserver.registry.cel")
 
 
@@ -53,11 +50,3 @@ class RuleRunner:
     def close(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
-
-
-def rule_runner(extras: dict[str, Any]) -> RuleRunner:
-    """The server's runner, made on first use."""
-    runner = extras.get(RULE_RUNNER_EXTRA)
-    if not isinstance(runner, RuleRunner):
-        runner = extras[RULE_RUNNER_EXTRA] = RuleRunner()
-    return runner

@@ -25,8 +25,8 @@ from typing import Any
 
 import orjson
 
+from flotilla.apiserver.registry.objectbounds import MAX_DEPTH, nesting_depth
 from flotilla.apiserver.registry.patch.errors import PatchError
-from flotilla.apiserver.store.objectbounds import MAX_DEPTH, nesting_depth
 
 MAX_OPERATIONS = 10_000
 """kube-apiserver's maxJSONPatchOperations."""
