@@ -222,3 +222,33 @@ def test_a_requester_reads_its_own_request_and_the_bootstrap_role_creates_only(p
             "verbs": ["create"],
         }
     ]
+
+
+def test_an_agent_may_not_point_its_cluster_at_another_member_s_credentials(
+    probe: Probe, tmp_path: Path
+) -> None:
+    """An agent updating its own Cluster may describe its member, not change how the hub reaches it."""
+    member = Probe(probe.server, token=new_token(probe))
+    agent, _ = register(
+        probe, member, Agent("edgee", ec.generate_private_key(ec.SECP256R1()), tmp_path), "id-e"
+    )
+    cluster = f"{CLUSTERS}/edgee"
+    merge = {"Content-Type": "application/merge-patch+json"}
+    takeover = {
+        "spec": {
+            "syncMode": "Push",
+            "apiEndpoint": "https://attacker.example:6443",
+            "secretRef": {"namespace": "karmada-cluster", "name": "member1"},
+        }
+    }
+    refused = agent.send("PATCH", cluster, takeover, headers=merge)
+    assert forbidden(refused)
+    assert "spec.apiEndpoint, spec.secretRef, spec.syncMode" in refused.message
+    assert probe.send("GET", cluster).body["spec"]["syncMode"] == "Pull"
+    rebind = {"metadata": {"annotations": {"registration.flotilla.io/requester": "system:bootstrap:other"}}}
+    assert forbidden(agent.send("PATCH", cluster, rebind, headers=merge))
+    untaint = {"spec": {"taints": [{"key": "mine", "effect": "NoSchedule"}]}}
+    assert forbidden(agent.send("PATCH", cluster, untaint, headers=merge))
+    described = agent.send("PATCH", cluster, {"spec": {"region": "eu-west-1"}}, headers=merge)
+    assert described.status == 200, described.body
+    assert probe.send("GET", cluster).body["spec"]["region"] == "eu-west-1"
