@@ -252,3 +252,26 @@ def test_an_agent_may_not_point_its_cluster_at_another_member_s_credentials(
     described = agent.send("PATCH", cluster, {"spec": {"region": "eu-west-1"}}, headers=merge)
     assert described.status == 200, described.body
     assert probe.send("GET", cluster).body["spec"]["region"] == "eu-west-1"
+
+
+def test_an_agent_may_create_only_its_own_lease(probe: Probe, tmp_path: Path) -> None:
+    """A create carries no name for RBAC: the agent of edgef cannot plant a heartbeat for edgeg."""
+    member = Probe(probe.server, token=new_token(probe))
+    agent, _ = register(
+        probe, member, Agent("edgef", ec.generate_private_key(ec.SECP256R1()), tmp_path), "id-f"
+    )
+    leases = "/apis/coordination.k8s.io/v1/namespaces/karmada-cluster/leases"
+
+    def lease(name: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": name},
+            "spec": {"holderIdentity": name, "renewTime": "2099-01-01T00:00:00.000000Z"},
+        }
+
+    planted = agent.send("POST", leases, lease("edgeg"))
+    assert forbidden(planted)
+    assert 'own cluster\'s Lease ("edgef")' in planted.message
+    assert probe.send("GET", f"{leases}/edgeg").status == 404
+    assert agent.send("POST", leases, lease("edgef")).status == 201

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flotilla.apiserver.certificates import approver, cleaner, signer
 from flotilla.apiserver.certificates.admission import APPROVAL, CertificateAdmission
 from flotilla.apiserver.certificates.agentbinding import AgentBindingAuthorizer
-from flotilla.apiserver.certificates.agentclusters import AgentClusterAdmission
+from flotilla.apiserver.certificates.agentrestriction import AgentRestriction
 from flotilla.apiserver.certificates.approval import APPROVAL_HANDLERS
 from flotilla.apiserver.certificates.requesters import RESOURCE, RequesterAuthorizer
 from flotilla.apiserver.certificates.signingrequests import GROUP
@@ -15,8 +15,8 @@ from flotilla.apiserver.context import APIContext
 
 class CertificateControllers:
     """The signer, the agent approver and the cleaner; creating it installs the CSR admission, the
-    guard of agents' own Clusters, and the authorizers that let requesters read their own requests
-    and bind agents to their cluster.
+    agents' restriction (their own Cluster's description, their own Lease), and the authorizers that
+    let requesters read their own requests and bind agents to their cluster.
 
     The admission wraps whatever admission the context has at that moment (the webhooks), so
     create this after the context's admission is set.
@@ -24,7 +24,7 @@ class CertificateControllers:
 
     def __init__(self, ctx: APIContext) -> None:
         if not isinstance(ctx.admission, CertificateAdmission):
-            ctx.admission = CertificateAdmission(ctx, AgentClusterAdmission(ctx.admission))
+            ctx.admission = CertificateAdmission(ctx, AgentRestriction(ctx.admission))
         ctx.subresource_handlers[(GROUP, RESOURCE, APPROVAL)] = APPROVAL_HANDLERS
         if not isinstance(ctx.authorizer, AgentBindingAuthorizer):
             ctx.authorizer = AgentBindingAuthorizer(ctx, RequesterAuthorizer(ctx, ctx.authorizer))

@@ -1,5 +1,6 @@
-"""What a Pull agent may change on its own Cluster: what it says of its member, not how the hub reaches it.
+"""What a Pull agent may write, beyond what RBAC can say (as kube's NodeRestriction does for kubelets).
 
+**Its Cluster: what it says of its member, not how the hub reaches it.**
 An agent holds `update` and `patch` on its Cluster (Karmada's agent keeps it current). Left at that,
 a leaked agent certificate could turn its cluster into a Push cluster whose `apiEndpoint` is the
 attacker's and whose `secretRef` names *another* member's credentials — and the hub would send them
@@ -9,6 +10,11 @@ registration. So on an agent's update of its Cluster only the member's self-desc
 the registration's requester. Everything else in `spec` (sync mode, endpoint, credentials,
 impersonation, proxy, TLS, id, taints, resource models) and the finalizers are the hub's; a change
 to them is 403 with the fields named. The status subresource is the agent's to write.
+
+**Its Lease only.** RBAC cannot limit a create by name (the request has none), so an agent could
+create the heartbeat Lease of a cluster not yet registered — or of one whose Lease was just deleted —
+and keep it looking alive. An agent may create in `karmada-cluster` only the Lease named after its
+own cluster.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.karmada.agentrbac import cluster_of_agent
-from flotilla.api.karmada.constants import CLUSTER
+from flotilla.api.karmada.constants import CLUSTER, KARMADA_CLUSTER_NAMESPACE
 from flotilla.api.karmada.registration import REQUESTER_ANNOTATION
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission import Admission, AdmissionAttributes
@@ -43,8 +49,12 @@ def hub_owned_changes(obj: dict[str, Any], old: dict[str, Any]) -> list[str]:
     return changed
 
 
-class AgentClusterAdmission:
-    """Refuses an agent's changes to the hub-owned fields of its Cluster, then the wrapped admission."""
+LEASE_GROUP = "coordination.k8s.io"
+
+
+class AgentRestriction:
+    """Refuses an agent's changes to the hub-owned fields of its Cluster and its creation of any Lease
+    but its own; then the wrapped admission."""
 
     def __init__(self, inner: Admission) -> None:
         self.inner = inner
@@ -57,6 +67,21 @@ class AgentClusterAdmission:
     async def validate(
         self, attributes: AdmissionAttributes, obj: dict[str, Any] | None, old: dict[str, Any] | None
     ) -> list[str]:
+        agent_of = cluster_of_agent(attributes.user.username)
+        if (
+            agent_of is not None
+            and attributes.operation == "CREATE"
+            and _is_lease(attributes)
+            and attributes.namespace == KARMADA_CLUSTER_NAMESPACE
+            and attributes.name != agent_of
+        ):
+            raise errors.Forbidden(
+                f'leases.{LEASE_GROUP} "{attributes.name}" is forbidden: an agent may create only its '
+                f'own cluster\'s Lease ("{agent_of}") in {KARMADA_CLUSTER_NAMESPACE}',
+                name=attributes.name,
+                group=LEASE_GROUP,
+                kind="leases",
+            )
         if (
             obj is not None
             and old is not None
@@ -64,7 +89,7 @@ class AgentClusterAdmission:
             and not attributes.subresource
             and attributes.resource.type.group == CLUSTER.group
             and attributes.resource.type.kind == CLUSTER.kind
-            and cluster_of_agent(attributes.user.username) is not None
+            and agent_of is not None
         ):
             changed = hub_owned_changes(obj, old)
             if changed:
@@ -77,3 +102,7 @@ class AgentClusterAdmission:
                     kind="clusters",
                 )
         return await self.inner.validate(attributes, obj, old)
+
+
+def _is_lease(attributes: AdmissionAttributes) -> bool:
+    return attributes.resource.type.group == LEASE_GROUP and attributes.resource.type.kind == "Lease"

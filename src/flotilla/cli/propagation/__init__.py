@@ -1,0 +1,1 @@
+"""TODO: say why this package exists."""
