@@ -52,8 +52,13 @@ class ScriptedServer:
         self.most_open = 0
         self.port = 0
         self._server: asyncio.Server | None = None
+        self._handlers: set[asyncio.Task[object]] = set()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        handler = asyncio.current_task()
+        assert handler is not None
+        self._handlers.add(handler)
+        handler.add_done_callback(self._handlers.discard)
         self.connections += 1
         self.open += 1
         self.most_open = max(self.most_open, self.open)
@@ -88,6 +93,10 @@ class ScriptedServer:
     async def __aexit__(self, *exc: object) -> None:
         assert self._server is not None
         self._server.close()
+        # Closing a server leaves its connections' handlers running (a script may still be asleep).
+        for handler in self._handlers:
+            handler.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._server.wait_closed(), 1)
 
