@@ -8,6 +8,7 @@ finalizer goes, the CRD goes, and so do its endpoints.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any
 
@@ -71,7 +72,9 @@ class CRDController(CacheController):
             return None
         if current.metadata.get("deletionTimestamp"):
             return await self._clean_up(name, current.obj)
-        served = served_for_crd(current.obj)
+        # Compiling the versions' CEL rules may take a while: off the event loop (the cached object
+        # is never changed in place).
+        served = await asyncio.to_thread(served_for_crd, current.obj)
         conflict = self._name_conflict(name, served)
         if conflict:
             await self._write_status(name, accepted=False, message=conflict)

@@ -184,7 +184,10 @@ class CustomResourceDefinitionStrategy(Strategy):
     def validate_update(
         self, new: dict[str, Any], old: dict[str, Any], subresource: str = ""
     ) -> list[FieldError]:
-        return super().validate_update(new, old, subresource) + crd_schema_errors(new)
+        found = super().validate_update(new, old, subresource)
+        # A status write (the CRD controller's conditions) cannot change the schemas: kube's status
+        # strategy validates only the status.
+        return found if subresource == "status" else found + crd_schema_errors(new)
 
 
 CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"

@@ -15,6 +15,7 @@ nothing; an update that removes the last finalizer of a deleting object deletes 
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import orjson
 from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.objects import copy_object
+from flotilla.api.scheme import GroupResource
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission import AdmissionAttributes
 from flotilla.apiserver.admission.attributes import Operation
@@ -152,6 +154,15 @@ async def _check_rules(
 # -- create ---------------------------------------------------------------------------------------
 
 
+CRD_RESOURCE = GroupResource("apiextensions.k8s.io", "customresourcedefinitions")
+
+
+def is_custom_resource_definition(served: ServedResource) -> bool:
+    """CRDs are validated in a worker thread: compiling and costing thousands of CEL rules takes
+    seconds of pure Python (a 200 KB CRD with 1,000 rules stalled every request 1.5 s on the loop)."""
+    return served.builtin and served.type.group_resource == CRD_RESOURCE
+
+
 async def create_object(
     ctx: APIContext,
     served: ServedResource,
@@ -182,7 +193,10 @@ async def create_object(
     obj = _track_fields(ctx, served, None, obj, options, "")
     meta = obj["metadata"]
     # Kind validation first: for the same field its wording is kube's, the schema's is generic.
-    found = strategy.validate_create(obj)
+    if is_custom_resource_definition(served):
+        found = await asyncio.to_thread(strategy.validate_create, obj)
+    else:
+        found = strategy.validate_create(obj)
     found += list(value_errors or [])
     found += normalize.check_values(ctx, served, obj)
     found += await _check_rules(ctx, served, obj, None, found)
@@ -281,7 +295,12 @@ async def update_flow(
             objectmeta.bump_generation(new)
         new = _track_fields(ctx, served, old, new, options, subresource)
         # A binding changes only the node assignment, which pod validation otherwise forbids.
-        kind_errors = [] if subresource == "binding" else strategy.validate_update(new, old, subresource)
+        if subresource == "binding":
+            kind_errors = []
+        elif is_custom_resource_definition(served):
+            kind_errors = await asyncio.to_thread(strategy.validate_update, new, old, subresource)
+        else:
+            kind_errors = strategy.validate_update(new, old, subresource)
         found = kind_errors + normalize.check_values(ctx, served, new, current)
         found += await _check_rules(ctx, served, new, old, found)
         if found:

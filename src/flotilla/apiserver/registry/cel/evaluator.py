@@ -10,6 +10,7 @@ macros absorb an error when the other side decides the result; anything else pro
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,6 +29,7 @@ from flotilla.apiserver.registry.cel.syntax import (
     Node,
     Operator,
     Select,
+    parse,
 )
 from flotilla.apiserver.registry.cel.values import (
     CelType,
@@ -50,6 +52,28 @@ _INT_RANGE = (-(2**63), 2**63 - 1)
 def compile_expression(node: Node, variables: frozenset[str]) -> Evaluate:
     """The closure evaluating `node` with `variables` (e.g. self, oldSelf) bound in the frame."""
     return _Compiler(variables).compile(node, frozenset())
+
+
+RULE_VARIABLES = frozenset({"self", "oldSelf"})
+"""What a validation rule (and its messageExpression) may name besides its own locals."""
+COMPILED_KEPT = 16384
+_compiled: dict[tuple[str, frozenset[str]], Evaluate] = {}
+_compiling = threading.Lock()
+
+
+def compile_text(text: str, variables: frozenset[str]) -> Evaluate:
+    """`compile_expression` of the rule text `text` (remembered, like its parse: closures hold no
+    state of their own); raises CompileError. Safe from any thread: a CRD is validated in a worker thread."""
+    key = (text, variables)
+    found = _compiled.get(key)
+    if found is not None:
+        return found
+    program = compile_expression(parse(text), variables)
+    with _compiling:
+        if len(_compiled) >= COMPILED_KEPT:
+            _compiled.clear()
+        _compiled[key] = program
+    return program
 
 
 class _Compiler:

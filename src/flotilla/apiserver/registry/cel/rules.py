@@ -27,7 +27,11 @@ from flotilla.apiserver.registry.cel.budget import (
     Budget,
     CostExceeded,
 )
-from flotilla.apiserver.registry.cel.evaluator import Evaluate, compile_expression
+from flotilla.apiserver.registry.cel.evaluator import (
+    RULE_VARIABLES,
+    Evaluate,
+    compile_text,
+)
 from flotilla.apiserver.registry.cel.fieldpaths import normalize_field_path
 from flotilla.apiserver.registry.cel.syntax import CompileError, parse
 from flotilla.apiserver.registry.cel.values import NONE, EvalError, Optional, typed
@@ -81,14 +85,9 @@ def compile_rule(raw: Any, schema: Schema) -> CompiledRule:
         "optional_old_self": optional,
     }
     try:
-        tree = parse(text)
-        uses_old_self = _mentions(tree, "oldSelf")
-        program = compile_expression(tree, frozenset({"self", "oldSelf"}))
-        message_program = (
-            compile_expression(parse(message_expression), frozenset({"self", "oldSelf"}))
-            if message_expression
-            else None
-        )
+        uses_old_self = _mentions(parse(text), "oldSelf")
+        program = compile_text(text, RULE_VARIABLES)
+        message_program = compile_text(message_expression, RULE_VARIABLES) if message_expression else None
     except CompileError as error:
         return CompiledRule(**common, uses_old_self=False, program=None, error=f"compilation failed: {error}")
     return CompiledRule(

@@ -16,7 +16,7 @@ from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
 from flotilla.apiserver.registry.cel.budget import ESTIMATED_RULE_LIMIT, ESTIMATED_SCHEMA_LIMIT
 from flotilla.apiserver.registry.cel.estimate import cardinality, estimate_rule, exceeds_message
-from flotilla.apiserver.registry.cel.evaluator import compile_expression
+from flotilla.apiserver.registry.cel.evaluator import RULE_VARIABLES, compile_text
 from flotilla.apiserver.registry.cel.fieldpaths import normalize_field_path
 from flotilla.apiserver.registry.cel.rules import REASONS
 from flotilla.apiserver.registry.cel.syntax import CompileError, parse
@@ -108,7 +108,7 @@ def _rule(
         return [fielderrors.too_long(rule_path, MAX_RULE_LENGTH)]
     try:
         tree = parse(text)
-        compile_expression(tree, frozenset({"self", "oldSelf"}))
+        compile_text(text, RULE_VARIABLES)
     except CompileError as error:
         found.append(_invalid_rule(rule_path, shown, f"compilation failed: {error}"))
     else:
@@ -131,7 +131,7 @@ def _rule(
     message_expression = entry.get("messageExpression")
     if isinstance(message_expression, str) and message_expression.strip():
         try:
-            compile_expression(parse(message_expression), frozenset({"self", "oldSelf"}))
+            compile_text(message_expression, RULE_VARIABLES)
         except CompileError as error:
             found.append(
                 _invalid_rule(
