@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
@@ -35,8 +35,8 @@ from flotilla.scheduler.scheduler import (
     scheduled_status,
 )
 from tests.integration.harness import ServerProcess
+from tests.support.waiting import eventually_async
 
-T = TypeVar("T")
 POLICY_LABEL = {constants.PROPAGATION_POLICY_PERMANENT_ID_LABEL: "policy-id"}
 API_ENABLEMENTS = [
     {"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]},
@@ -212,7 +212,7 @@ async def test_divided_binding_gets_its_result_condition_and_event(
     placement = divided([f"{prefix}-a", f"{prefix}-b"])
     await hub.create(binding(f"{prefix}-web", replicas=2, placement=placement))
 
-    done = await eventually(lambda: get_binding(hub, f"{prefix}-web"), is_scheduled)
+    done = await eventually_async(lambda: get_binding(hub, f"{prefix}-web"), until=is_scheduled)
 
     assert targets(done) == {f"{prefix}-a": 1, f"{prefix}-b": 1}
     condition = condition_of(done)
@@ -228,7 +228,7 @@ async def test_divided_binding_gets_its_result_condition_and_event(
         if entry["manager"] == FIELD_MANAGER and not entry.get("subresource")
     ]
     assert owned and "f:clusters" in owned[0]["f:spec"]
-    event = await eventually(lambda: events_about(hub, f"{prefix}-web"), bool)
+    event = await eventually_async(lambda: events_about(hub, f"{prefix}-web"))
     assert event[0]["reason"] == "ScheduleBindingSucceed"
     assert event[0]["type"] == "Normal"
     assert f"{prefix}-a:1" in event[0]["message"]
@@ -241,14 +241,16 @@ async def test_no_cluster_fit_writes_an_empty_result_and_a_warning(
     await make_cluster(hub, f"{prefix}-a")
     await hub.create(binding(f"{prefix}-web", replicas=2, placement=divided([f"{prefix}-missing"])))
 
-    done = await eventually(lambda: get_binding(hub, f"{prefix}-web"), lambda b: scheduled(b) is not None)
+    done = await eventually_async(
+        lambda: get_binding(hub, f"{prefix}-web"), until=lambda b: scheduled(b) is not None
+    )
 
     condition = condition_of(done)
     assert (condition["status"], condition["reason"]) == ("False", "NoClusterFit")
     assert condition["message"].startswith("0/")
     assert done["spec"]["clusters"] == []
     assert "schedulerObservedGeneration" not in done["status"]
-    warning = await eventually(lambda: events_about(hub, f"{prefix}-web"), bool)
+    warning = await eventually_async(lambda: events_about(hub, f"{prefix}-web"))
     assert (warning[0]["type"], warning[0]["reason"]) == ("Warning", "ScheduleBindingFailed")
 
 
@@ -266,13 +268,15 @@ async def test_unschedulable_binding_is_placed_once_capacity_grows(
         },
     }
     await hub.create(binding(f"{prefix}-web", replicas=5, placement=placement))
-    short = await eventually(lambda: get_binding(hub, f"{prefix}-web"), lambda b: scheduled(b) is not None)
+    short = await eventually_async(
+        lambda: get_binding(hub, f"{prefix}-web"), until=lambda b: scheduled(b) is not None
+    )
     assert condition_of(short)["reason"] == "Unschedulable"
     assert not short["spec"].get("clusters")
 
     await set_cluster_status(hub, f"{prefix}-a", pods="20")
 
-    done = await eventually(lambda: get_binding(hub, f"{prefix}-web"), is_scheduled)
+    done = await eventually_async(lambda: get_binding(hub, f"{prefix}-web"), until=is_scheduled)
     assert targets(done) == {f"{prefix}-a": 5}
 
 
@@ -283,12 +287,12 @@ async def test_duplicated_binding_follows_a_cluster_that_joins(
     await make_cluster(hub, f"{prefix}-a", labels={"team": prefix})
     placement = {"clusterAffinity": {"labelSelector": {"matchLabels": {"team": prefix}}}}
     await hub.create(binding(f"{prefix}-web", replicas=2, placement=placement))
-    await eventually(lambda: get_binding(hub, f"{prefix}-web"), is_scheduled)
+    await eventually_async(lambda: get_binding(hub, f"{prefix}-web"), until=is_scheduled)
 
     await make_cluster(hub, f"{prefix}-b", labels={"team": prefix})
 
-    done = await eventually(
-        lambda: get_binding(hub, f"{prefix}-web"), lambda b: len(targets(b)) == 2, message="second cluster"
+    done = await eventually_async(
+        lambda: get_binding(hub, f"{prefix}-web"), until=lambda b: len(targets(b)) == 2, what="second cluster"
     )
     assert targets(done) == {f"{prefix}-a": 2, f"{prefix}-b": 2}
 
@@ -301,12 +305,12 @@ async def test_binding_moves_off_a_cluster_being_deleted(
     await make_cluster(hub, f"{prefix}-a", finalizers=[hold])
     await make_cluster(hub, f"{prefix}-b")
     await hub.create(binding(f"{prefix}-web", replicas=2, placement=divided([f"{prefix}-a", f"{prefix}-b"])))
-    await eventually(lambda: get_binding(hub, f"{prefix}-web"), lambda b: len(targets(b)) == 2)
+    await eventually_async(lambda: get_binding(hub, f"{prefix}-web"), until=lambda b: len(targets(b)) == 2)
 
     await hub.delete(constants.CLUSTER, f"{prefix}-a")
     try:
-        done = await eventually(
-            lambda: get_binding(hub, f"{prefix}-web"), lambda b: targets(b) == {f"{prefix}-b": 2}
+        done = await eventually_async(
+            lambda: get_binding(hub, f"{prefix}-web"), until=lambda b: targets(b) == {f"{prefix}-b": 2}
         )
     finally:
         await hub.patch(constants.CLUSTER, f"{prefix}-a", {"metadata": {"finalizers": None}})
@@ -320,15 +324,15 @@ async def test_scaling_reschedules_and_observes_the_new_generation(
     await make_cluster(hub, f"{prefix}-a")
     await make_cluster(hub, f"{prefix}-b")
     await hub.create(binding(f"{prefix}-web", replicas=2, placement=divided([f"{prefix}-a", f"{prefix}-b"])))
-    await eventually(lambda: get_binding(hub, f"{prefix}-web"), is_scheduled)
+    await eventually_async(lambda: get_binding(hub, f"{prefix}-web"), until=is_scheduled)
 
     await hub.patch(
         constants.RESOURCE_BINDING, f"{prefix}-web", {"spec": {"replicas": 6}}, namespace="default"
     )
 
-    done = await eventually(
+    done = await eventually_async(
         lambda: get_binding(hub, f"{prefix}-web"),
-        lambda b: b["status"].get("schedulerObservedGeneration") == b["metadata"]["generation"],
+        until=lambda b: b["status"].get("schedulerObservedGeneration") == b["metadata"]["generation"],
     )
     assert targets(done) == {f"{prefix}-a": 3, f"{prefix}-b": 3}
     assert is_scheduled(done)
@@ -341,10 +345,15 @@ async def test_a_round_that_changes_nothing_writes_nothing(
     await make_cluster(hub, f"{prefix}-a", labels={"team": prefix})
     placement = {"clusterAffinity": {"labelSelector": {"matchLabels": {"team": prefix}}}}
     await hub.create(binding(f"{prefix}-web", replicas=1, placement=placement))
-    settled = await eventually(lambda: get_binding(hub, f"{prefix}-web"), is_scheduled)
-    await eventually(lambda: asyncio.sleep(0.2, result=True), bool)  # let the echoes of our writes pass
-
+    await eventually_async(lambda: get_binding(hub, f"{prefix}-web"), until=is_scheduled)
+    await scheduler.loop.stop()  # no round in the background races the one below
     settled = await get_binding(hub, f"{prefix}-web")
+    bindings = scheduler.ctx.informers.get(constants.RESOURCE_BINDING)
+    await eventually_async(
+        lambda: revision_of(bindings.get(f"{prefix}-web", "default")) == revision_of(settled),
+        what="the scheduler's cache holds the settled binding",
+    )
+
     await scheduler.reconcile(("default", f"{prefix}-web"))
 
     again = await get_binding(hub, f"{prefix}-web")
@@ -361,7 +370,7 @@ async def test_bindings_of_other_schedulers_or_unclaimed_are_left_alone(
     await hub.create(binding(f"{prefix}-other", replicas=1, placement=placement, scheduler_name="custom"))
     await hub.create(binding(f"{prefix}-paused", replicas=1, placement=placement, suspended=True))
     await hub.create(binding(f"{prefix}-control", replicas=1, placement=placement))
-    await eventually(lambda: get_binding(hub, f"{prefix}-control"), is_scheduled)
+    await eventually_async(lambda: get_binding(hub, f"{prefix}-control"), until=is_scheduled)
 
     for name in ("unclaimed", "other", "paused"):
         untouched = await get_binding(hub, f"{prefix}-{name}")
@@ -386,8 +395,8 @@ async def test_cluster_resource_binding_is_scheduled(
     }
     await hub.create(body)
 
-    done = await eventually(
-        lambda: hub.get(constants.CLUSTER_RESOURCE_BINDING, f"{prefix}-role"), is_scheduled
+    done = await eventually_async(
+        lambda: hub.get(constants.CLUSTER_RESOURCE_BINDING, f"{prefix}-role"), until=is_scheduled
     )
     assert targets(done) == {f"{prefix}-a": 0, f"{prefix}-b": 0}
 
@@ -495,16 +504,5 @@ def targets(binding: dict[str, Any]) -> dict[str, int]:
     return {item["name"]: item.get("replicas", 0) for item in binding["spec"].get("clusters") or []}
 
 
-async def eventually(
-    read: Callable[[], Awaitable[T]], check: Callable[[T], bool], *, timeout: float = 5.0, message: str = ""
-) -> T:
-    """Read until `check` holds; fail after `timeout` seconds with the last value read."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = await read()
-        if check(value):
-            return value
-        if loop.time() > deadline:
-            raise AssertionError(f"{message or 'condition'} not met within {timeout}s; last: {value!r}")
-        await asyncio.sleep(0.02)
+def revision_of(obj: dict[str, Any] | None) -> str:
+    return str(((obj or {}).get("metadata") or {}).get("resourceVersion", ""))

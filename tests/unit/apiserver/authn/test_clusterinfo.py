@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -25,6 +23,7 @@ from flotilla.apiserver.housekeeping.clusterinfo import ClusterInfoPublisher
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.users import ANONYMOUS
 from flotilla.storage.memory import MemoryBackend
+from tests.support.waiting import eventually_async
 from tests.unit.apiserver.authn.objects import bootstrap_secret
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -104,25 +103,25 @@ async def test_the_publisher_keeps_signatures_in_step_with_tokens() -> None:
     publisher.start()
     client = api.client("test")
     try:
-        data = await wait_for_data(client, lambda d: "kubeconfig" in d)
+        data = await eventually_async(lambda: published_data(client), until=lambda d: "kubeconfig" in d)
         assert set(data) == {"kubeconfig"}
         expires = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
         await client.create(SECRET, signing_token("abcdef", "0123456789abcdef", expiration=expires))
-        data = await wait_for_data(client, lambda d: "jws-kubeconfig-abcdef" in d)
+        data = await eventually_async(
+            lambda: published_data(client), until=lambda d: "jws-kubeconfig-abcdef" in d
+        )
         verify_cluster_info(data, "abcdef", "0123456789abcdef")
         await client.delete(SECRET, "kube-system", "bootstrap-token-abcdef")
-        await wait_for_data(client, lambda d: "jws-kubeconfig-abcdef" not in d)
+        await eventually_async(
+            lambda: published_data(client), until=lambda d: "jws-kubeconfig-abcdef" not in d
+        )
     finally:
         await publisher.stop()
         await api.stop()
 
 
-async def wait_for_data(client: LocalClient, predicate: Callable[[dict[str, str]], bool]) -> dict[str, str]:
-    data: dict[str, str] = {}
-    for _ in range(200):
-        found = client.get(CONFIG_MAP, "kube-public", "cluster-info")
-        data = (found or {}).get("data") or {}
-        if found is not None and predicate(data):
-            return data
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"cluster-info never matched; last data: {data}")
+def published_data(client: LocalClient) -> dict[str, str]:
+    """The data of kube-public/cluster-info ({} before the publisher has written it)."""
+    found = client.get(CONFIG_MAP, "kube-public", "cluster-info")
+    data: dict[str, str] = (found or {}).get("data") or {}
+    return data

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -19,12 +18,3 @@ async def api() -> AsyncIterator[EmbeddedAPI]:
         yield server
     finally:
         await server.stop()
-
-
-async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until `check()` holds (in-process controllers work in the background)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)

@@ -7,7 +7,7 @@ from typing import Any
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.rbacaggregation import aggregated_rules
-from tests.unit.apiserver.authz.conftest import eventually
+from tests.support.waiting import eventually_async
 
 CLUSTER_ROLE = GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRole")
 CRONTABS = {"verbs": ["get", "list"], "apiGroups": ["stable.example.com"], "resources": ["crontabs"]}
@@ -68,7 +68,7 @@ async def test_default_admin_edit_and_view_are_filled_and_nest(api: EmbeddedAPI)
         view, edit, admin = _rules(api, "view"), _rules(api, "edit"), _rules(api, "admin")
         return bool(view) and all(r in edit for r in view) and all(r in admin for r in edit) and admin != edit
 
-    await eventually(nested)
+    await eventually_async(nested)
     view = _rules(api, "view")
     assert {"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["namespaces"]} in view
 
@@ -78,9 +78,11 @@ async def test_a_custom_role_labelled_for_view_reaches_view_edit_and_admin_and_l
 ) -> None:
     """Adding the aggregate-to-view label spreads the rule upward; removing it takes it back."""
     client = api.client("test")
-    await eventually(lambda: bool(_rules(api, "admin")))
+    await eventually_async(lambda: bool(_rules(api, "admin")))
     label = {"rbac.authorization.k8s.io/aggregate-to-view": "true"}
     await client.create(CLUSTER_ROLE, labelled("crontab-viewer", label, CRONTABS))
-    await eventually(lambda: all(CRONTABS in _rules(api, name) for name in ("view", "edit", "admin")))
+    await eventually_async(lambda: all(CRONTABS in _rules(api, name) for name in ("view", "edit", "admin")))
     await client.patch(CLUSTER_ROLE, "", "crontab-viewer", {"metadata": {"labels": None}})
-    await eventually(lambda: not any(CRONTABS in _rules(api, name) for name in ("view", "edit", "admin")))
+    await eventually_async(
+        lambda: not any(CRONTABS in _rules(api, name) for name in ("view", "edit", "admin"))
+    )

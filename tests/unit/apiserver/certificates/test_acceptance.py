@@ -26,8 +26,9 @@ from flotilla.apiserver.pki.directory import create_ca
 from flotilla.apiserver.pki.signing import SigningAuthority
 from flotilla.apiserver.users import UserInfo
 from flotilla.storage.memory import MemoryBackend
+from tests.support.waiting import eventually_async
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
-from tests.unit.apiserver.certificates.test_flow import create_as, eventually, stored
+from tests.unit.apiserver.certificates.test_flow import create_as, stored
 
 BOOTSTRAP = UserInfo("system:bootstrap:abcdef", ("system:bootstrappers", "system:authenticated"))
 OTHER_BOOTSTRAP = UserInfo("system:bootstrap:zyxwvu", ("system:bootstrappers", "system:authenticated"))
@@ -77,7 +78,7 @@ def conditions(api: EmbeddedAPI, name: str) -> list[dict[str, Any]]:
 async def test_auto_acceptance_creates_the_pull_cluster_and_rbac_before_issuing(hub: EmbeddedAPI) -> None:
     """A bootstrap registration gets its Cluster (from the annotations) and RBAC, then its certificate."""
     await create_as(hub, BOOTSTRAP, registration("agent-east", "east", "id-1", region="eu"))
-    await eventually(lambda: (stored(hub, "agent-east").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(hub, "agent-east").get("status") or {}).get("certificate"))
     cluster = hub.client("test").get(CLUSTER, "", "east")
     assert cluster is not None
     spec = cluster["spec"]
@@ -95,9 +96,9 @@ async def test_auto_acceptance_creates_the_pull_cluster_and_rbac_before_issuing(
 async def test_a_name_taken_by_another_member_is_denied_with_the_reason(hub: EmbeddedAPI) -> None:
     """A second member registering an existing Pull cluster's name under another id is Denied, not issued."""
     await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
-    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
     await create_as(hub, BOOTSTRAP, registration("second", "east", "id-2"))
-    (denied,) = await eventually(lambda: conditions(hub, "second"))
+    (denied,) = await eventually_async(lambda: conditions(hub, "second"))
     assert (denied["type"], denied["reason"]) == ("Denied", "ClusterRegistrationRefused")
     assert "already registered by another member" in denied["message"]
     assert "id-1" not in denied["message"]
@@ -107,9 +108,9 @@ async def test_another_token_cannot_take_a_registered_name_even_with_its_cluster
     """The takeover: a second bootstrap token naming the first member's cluster and id is Denied and
     never learns who holds the name."""
     await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
-    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
     await create_as(hub, OTHER_BOOTSTRAP, registration("takeover", "east", "id-1"))
-    (denied,) = await eventually(lambda: conditions(hub, "takeover"))
+    (denied,) = await eventually_async(lambda: conditions(hub, "takeover"))
     assert (denied["type"], denied["reason"]) == ("Denied", "ClusterRegistrationRefused")
     assert "already registered by another member" in denied["message"]
     assert BOOTSTRAP.username not in denied["message"]
@@ -122,17 +123,17 @@ async def test_another_token_cannot_take_a_registered_name_even_with_its_cluster
 async def test_a_released_name_is_bound_to_the_next_registration_with_its_id(hub: EmbeddedAPI) -> None:
     """The operator removes the requester annotation; the member's new token may register it again."""
     await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
-    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
 
     def release(obj: dict[str, Any]) -> None:
         obj["metadata"]["annotations"].pop(REQUESTER_ANNOTATION)
 
     await hub.client("test").mutate(CLUSTER, "", "east", release)
     await create_as(hub, OTHER_BOOTSTRAP, registration("wrong-id", "east", "id-2"))
-    (denied,) = await eventually(lambda: conditions(hub, "wrong-id"))
+    (denied,) = await eventually_async(lambda: conditions(hub, "wrong-id"))
     assert denied["type"] == "Denied"
     await create_as(hub, OTHER_BOOTSTRAP, registration("again", "east", "id-1"))
-    await eventually(lambda: (stored(hub, "again").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(hub, "again").get("status") or {}).get("certificate"))
     cluster = hub.client("test").get(CLUSTER, "", "east")
     assert cluster is not None
     assert cluster["metadata"]["annotations"][REQUESTER_ANNOTATION] == OTHER_BOOTSTRAP.username
@@ -141,9 +142,9 @@ async def test_a_released_name_is_bound_to_the_next_registration_with_its_id(hub
 async def test_the_same_member_registering_again_is_accepted(hub: EmbeddedAPI) -> None:
     """Same name and same cluster id (a member that lost its data directory) is approved again."""
     await create_as(hub, BOOTSTRAP, registration("first", "east", "id-1"))
-    await eventually(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(hub, "first").get("status") or {}).get("certificate"))
     await create_as(hub, BOOTSTRAP, registration("again", "east", "id-1"))
-    await eventually(lambda: (stored(hub, "again").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(hub, "again").get("status") or {}).get("certificate"))
 
 
 async def test_a_push_cluster_s_name_cannot_be_registered(hub: EmbeddedAPI) -> None:
@@ -156,7 +157,7 @@ async def test_a_push_cluster_s_name_cannot_be_registered(hub: EmbeddedAPI) -> N
     }
     await hub.client("test").create(CLUSTER, push)
     await create_as(hub, BOOTSTRAP, registration("west-agent", "west", "id-9"))
-    (denied,) = await eventually(lambda: conditions(hub, "west-agent"))
+    (denied,) = await eventually_async(lambda: conditions(hub, "west-agent"))
     assert denied["type"] == "Denied"
     assert "already joined in Push mode" in denied["message"]
 
@@ -205,7 +206,7 @@ async def test_renewals_are_approved_even_with_manual_acceptance(manual_hub: Emb
         "system:karmada:agent:east", ("system:karmada:agents", "system:authenticated"), extra=bound
     )
     await create_as(manual_hub, agent, registration("renewal", "east", "id-1"))
-    await eventually(lambda: (stored(manual_hub, "renewal").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(manual_hub, "renewal").get("status") or {}).get("certificate"))
     (approved,) = conditions(manual_hub, "renewal")
     assert approved["message"] == "Auto approving self karmada agent certificate after SubjectAccessReview."
     issued = x509.load_pem_x509_certificate(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,6 +27,7 @@ from flotilla.apiserver.writes import normalize
 from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, update_flow
 from flotilla.storage.memory import MemoryBackend
+from tests.support.waiting import eventually_async
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
 
 BOB = UserInfo("bob", ("dev", "system:authenticated"), uid="1001", extra={"scopes": ["a"]})
@@ -85,15 +86,6 @@ async def write_status(api: EmbeddedAPI, name: str, user: UserInfo, status: dict
         subresource="status",
     )
     return item.obj
-
-
-async def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (found := check()):
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
-    return found
 
 
 def stored(api: EmbeddedAPI, name: str) -> dict[str, Any]:
@@ -168,7 +160,7 @@ async def test_an_approved_request_is_signed_and_the_approval_recorded_as_its_ow
     assert condition["lastUpdateTime"] and condition["lastTransitionTime"]
     entries = {(e["manager"], e.get("subresource", "")) for e in approved["metadata"]["managedFields"]}
     assert ("test", "approval") in entries
-    await eventually(lambda: (stored(api, "bob").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(api, "bob").get("status") or {}).get("certificate"))
     certificate = issued(api, "bob")
     assert certificate.subject.rfc4514_string() == "CN=bob,O=dev"
     lifetime = certificate.not_valid_after_utc - certificate.not_valid_before_utc
@@ -204,7 +196,7 @@ async def test_requests_the_signer_cannot_serve_get_a_failed_condition(api: Embe
     body = signing_request("web", certificate_request("web"), usages=["client auth", "server auth"])
     await create_as(api, BOB, body)
     await decide(api, "web", SYSTEM_USER, "Approved")
-    conditions = await eventually(
+    conditions = await eventually_async(
         lambda: len(stored(api, "web")["status"]["conditions"]) == 2 and stored(api, "web")
     )
     failed = conditions["status"]["conditions"][1]
@@ -221,7 +213,7 @@ async def test_agent_requests_from_bootstrap_identities_are_approved_and_signed(
     not_agent = certificate_request("bob", ("system:karmada:agents",))
     await create_as(api, BOOTSTRAP, signing_request("not-agent", not_agent, usages=AGENT_USAGES))
 
-    await eventually(lambda: (stored(api, "agent").get("status") or {}).get("certificate"))
+    await eventually_async(lambda: (stored(api, "agent").get("status") or {}).get("certificate"))
     (condition,) = stored(api, "agent")["status"]["conditions"]
     assert (condition["type"], condition["reason"]) == ("Approved", "AutoApproved")
     assert condition["message"] == "Auto approving karmada agent certificate after SubjectAccessReview."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -19,6 +19,7 @@ from flotilla.apiserver.store.watchcache import CachedObject, WatchCache
 from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 from flotilla.apiserver.writes.pipeline import create_object, system_options, update_flow
 from flotilla.storage.memory import MemoryBackend
+from tests.support.waiting import eventually_async
 
 A = OwnerReference("v1", "ConfigMap", "a", "u-a")
 B = OwnerReference("v1", "ConfigMap", "b", "u-b")
@@ -147,13 +148,6 @@ def reference(owner: CachedObject | dict[str, Any], *, blocking: bool = False) -
     }
 
 
-async def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.01)
-
-
 async def quiet() -> None:
     """Give the collector time to do what it should not (negative checks)."""
     await asyncio.sleep(0.2)
@@ -182,7 +176,7 @@ async def test_background_deletion_collects_a_three_level_chain(api: Harness) ->
     child = await api.configmap("child", top)
     grandchild = await api.configmap("grandchild", child)
     await api.delete(top, "Background")
-    await eventually(lambda: api.gone(child) and api.gone(grandchild))
+    await eventually_async(lambda: api.gone(child) and api.gone(grandchild))
 
 
 async def test_a_dependent_whose_owner_uid_matches_nothing_is_collected(api: Harness) -> None:
@@ -191,7 +185,7 @@ async def test_a_dependent_whose_owner_uid_matches_nothing_is_collected(api: Har
     await api.configmap("owner")
     fake = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "not-the-owner"}
     dependent = await api.configmap("dependent", fake)
-    await eventually(lambda: api.gone(dependent))
+    await eventually_async(lambda: api.gone(dependent))
 
 
 async def test_a_dependent_with_two_owners_survives_one_of_them(api: Harness) -> None:
@@ -207,7 +201,7 @@ async def test_a_dependent_with_two_owners_survives_one_of_them(api: Harness) ->
         assert current is not None
         return [ref["uid"] for ref in current.metadata.get("ownerReferences") or []]
 
-    await eventually(lambda: references() == [second.metadata["uid"]])
+    await eventually_async(lambda: references() == [second.metadata["uid"]])
 
 
 async def test_orphan_deletion_keeps_dependents_without_the_reference(api: Harness) -> None:
@@ -216,7 +210,7 @@ async def test_orphan_deletion_keeps_dependents_without_the_reference(api: Harne
     owner = await api.configmap("owner")
     dependents = [await api.configmap(f"dep-{i}", owner, blocking=True) for i in range(3)]
     await api.delete(owner, "Orphan")
-    await eventually(lambda: api.gone(owner))
+    await eventually_async(lambda: api.gone(owner))
     for dependent in dependents:
         current = api.get(dependent)
         assert current is not None and "ownerReferences" not in current.metadata
@@ -234,12 +228,12 @@ async def test_foreground_deletion_waits_for_a_blocking_dependent(api: Harness) 
         current = api.get(held)
         return current is not None and bool(current.metadata.get("deletionTimestamp"))
 
-    await eventually(lambda: held_is_deleting() and api.gone(loose))
+    await eventually_async(lambda: held_is_deleting() and api.gone(loose))
     await quiet()
     waiting = api.get(owner)
     assert waiting is not None and waiting.metadata["finalizers"] == ["foregroundDeletion"]
     await api.drop_finalizers(held)
-    await eventually(lambda: api.gone(owner))
+    await eventually_async(lambda: api.gone(owner))
 
 
 async def test_foreground_deletion_of_a_chain_goes_bottom_up(api: Harness) -> None:
@@ -254,11 +248,11 @@ async def test_foreground_deletion_of_a_chain_goes_bottom_up(api: Harness) -> No
         current = api.get(middle)
         return current is not None and "foregroundDeletion" in (current.metadata.get("finalizers") or [])
 
-    await eventually(middle_waits)
+    await eventually_async(middle_waits)
     await quiet()
     assert api.get(top) is not None
     await api.drop_finalizers(bottom)
-    await eventually(lambda: api.gone(top) and api.gone(middle) and api.gone(bottom))
+    await eventually_async(lambda: api.gone(top) and api.gone(middle) and api.gone(bottom))
 
 
 async def test_objects_stored_before_the_collector_starts_are_collected(api: Harness) -> None:
@@ -270,7 +264,7 @@ async def test_objects_stored_before_the_collector_starts_are_collected(api: Har
     await api.delete(owner, "Background")
     assert api.get(dependent) is not None
     api.start_collector()
-    await eventually(lambda: api.gone(dependent))
+    await eventually_async(lambda: api.gone(dependent))
     assert api.get(kept) is not None
 
 
@@ -280,7 +274,7 @@ async def test_an_orphan_deletion_pending_at_start_is_finished(api: Harness) -> 
     dependent = await api.configmap("dependent", owner)
     await api.delete(owner, "Orphan")
     api.start_collector()
-    await eventually(lambda: api.gone(owner))
+    await eventually_async(lambda: api.gone(owner))
     current = api.get(dependent)
     assert current is not None and "ownerReferences" not in current.metadata
 
@@ -290,7 +284,7 @@ async def test_an_owner_in_another_namespace_does_not_count(api: Harness) -> Non
     api.start_collector()
     owner = await api.configmap("owner", namespace="kube-public")
     dependent = await api.configmap("dependent", owner)
-    await eventually(lambda: api.gone(dependent))
+    await eventually_async(lambda: api.gone(dependent))
     events = [e.obj for e in api.events("default")]
     assert [e["reason"] for e in events] == ["OwnerRefInvalidNamespace"]
     assert events[0]["involvedObject"]["name"] == "dependent"
@@ -308,7 +302,7 @@ async def test_a_cluster_scoped_dependent_of_a_namespaced_owner_is_left_alone(ap
         "metadata": {"name": "owned-namespace", "ownerReferences": [reference(owner)]},
     }
     dependent = await create_object(api.ctx, namespace, obj, system_options("test"))
-    await eventually(lambda: len(api.events("default")) == 1)
+    await eventually_async(lambda: len(api.events("default")) == 1)
     await api.delete(owner, "Background")
     await quiet()
     assert api.get(dependent) is not None
@@ -338,9 +332,9 @@ async def test_a_dependent_waiting_on_its_own_dependents_stops_blocking_its_owne
     bottom = await api.configmap("bottom", lower, blocking=True, finalizers=("example.com/hold",))
     await api.delete(lower, "Foreground")
     await api.delete(top, "Foreground")
-    await eventually(lambda: api.gone(top))
+    await eventually_async(lambda: api.gone(top))
     current = api.get(middle)
     assert current is not None and current.metadata.get("deletionTimestamp")
     assert current.metadata["ownerReferences"][0]["blockOwnerDeletion"] is False
     await api.drop_finalizers(bottom)
-    await eventually(lambda: api.gone(middle) and api.gone(lower) and api.gone(bottom))
+    await eventually_async(lambda: api.gone(middle) and api.gone(lower) and api.gone(bottom))
