@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.federation import Federation
-from tests.integration.harness import Kubectl, ServerProcess
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
 
 
 @pytest.fixture(scope="module")

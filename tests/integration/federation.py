@@ -24,16 +24,16 @@ from typing import Any, Literal
 
 import yaml
 
-from tests.integration.harness import (
+from tests.support.kubectl import Kubectl
+from tests.support.processes import (
     AgentProcess,
     ControllerManagerProcess,
-    Kubectl,
     ServerProcess,
     SimProcess,
     flotilla,
     stop_detached_agent,
-    wait_until,
 )
+from tests.support.waiting import eventually
 
 BIN = Path(sys.executable).parent
 FAST_CLUSTER_STATUS = ("--cluster-status-interval", "1", "--cluster-success-threshold", "0")
@@ -198,8 +198,8 @@ class Federation:
         """Wait until the hub reports Ready=True for `names` (every member by default), and only those."""
         hub = self.kubectl(self.root / "cache-ready")
         expected = set(self.members if names is None else names)
-        wait_until(
-            lambda: ready_clusters(hub) == expected, timeout=timeout, message=f"clusters Ready: {expected}"
+        eventually(
+            lambda: ready_clusters(hub) == expected, timeout=timeout, what=f"clusters Ready: {expected}"
         )
 
     def __enter__(self) -> Federation:

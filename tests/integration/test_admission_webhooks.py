@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl
+from tests.support.kubectl import Kubectl
 from tests.unit.apiserver.admission.webhook_server import WebhookServer, allow
 
 pytestmark = pytest.mark.kubectl

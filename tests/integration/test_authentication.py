@@ -7,7 +7,6 @@ import base64
 import http.client
 import json
 import ssl
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -26,7 +25,9 @@ from hypothesis import strategies as st
 
 from flotilla.apiserver.authn.clusterinfo import verify_cluster_info
 from flotilla.apiserver.pki import directory as pki
-from tests.integration.harness import Kubectl, ServerProcess
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
+from tests.support.waiting import eventually
 
 TOKENS = 'alice-token-1234,alice,1001,"dev,ops"\nbob-token-5678,bob,1002\n'
 BOOTSTRAP_ID, BOOTSTRAP_SECRET = "f1o7ll", "a0b1c2d3e4f5a6b7"
@@ -120,16 +121,6 @@ def audit_lines(server: ServerProcess) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (server.data_dir / "audit.log").read_text().splitlines() if line]
 
 
-def wait_for(predicate: Any, timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = predicate()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
-
-
 # -- anonymous ----------------------------------------------------------------------------------------
 
 
@@ -173,7 +164,7 @@ def test_a_static_token_user_works_with_kubectl(
     grant(admin, "alice-admin", "--user=alice")
     alice = token_kubectl(server, "alice-token-1234", tmp_path)
     assert "kube-public" in alice("get", "namespaces", "-o", "name")
-    entry = wait_for(lambda: [e for e in audit_lines(server) if e["user"].get("username") == "alice"])[-1]
+    entry = eventually(lambda: [e for e in audit_lines(server) if e["user"].get("username") == "alice"])[-1]
     assert entry["user"]["groups"] == ["dev", "ops", "system:authenticated"]
     bad = token_kubectl(server, "alice-token-9999", tmp_path).run("get", "namespaces", check=False)
     assert bad.returncode != 0 and "Unauthorized" in bad.stderr
@@ -240,7 +231,7 @@ def test_bootstrap_tokens_authenticate_until_deleted_and_sign_cluster_info(
     token = f"{BOOTSTRAP_ID}.{BOOTSTRAP_SECRET}"
     admin.apply_yaml(bootstrap_secret(BOOTSTRAP_ID, BOOTSTRAP_SECRET, datetime.now(UTC) + timedelta(hours=1)))
     assert send(server, "/api/v1/namespaces", headers=bearer(token))[0] == 200
-    entry = wait_for(
+    entry = eventually(
         lambda: [
             e for e in audit_lines(server) if e["user"].get("username") == f"system:bootstrap:{BOOTSTRAP_ID}"
         ]
@@ -256,7 +247,7 @@ def test_bootstrap_tokens_authenticate_until_deleted_and_sign_cluster_info(
         data: dict[str, str] = found["data"]
         return data if f"jws-kubeconfig-{BOOTSTRAP_ID}" in data else None
 
-    kubeconfig = yaml.safe_load(verify_cluster_info(wait_for(signed), BOOTSTRAP_ID, BOOTSTRAP_SECRET))
+    kubeconfig = yaml.safe_load(verify_cluster_info(eventually(signed), BOOTSTRAP_ID, BOOTSTRAP_SECRET))
     cluster = kubeconfig["clusters"][0]["cluster"]
     assert cluster["server"] == server.url
     assert (
@@ -266,14 +257,14 @@ def test_bootstrap_tokens_authenticate_until_deleted_and_sign_cluster_info(
 
     admin("delete", "secret", f"bootstrap-token-{BOOTSTRAP_ID}", "-n", "kube-system")
     assert send(server, "/api/v1/namespaces", headers=bearer(token))[0] == 401
-    wait_for(lambda: signed() is None)
+    eventually(lambda: signed() is None)
 
 
 def test_an_expired_bootstrap_token_is_refused(server: ServerProcess, admin: Kubectl) -> None:
     """A token past its expiration is 401 (and its Secret is cleaned up)."""
     admin.apply_yaml(bootstrap_secret("old000", "0123456789abcdef", datetime.now(UTC) - timedelta(minutes=1)))
     assert send(server, "/api/v1/namespaces", headers=bearer("old000.0123456789abcdef"))[0] == 401
-    wait_for(
+    eventually(
         lambda: (
             admin.run("get", "secret", "bootstrap-token-old000", "-n", "kube-system", check=False).returncode
             != 0

@@ -24,7 +24,8 @@ from tests.integration.federation import (
     replicas_on,
     template_ready,
 )
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -109,7 +110,7 @@ def test_divided_binding_reaches_members_and_status_comes_back(
     """Each cluster runs its share; Works, binding and template report it; READY 3/3 on the hub."""
     hub.apply_yaml(deployment("web", 3), "-n", ns)
     bind(hub, ns, "web", {"sz": 1, "fz": 2}, DIVIDED)
-    wait_until(lambda: replicas_on(members, ns, "web") == {"sz": 1, "fz": 2}, message="1 on sz, 2 on fz")
+    eventually(lambda: replicas_on(members, ns, "web") == {"sz": 1, "fz": 2}, what="1 on sz, 2 on fz")
     member = member_deployments(members, ns, "web")["sz"]
     assert member["metadata"]["labels"]["karmada.io/managed"] == "true"
     assert member["metadata"]["annotations"]["resourcebinding.karmada.io/name"] == "web-deployment"
@@ -123,8 +124,8 @@ def test_divided_binding_reaches_members_and_status_comes_back(
         fully = [c for c in status.get("conditions", []) if c["type"] == "FullyApplied"]
         return bool(fully) and fully[0]["status"] == "True" and len(status.get("aggregatedStatus", [])) == 2
 
-    wait_until(applied_everywhere, message="FullyApplied with two aggregated items")
-    wait_until(lambda: template_ready(hub, ns, "web") == "3/3", message="READY 3/3 on the hub")
+    eventually(applied_everywhere, what="FullyApplied with two aggregated items")
+    eventually(lambda: template_ready(hub, ns, "web") == "3/3", what="READY 3/3 on the hub")
     work = hub.json("get", "work", work_name, "-n", "karmada-es-sz")
     statuses = work["status"]["manifestStatuses"]
     assert statuses[0]["identifier"]["resource"] == "deployments"
@@ -137,9 +138,9 @@ def test_a_new_schedule_moves_replicas_and_removes_works_of_dropped_clusters(
     """Dropping sz from spec.clusters deletes its Work and its member Deployment; fz gets all."""
     hub.apply_yaml(deployment("mover", 2), "-n", ns)
     bind(hub, ns, "mover", {"sz": 1, "fz": 1}, DIVIDED)
-    wait_until(lambda: replicas_on(members, ns, "mover") == {"sz": 1, "fz": 1}, message="spread")
+    eventually(lambda: replicas_on(members, ns, "mover") == {"sz": 1, "fz": 1}, what="spread")
     bind(hub, ns, "mover", {"fz": 2}, DIVIDED)
-    wait_until(lambda: replicas_on(members, ns, "mover") == {"fz": 2}, message="all on fz")
+    eventually(lambda: replicas_on(members, ns, "mover") == {"fz": 2}, what="all on fz")
 
 
 def test_an_override_policy_changes_one_cluster_only(
@@ -148,7 +149,7 @@ def test_an_override_policy_changes_one_cluster_only(
     """An OverridePolicy created after propagation re-renders the fz Work only."""
     hub.apply_yaml(deployment("img", 1, image="docker.io/library/nginx:1.25"), "-n", ns)
     bind(hub, ns, "img", {"sz": 1, "fz": 1}, {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}})
-    wait_until(lambda: set(replicas_on(members, ns, "img")) == {"sz", "fz"}, message="on both")
+    eventually(lambda: set(replicas_on(members, ns, "img")) == {"sz", "fz"}, what="on both")
     override = registry_override("img", "fz", "mirror.example")
     hub.apply_yaml(override, "-n", ns)
 
@@ -158,9 +159,9 @@ def test_an_override_policy_changes_one_cluster_only(
             for cluster, obj in member_deployments(members, ns, "img").items()
         }
 
-    wait_until(
+    eventually(
         lambda: images() == {"sz": "docker.io/library/nginx:1.25", "fz": "mirror.example/library/nginx:1.25"},
-        message="image overridden on fz only",
+        what="image overridden on fz only",
     )
 
 
@@ -177,7 +178,7 @@ def test_an_unmanaged_member_object_is_a_conflict_left_alone(
         items = status.get("aggregatedStatus", [])
         return items[0].get("appliedMessage", "") if items and items[0].get("applied") is False else ""
 
-    message = wait_until(conflict_reported, message="conflict on the binding")
+    message = eventually(conflict_reported, what="conflict on the binding")
     assert "not managed by Karmada" in message
     member = member_deployments(members, ns, "taken")["sz"]
     assert member["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox"
@@ -188,12 +189,12 @@ def test_deleting_the_template_cleans_the_members(hub: Kubectl, members: dict[st
     """The garbage collector deletes the binding; its Works and their member objects follow."""
     hub.apply_yaml(deployment("gone", 1), "-n", ns)
     bind(hub, ns, "gone", {"sz": 1, "fz": 1}, {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}})
-    wait_until(lambda: set(replicas_on(members, ns, "gone")) == {"sz", "fz"}, message="propagated")
+    eventually(lambda: set(replicas_on(members, ns, "gone")) == {"sz", "fz"}, what="propagated")
     hub("delete", "deploy", "gone", "-n", ns)
-    wait_until(lambda: replicas_on(members, ns, "gone") == {}, message="removed from members")
-    wait_until(
+    eventually(lambda: replicas_on(members, ns, "gone") == {}, what="removed from members")
+    eventually(
         lambda: not hub.succeeds("get", "rb", "gone-deployment", "-n", ns),
-        message="binding gone",
+        what="binding gone",
     )
 
 
@@ -203,7 +204,7 @@ def test_a_member_object_deleted_by_hand_comes_back(
     """Deleting the Deployment in a member is undone: the Work still wants it there."""
     hub.apply_yaml(deployment("drift", 1), "-n", ns)
     bind(hub, ns, "drift", {"sz": 1}, {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}})
-    wait_until(lambda: set(replicas_on(members, ns, "drift")) == {"sz"}, message="propagated")
+    eventually(lambda: set(replicas_on(members, ns, "drift")) == {"sz"}, what="propagated")
     first = member_deployments(members, ns, "drift")["sz"]["metadata"]["uid"]
     members["sz"]("delete", "deploy", "drift", "-n", ns)
 
@@ -211,7 +212,7 @@ def test_a_member_object_deleted_by_hand_comes_back(
         found = member_deployments(members, ns, "drift").get("sz")
         return found is not None and found["metadata"]["uid"] != first
 
-    wait_until(recreated, message="re-created in sz")
+    eventually(recreated, what="re-created in sz")
 
 
 def test_suspended_dispatching_keeps_the_work_off_the_member(
@@ -248,8 +249,8 @@ def test_suspended_dispatching_keeps_the_work_off_the_member(
                 return next((c["status"] for c in conditions if c["type"] == "Dispatching"), "")
         return ""
 
-    wait_until(lambda: dispatching() == "False", message="Dispatching False on the suspended Work")
+    eventually(lambda: dispatching() == "False", what="Dispatching False on the suspended Work")
     assert replicas_on(members, ns, "held") == {}
     binding["spec"]["suspension"] = {"dispatching": False}
     hub.apply_yaml(binding, "-n", ns, "--server-side")
-    wait_until(lambda: replicas_on(members, ns, "held") == {"sz": 1}, message="dispatched once resumed")
+    eventually(lambda: replicas_on(members, ns, "held") == {"sz": 1}, what="dispatched once resumed")

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 import yaml
@@ -22,21 +21,12 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from flotilla.apiserver.pki import directory as pki
-from tests.integration.harness import Kubectl, ServerProcess
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
+from tests.support.waiting import eventually
 
 CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client"
 BOOTSTRAP_ID, BOOTSTRAP_SECRET = "c5rflo", "0123456789abcdef"
-T = TypeVar("T")
-
-
-def wait_for(check: Callable[[], T | None], timeout: float = 15.0) -> T:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError("condition not reached in time")
 
 
 def key_and_request(common_name: str, organizations: tuple[str, ...] = ()) -> tuple[bytes, bytes]:
@@ -81,7 +71,7 @@ def issued_certificate(kubectl: Kubectl, name: str) -> x509.Certificate:
     def fetch() -> str:
         return str((kubectl.json("get", "csr", name).get("status") or {}).get("certificate", ""))
 
-    return x509.load_pem_x509_certificate(base64.b64decode(wait_for(fetch)))
+    return x509.load_pem_x509_certificate(base64.b64decode(eventually(fetch)))
 
 
 def kubeconfig_for(server: ServerProcess, target: Path, user: str, **credentials: str) -> Path:
@@ -265,7 +255,7 @@ def test_approving_needs_approve_on_the_signer_besides_update_on_approval(
         "--clusterrole=system:certificates.k8s.io:kube-apiserver-client-approver",
         "--user=dave",
     )
-    wait_for(lambda: dave.run("certificate", "approve", "erin", check=False).returncode == 0)
+    eventually(lambda: dave.run("certificate", "approve", "erin", check=False).returncode == 0)
     issued_certificate(admin, "erin")
 
 
@@ -296,7 +286,7 @@ def test_a_bootstrap_token_gets_its_agent_certificate_approved_and_signed_automa
 
     agent_key, agent_request = key_and_request("system:karmada:agent:member1", ("system:karmada:agents",))
     agent_usages = ("digital signature", "key encipherment", "client auth")
-    wait_for(
+    eventually(
         lambda: (
             bootstrap.run(
                 "create",

@@ -21,7 +21,8 @@ from tests.integration.federation import (
     nginx_walkthrough,
     template_ready,
 )
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -38,10 +39,10 @@ def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]
         federation.start()
         hub = federation.kubectl(root / "kube-cache")
         hub.apply_yaml(nginx_walkthrough(*MEMBERS), "-n", NAMESPACE)
-        wait_until(
+        eventually(
             lambda: template_ready(hub, NAMESPACE, "nginx") == "2/2",
             timeout=60,
-            message="nginx READY 2/2 on the hub",
+            what="nginx READY 2/2 on the hub",
         )
         yield federation
 

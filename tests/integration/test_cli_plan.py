@@ -24,7 +24,8 @@ from tests.integration.federation import (
     propagation_policy,
     resource_selector,
 )
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -105,9 +106,7 @@ def test_plan_names_the_taint_and_matches_the_scheduler(
         assert hub.run("get", "resourcebinding", "web-deployment", "-n", ns, check=False).returncode != 0
 
         hub("apply", "-f", str(manifests))
-        scheduled = wait_until(
-            lambda: binding_clusters(hub, ns, "web"), timeout=30, message="binding scheduled"
-        )
+        scheduled = eventually(lambda: binding_clusters(hub, ns, "web"), timeout=30, what="binding scheduled")
         assert scheduled in [placement, planned[0].get("alternativePlacement")]
     finally:
         hub("patch", "cluster", "member3", "--type=merge", "-p", '{"spec":{"taints":null}}')
@@ -122,7 +121,7 @@ def test_plan_of_an_existing_workload_shows_the_change(
         tmp_path / "api.yaml", [deployment("api", 2, namespace=ns), policy("api", ns, "api", placement)]
     )
     hub("apply", "-f", str(manifests))
-    current = wait_until(lambda: binding_clusters(hub, ns, "api"), timeout=30, message="binding scheduled")
+    current = eventually(lambda: binding_clusters(hub, ns, "api"), timeout=30, what="binding scheduled")
     assert current == [{"name": "member1", "replicas": 1}, {"name": "member2", "replicas": 1}]
 
     unchanged = json.loads(plan(federation, "-f", str(manifests), "-o", "json").stdout)["workloads"][0]

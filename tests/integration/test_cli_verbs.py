@@ -24,7 +24,8 @@ from tests.integration.federation import (
     nginx_walkthrough,
     template_ready,
 )
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -70,7 +71,7 @@ def test_apply_walkthrough_reaches_ready_on_the_hub_and_reapplying_is_unchanged(
     assert first.stdout == (
         "deployment.apps/nginx created\npropagationpolicy.policy.karmada.io/nginx-propagation created\n"
     )
-    wait_until(lambda: template_ready(hub, ns, "nginx") == "2/2", timeout=45, message="READY 2/2 on the hub")
+    eventually(lambda: template_ready(hub, ns, "nginx") == "2/2", timeout=45, what="READY 2/2 on the hub")
     assert scheduled_clusters(hub, ns, "nginx-deployment") == {"member1", "member2"}
     again = federation.flotilla("apply", "-f", path, "-n", ns)
     assert again.returncode == 0, again.stderr
@@ -95,10 +96,10 @@ def test_apply_all_clusters_puts_a_configmap_in_every_member(
     assert policy["spec"]["resourceSelectors"] == [
         {"apiVersion": "v1", "kind": "ConfigMap", "name": "settings", "namespace": ns}
     ]
-    wait_until(
+    eventually(
         lambda: all(member.succeeds("get", "configmap", "settings", "-n", ns) for member in members.values()),
         timeout=30,
-        message="the ConfigMap in every member",
+        what="the ConfigMap in every member",
     )
 
 
@@ -122,8 +123,8 @@ def test_promote_adopts_a_deployment_running_in_a_member_in_place(
 ) -> None:
     """The member's Deployment becomes a hub template bound to that member, keeping its UID, now managed."""
     member = members["member3"]
-    wait_until(
-        lambda: member.succeeds("get", "namespace", ns), timeout=30, message="namespace propagated to member3"
+    eventually(
+        lambda: member.succeeds("get", "namespace", ns), timeout=30, what="namespace propagated to member3"
     )
     member("create", "deployment", "web", "--image", "nginx", "--replicas", "1", "-n", ns)
     uid = member.json("get", "deployment", "web", "-n", ns)["metadata"]["uid"]
@@ -137,12 +138,12 @@ def test_promote_adopts_a_deployment_running_in_a_member_in_place(
     )
     template = hub.json("get", "deployment", "web", "-n", ns)
     assert template["metadata"]["annotations"]["work.karmada.io/conflict-resolution"] == "overwrite"
-    wait_until(
+    eventually(
         lambda: scheduled_clusters(hub, ns, "web-deployment") == {"member3"},
         timeout=30,
-        message="binding scheduled to member3",
+        what="binding scheduled to member3",
     )
-    adopted = wait_until(
+    adopted = eventually(
         lambda: (
             (found := member.json("get", "deployment", "web", "-n", ns))["metadata"]
             .get("labels", {})
@@ -151,7 +152,7 @@ def test_promote_adopts_a_deployment_running_in_a_member_in_place(
             and found
         ),
         timeout=30,
-        message="the member Deployment is managed",
+        what="the member Deployment is managed",
     )
     assert adopted["metadata"]["uid"] == uid
     for other in ("member1", "member2"):
@@ -171,25 +172,25 @@ def test_cordon_keeps_new_workloads_off_a_cluster_until_uncordoned(
         assert (result.returncode, result.stdout) == (0, "cluster/member2 cordoned\n"), result.stderr
         assert federation.flotilla("cordon", "member2").stdout == "cluster/member2 already cordoned\n"
         hub.apply_yaml(everywhere(config_map("c1"), ns))
-        wait_until(
+        eventually(
             lambda: scheduled_clusters(hub, ns, "c1-configmap") == {"member1", "member3"},
             timeout=30,
-            message="scheduled around the cordoned member2",
+            what="scheduled around the cordoned member2",
         )
     finally:
         uncordoned = federation.flotilla("uncordon", "member2")
     assert (uncordoned.returncode, uncordoned.stdout) == (0, "cluster/member2 uncordoned\n"), (
         uncordoned.stderr
     )
-    wait_until(
+    eventually(
         lambda: scheduled_clusters(hub, ns, "c1-configmap") == set(MEMBERS),
         timeout=30,
-        message="rescheduled onto member2 after uncordon",
+        what="rescheduled onto member2 after uncordon",
     )
-    wait_until(
+    eventually(
         lambda: members["member2"].succeeds("get", "configmap", "c1", "-n", ns),
         timeout=30,
-        message="on member2",
+        what="on member2",
     )
 
 
@@ -206,10 +207,10 @@ def test_taint_no_schedule_repels_new_workloads_and_a_trailing_dash_removes_it(
             repeated.stderr
         )
         hub.apply_yaml(everywhere(config_map("t1"), ns))
-        wait_until(
+        eventually(
             lambda: scheduled_clusters(hub, ns, "t1-configmap") == {"member1", "member2"},
             timeout=30,
-            message="scheduled around the tainted member3",
+            what="scheduled around the tainted member3",
         )
     finally:
         removed = federation.flotilla("taint", "clusters", "member3", "dedicated:NoSchedule-")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client, Conflict, NotFound, Unavailable, load_kubeconfig
 from flotilla.client.informer import Informer
-from tests.integration.harness import ServerProcess
+from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually_async
 
 CM = GroupVersionKind("", "v1", "ConfigMap")
@@ -56,7 +55,7 @@ async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_pa
             informer.start()
             await informer.wait_synced(10)
             await client.create(configmap("live"))
-            await _eventually(lambda: ("ADDED", "live") in seen)
+            await eventually_async(lambda: ("ADDED", "live") in seen)
             await informer.stop()
             stale = informer.resource_version
             for i in range(10):
@@ -66,7 +65,7 @@ async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_pa
             await eventually_async(lambda: _compacted(client, stale))
             informer.resource_version = stale
             informer.start()
-            await _eventually(lambda: ("DELETED", "live") in seen and ("ADDED", "burst-9") in seen)
+            await eventually_async(lambda: ("DELETED", "live") in seen and ("ADDED", "burst-9") in seen)
             assert "live" not in {name for _, name in informer.store}
             await informer.stop()
     finally:
@@ -88,10 +87,3 @@ async def _compacted(client: Client, revision: str) -> bool:
     async for event in client.watch(CM, "default", resource_version=revision, timeout_seconds=1):
         return event.type == "ERROR"
     return False
-
-
-async def _eventually(predicate: object, timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():  # type: ignore[operator]
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
-        await asyncio.sleep(0.05)

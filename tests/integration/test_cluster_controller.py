@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from tests.integration.federation import Federation, condition, members_named
-from tests.integration.harness import Kubectl, flotilla, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.processes import flotilla
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -65,7 +67,7 @@ def test_joined_clusters_become_ready_with_version_apis_and_summaries(
 ) -> None:
     """Each joined member turns Ready and reports its version, APIs, nodes and capacity."""
     for name in MEMBERS:
-        found = wait_until(lambda name=name: ready(hub, name), timeout=30, message=f"{name} Ready")
+        found = eventually(lambda name=name: ready(hub, name), timeout=30, what=f"{name} Ready")
         status = found["status"]
         raw = member(federation, name, tmp_path)("get", "--raw", "/version")
         assert status["kubernetesVersion"] == json.loads(raw)["gitVersion"]
@@ -128,7 +130,7 @@ def test_member_pods_are_counted_as_allocated_and_allocating(
         allocated = found.get("allocated") or {}
         return found if allocated.get("cpu") == "500m" and found.get("allocating") else None
 
-    found = wait_until(summary, timeout=20, message="east reports its pods")
+    found = eventually(summary, timeout=20, what="east reports its pods")
     assert found["allocated"]["memory"] == "256Mi"
     assert found["allocated"]["pods"] == "1"
     assert found["allocating"] == {"cpu": "500m", "memory": "256Mi", "pods": "1"}
@@ -147,7 +149,7 @@ def test_unreachable_cluster_turns_not_ready_with_taint_and_recovers(
         tainted = ("cluster.karmada.io/not-ready", "NoSchedule") in taint_keys(found)
         return found if condition(found, "Ready").get("status") == "False" and tainted else None
 
-    found = wait_until(not_ready, timeout=20, message="west NotReady and tainted")
+    found = eventually(not_ready, timeout=20, what="west NotReady and tainted")
     assert condition(found, "Ready")["reason"] == "ClusterNotReachable"
     assert ("maintenance", "NoSchedule") in taint_keys(found)
     assert found["status"]["kubernetesVersion"], "the last known version is kept while unreachable"
@@ -159,7 +161,7 @@ def test_unreachable_cluster_turns_not_ready_with_taint_and_recovers(
         found = ready(hub, "west")
         return found if found and taint_keys(found) == [("maintenance", "NoSchedule")] else None
 
-    wait_until(recovered, timeout=20, message="west Ready again, only the user's taint left")
+    eventually(recovered, timeout=20, what="west Ready again, only the user's taint left")
     hub("patch", "cluster", "west", "--type=merge", "-p", '{"spec":{"taints":null}}')
 
 
@@ -168,10 +170,10 @@ def test_unjoin_force_of_an_unreachable_cluster_completes(hub: Kubectl, federati
     stuck_work = _work("stuck", "karmada-es-west", finalizers=["karmada.io/execution-controller"])
     hub.apply_yaml(stuck_work)
     federation.sim.fault("west", "--unreachable")
-    wait_until(
+    eventually(
         lambda: condition(cluster(hub, "west"), "Ready").get("status") == "False",
         timeout=20,
-        message="west NotReady",
+        what="west NotReady",
     )
     kubeconfig = str(federation.hub.kubeconfig)
     refused = flotilla("unjoin", "west", "--kubeconfig", kubeconfig, "--wait", "2", check=False)
@@ -193,10 +195,10 @@ def test_unjoin_force_of_an_unreachable_cluster_completes(hub: Kubectl, federati
         "-p",
         '{"metadata":{"finalizers":null}}',
     )
-    wait_until(
+    eventually(
         lambda: not hub.succeeds("get", "namespace", "karmada-es-west"),
         timeout=20,
-        message="the execution namespace of the removed cluster is deleted",
+        what="the execution namespace of the removed cluster is deleted",
     )
     federation.sim.fault("west", "--recover")
 

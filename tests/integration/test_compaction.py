@@ -8,11 +8,11 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 from kubernetes import client, config
 
-from tests.integration.harness import ServerProcess
+from tests.support.processes import ServerProcess
+from tests.support.waiting import eventually
 
 
 def churn(api: client.CoreV1Api, updates: int, objects: int) -> None:
@@ -27,13 +27,6 @@ def churn(api: client.CoreV1Api, updates: int, objects: int) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-
-
-def wait_for(predicate: Any, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.1)
 
 
 def test_store_stops_growing_and_old_watches_expire(tmp_path: Path) -> None:
@@ -56,7 +49,7 @@ def test_store_stops_growing_and_old_watches_expire(tmp_path: Path) -> None:
                 first = first or created.metadata.resource_version
             database = server.data_dir / "store.db"
             churn(api, 1500, 50)
-            wait_for(lambda: "compaction.done" in server.log())
+            eventually(lambda: "compaction.done" in server.log(), what="a compaction")
             time.sleep(1.5)
             after_first_round = database.stat().st_size
             churn(api, 1500, 50)

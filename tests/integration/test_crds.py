@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tests.integration.federation import custom_resource_definition
-from tests.integration.harness import Kubectl
+from tests.support.kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

@@ -20,7 +20,9 @@ from tests.integration.federation import (
     propagation_policy,
     resource_selector,
 )
-from tests.integration.harness import ControllerManagerProcess, Kubectl, ServerProcess, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ControllerManagerProcess, ServerProcess
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -89,8 +91,8 @@ def test_a_deployment_and_its_policy_produce_the_resource_binding(hub: Kubectl, 
         "-n",
         ns,
     )
-    binding = wait_until(
-        lambda: hub.json_or_none("get", "rb", "web-deployment", "-n", ns), message="binding created"
+    binding = eventually(
+        lambda: hub.json_or_none("get", "rb", "web-deployment", "-n", ns), what="binding created"
     )
     template = hub.json_or_none("get", "deploy", "web", "-n", ns)
     pp = hub.json_or_none("get", "pp", "web-pp", "-n", ns)
@@ -116,12 +118,12 @@ def test_a_deployment_and_its_policy_produce_the_resource_binding(hub: Kubectl, 
     assert "clusters" not in spec
 
     hub("scale", "deploy", "web", "-n", ns, "--replicas=5")
-    wait_until(
+    eventually(
         lambda: (
             (hub.json_or_none("get", "rb", "web-deployment", "-n", ns) or {}).get("spec", {}).get("replicas")
             == 5
         ),
-        message="binding follows the scale",
+        what="binding follows the scale",
     )
 
 
@@ -132,10 +134,10 @@ def test_priority_and_preemption_decide_who_claims(hub: Kubectl, ns: str) -> Non
     hub.apply_yaml(
         [deployment("api"), propagation_policy("kind-only", every_deployment, ON_MEMBER)], "-n", ns
     )
-    wait_until(lambda: claimed_by(hub, ns, "api", "kind-only"), message="claimed by kind-only")
+    eventually(lambda: claimed_by(hub, ns, "api", "kind-only"), what="claimed by kind-only")
     hub.apply_yaml(propagation_policy("stronger", api, ON_MEMBER, priority=5), "-n", ns)
     hub.apply_yaml(propagation_policy("preemptor", api, ON_MEMBER, priority=3, preemption="Always"), "-n", ns)
-    wait_until(lambda: claimed_by(hub, ns, "api", "preemptor"), message="preempted")
+    eventually(lambda: claimed_by(hub, ns, "api", "preemptor"), what="preempted")
     hub.apply_yaml(propagation_policy("lower", api, ON_MEMBER, priority=1, preemption="Always"), "-n", ns)
     hub.apply_yaml(propagation_policy("later", api, ON_MEMBER, priority=9), "-n", ns)
     hub("annotate", "deploy", "api", "-n", ns, "touch=1")
@@ -146,7 +148,7 @@ def test_priority_and_preemption_decide_who_claims(hub: Kubectl, ns: str) -> Non
         version = template.get("metadata", {}).get("resourceVersion")
         return bool(binding.get("spec", {}).get("resource", {}).get("resourceVersion") == version)
 
-    wait_until(binding_current, message="binding caught up with the annotated template")
+    eventually(binding_current, what="binding caught up with the annotated template")
     assert claimed_by(hub, ns, "api", "preemptor")
 
 
@@ -160,7 +162,7 @@ def test_deleting_the_policy_releases_the_template_and_keeps_the_binding(hub: Ku
         "-n",
         ns,
     )
-    wait_until(lambda: claimed_by(hub, ns, "gone", "first"), message="claimed by first")
+    eventually(lambda: claimed_by(hub, ns, "gone", "first"), what="claimed by first")
     hub("delete", "pp", "first", "-n", ns)
 
     def released() -> bool:
@@ -174,11 +176,11 @@ def test_deleting_the_policy_releases_the_template_and_keeps_the_binding(hub: Ku
             and PP_NAME not in annotations_of(binding)
         )
 
-    wait_until(released, message="released, binding kept")
+    eventually(released, what="released, binding kept")
     hub.apply_yaml(
         propagation_policy("second", [resource_selector("Deployment", "gone")], ON_MEMBER), "-n", ns
     )
-    wait_until(lambda: claimed_by(hub, ns, "gone", "second"), message="claimed by second")
+    eventually(lambda: claimed_by(hub, ns, "gone", "second"), what="claimed by second")
 
 
 def test_a_cluster_policy_claims_a_cluster_role_into_a_cluster_resource_binding(hub: Kubectl) -> None:
@@ -201,8 +203,8 @@ def test_a_cluster_policy_claims_a_cluster_role_into_a_cluster_resource_binding(
         ]
     )
     try:
-        binding = wait_until(
-            lambda: hub.json_or_none("get", "crb", f"{role}-clusterrole"), message="CRB created"
+        binding = eventually(
+            lambda: hub.json_or_none("get", "crb", f"{role}-clusterrole"), what="CRB created"
         )
         cpp = hub.json_or_none("get", "cpp", f"{role}-cpp")
         template = hub.json_or_none("get", "clusterrole", role)
@@ -256,10 +258,10 @@ def test_namespaces_reach_every_cluster_through_a_work(hub: Kubectl, member: str
     name = f"team-{uuid.uuid4().hex[:6]}"
     hub("create", "namespace", name)
     hub("label", "namespace", name, "owner=team")
-    work = wait_until(lambda: namespace_work(hub, name), message="namespace Work")
+    work = eventually(lambda: namespace_work(hub, name), what="namespace Work")
     manifest = work["spec"]["workload"]["manifests"][0]
     assert manifest["kind"] == "Namespace" and manifest["metadata"]["name"] == name
-    wait_until(
+    eventually(
         lambda: (
             labels(
                 (namespace_work(hub, name) or {})
@@ -269,7 +271,7 @@ def test_namespaces_reach_every_cluster_through_a_work(hub: Kubectl, member: str
             ).get("owner")
             == "team"
         ),
-        message="labels follow",
+        what="labels follow",
     )
     manifest = (namespace_work(hub, name) or {})["spec"]["workload"]["manifests"][0]
     assert labels(manifest)["karmada.io/managed"] == "true"
@@ -284,7 +286,7 @@ def test_namespaces_reach_every_cluster_through_a_work(hub: Kubectl, member: str
         }
     )
     hub("delete", "namespace", name, "--wait=false")
-    wait_until(lambda: namespace_work(hub, name) is None, message="Work removed with the namespace")
+    eventually(lambda: namespace_work(hub, name) is None, what="Work removed with the namespace")
     assert namespace_work(hub, skipped) is None
     hub.run("delete", "namespace", skipped, "--wait=false", check=False)
 
@@ -311,14 +313,14 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
         "-n",
         ns,
     )
-    binding = wait_until(
+    binding = eventually(
         lambda: (
             annotations_of(hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)).get(
                 "resourcebinding.karmada.io/dependencies"
             )
             and hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)
         ),
-        message="dependencies recorded",
+        what="dependencies recorded",
     )
     assert annotations_of(binding)["resourcebinding.karmada.io/dependencies"] == (
         f'[{{"apiVersion":"v1","kind":"ConfigMap","namespace":"{ns}","name":"app-config"}}]'
@@ -339,7 +341,7 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
         found = hub.json_or_none("get", "rb", "app-config-configmap", "-n", ns)
         return found if found and found["spec"].get("clusters") == [{"name": member}] else None
 
-    attached_binding = wait_until(attached, message="attached binding follows the referrer")
+    attached_binding = eventually(attached, what="attached binding follows the referrer")
     assert attached_binding["spec"]["requiredBy"] == [
         {"namespace": ns, "name": "deps-deployment", "clusters": [{"name": member, "replicas": 2}]}
     ]
@@ -357,9 +359,9 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
         "-p",
         '[{"op":"remove","path":"/spec/template/spec/volumes"}]',
     )
-    wait_until(
+    eventually(
         lambda: hub.json_or_none("get", "rb", "app-config-configmap", "-n", ns) is None,
-        message="attached binding removed",
+        what="attached binding removed",
     )
 
 
@@ -369,9 +371,9 @@ def test_a_kind_defined_later_by_a_crd_is_detected(hub: Kubectl, ns: str) -> Non
     schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
     hub.apply_yaml(custom_resource_definition(group, "Widget", schema, names={"listKind": "WidgetList"}))
     try:
-        wait_until(
+        eventually(
             lambda: hub.run("get", f"widgets.{group}", "-n", ns, check=False).returncode == 0,
-            message="served",
+            what="served",
         )
         widget = {
             "apiVersion": f"{group}/v1",
@@ -381,8 +383,8 @@ def test_a_kind_defined_later_by_a_crd_is_detected(hub: Kubectl, ns: str) -> Non
         }
         selector = {"apiVersion": f"{group}/v1", "kind": "Widget", "name": "w"}
         hub.apply_yaml([widget, propagation_policy("widgets", [selector], ON_MEMBER)], "-n", ns)
-        binding = wait_until(
-            lambda: hub.json_or_none("get", "rb", "w-widget", "-n", ns), timeout=20, message="widget bound"
+        binding = eventually(
+            lambda: hub.json_or_none("get", "rb", "w-widget", "-n", ns), timeout=20, what="widget bound"
         )
         assert binding["spec"]["resource"]["apiVersion"] == f"{group}/v1"
         assert "replicas" not in binding["spec"]

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl, ServerProcess
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.harness import ServerProcess
+from tests.support.processes import ServerProcess
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,8 @@ from tests.integration.federation import (
     propagation_policy,
     resource_selector,
 )
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -56,18 +57,18 @@ def test_deleted_member_objects_are_recreated_while_running_and_after_a_restart(
     """A member object deleted by hand comes back, also when it was deleted while the manager was down."""
     member = members[CLUSTER]
     hub.apply_yaml(workload("greeting"), "-n", ns)
-    original = wait_until(lambda: member_uid(member, ns, "greeting"), message="delivered")
+    original = eventually(lambda: member_uid(member, ns, "greeting"), what="delivered")
 
     member("delete", "configmap", "greeting", "-n", ns)
-    recreated = wait_until(
+    recreated = eventually(
         lambda: (uid := member_uid(member, ns, "greeting")) not in ("", original) and uid,
-        message="re-created while the manager runs",
+        what="re-created while the manager runs",
     )
 
     federation.manager.kill()
     member("delete", "configmap", "greeting", "-n", ns)
     federation.manager.start()
-    wait_until(
+    eventually(
         lambda: member_uid(member, ns, "greeting") not in ("", original, recreated),
-        message="re-created after a restart",
+        what="re-created after a restart",
     )

@@ -20,7 +20,9 @@ from tests.integration.federation import (
     propagation_policy,
     resource_selector,
 )
-from tests.integration.harness import Kubectl, flotilla, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.processes import flotilla
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -47,7 +49,7 @@ def test_unjoin_cleans_reachable_members_and_does_not_hang_on_unreachable_ones(
         return members[name].succeeds("get", "deploy", "web", "-n", ns)
 
     for name in CLUSTERS:
-        wait_until(lambda name=name: on(name), timeout=60, message=f"propagated to {name}")
+        eventually(lambda name=name: on(name), timeout=60, what=f"propagated to {name}")
 
     hub_kubeconfig = str(federation.hub.kubeconfig)
     flotilla("unjoin", "sz", "--kubeconfig", hub_kubeconfig, "--wait", "60")

@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from tests.integration.harness import Kubectl
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
-
-WAIT_SECONDS = 20.0
-
-
-def eventually(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting until {what}"
-        time.sleep(0.1)
 
 
 def reference(owner: dict[str, Any], *, blocking: bool = False) -> dict[str, Any]:
@@ -76,7 +67,7 @@ def test_background_cascade_deletes_the_dependents(kubectl: Kubectl, namespace: 
     configmap(kubectl, namespace, "second", owner, blocking=True)
     configmap(kubectl, namespace, "bystander")
     kubectl("delete", "cm", "owner", "-n", namespace, "--cascade=background")
-    eventually(gone(kubectl, namespace, "cm", "first", "second"), "the dependents are gone")
+    eventually(gone(kubectl, namespace, "cm", "first", "second"), what="the dependents are gone")
     assert fetch(kubectl, namespace, "cm", "bystander") is not None
 
 
@@ -91,14 +82,14 @@ def test_foreground_cascade_waits_for_a_blocking_dependent(kubectl: Kubectl, nam
         held = fetch(kubectl, namespace, "cm", "held")
         return held is not None and "deletionTimestamp" in held["metadata"]
 
-    eventually(held_is_deleting, "the blocking dependent is being deleted")
-    eventually(gone(kubectl, namespace, "cm", "loose"), "the non-blocking dependent is gone")
+    eventually(held_is_deleting, what="the blocking dependent is being deleted")
+    eventually(gone(kubectl, namespace, "cm", "loose"), what="the non-blocking dependent is gone")
     waiting = fetch(kubectl, namespace, "cm", "owner")
     assert waiting is not None
     assert waiting["metadata"]["deletionTimestamp"]
     assert waiting["metadata"]["finalizers"] == ["foregroundDeletion"]
     kubectl("patch", "cm", "held", "-n", namespace, "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
-    eventually(gone(kubectl, namespace, "cm", "held", "owner"), "the owner is gone after its dependent")
+    eventually(gone(kubectl, namespace, "cm", "held", "owner"), what="the owner is gone after its dependent")
 
 
 def test_orphan_cascade_keeps_the_dependents_without_references(kubectl: Kubectl, namespace: str) -> None:
@@ -120,7 +111,7 @@ def test_a_dependent_whose_owner_uid_matches_nothing_is_collected(kubectl: Kubec
     owner = configmap(kubectl, namespace, "owner")
     impostor = {**owner, "metadata": {**owner["metadata"], "uid": "00000000-0000-0000-0000-000000000000"}}
     configmap(kubectl, namespace, "orphaned", impostor)
-    eventually(gone(kubectl, namespace, "cm", "orphaned"), "the dangling dependent is collected")
+    eventually(gone(kubectl, namespace, "cm", "orphaned"), what="the dangling dependent is collected")
     assert fetch(kubectl, namespace, "cm", "owner") is not None
 
 
@@ -151,8 +142,8 @@ def test_a_deployment_replicaset_pod_chain_cascades(kubectl: Kubectl, namespace:
         {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": template["spec"]},
     )
     kubectl("delete", "deployment", "web", "-n", namespace)
-    eventually(gone(kubectl, namespace, "replicaset", "web-1"), "the ReplicaSet is gone")
-    eventually(gone(kubectl, namespace, "pod", "web-1-a"), "the Pod is gone")
+    eventually(gone(kubectl, namespace, "replicaset", "web-1"), what="the ReplicaSet is gone")
+    eventually(gone(kubectl, namespace, "pod", "web-1-a"), what="the Pod is gone")
 
 
 def test_a_dependent_with_two_owners_survives_one_of_them(kubectl: Kubectl, namespace: str) -> None:
@@ -167,7 +158,7 @@ def test_a_dependent_with_two_owners_survives_one_of_them(kubectl: Kubectl, name
         assert shared is not None, "the dependent with a live owner was deleted"
         return bool(shared["metadata"]["ownerReferences"] == [reference(second)])
 
-    eventually(only_second_left, "the reference to the deleted owner is removed")
+    eventually(only_second_left, what="the reference to the deleted owner is removed")
 
 
 def test_the_python_client_deletes_in_the_foreground(api_client: object, namespace: str) -> None:
@@ -194,4 +185,4 @@ def test_the_python_client_deletes_in_the_foreground(api_client: object, namespa
         names = {cm.metadata.name for cm in core.list_namespaced_config_map(namespace).items if cm.metadata}
         return not names & {"owner", "dependent"}
 
-    eventually(both_gone, "the owner and its dependent are gone")
+    eventually(both_gone, what="the owner and its dependent are gone")

@@ -20,7 +20,9 @@ from urllib.parse import urlsplit
 import pytest
 from cryptography import x509
 
-from tests.integration.harness import Kubectl, ServerProcess
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
+from tests.support.waiting import eventually
 
 TOKEN = "carol-token-0001"
 FUTURE = "/api/v1/namespaces/default/configmaps/x?resourceVersion=999999999"
@@ -228,10 +230,9 @@ def test_renewal_is_served_without_a_restart(server: ServerProcess, tmp_path: Pa
     result = flotilla("certs", "renew", "all", "--data-dir", str(server.data_dir))
     assert result.returncode == 0, result.stderr
     assert "certificate for serving the Kubernetes API renewed" in result.stdout
-    deadline = time.monotonic() + 20
-    while served_serial(server) == before:
-        assert time.monotonic() < deadline, "the renewed serving certificate was not picked up"
-        time.sleep(0.5)
+    eventually(
+        lambda: served_serial(server) != before, timeout=20, what="the renewed serving certificate is served"
+    )
     assert server.process is not None and server.process.pid == pid and server.process.poll() is None
     on_disk = x509.load_pem_x509_certificate((server.data_dir / "pki" / "apiserver.crt").read_bytes())
     assert served_serial(server) == on_disk.serial_number

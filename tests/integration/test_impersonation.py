@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.harness import Kubectl, ServerProcess
 from tests.integration.hostile.probe import Probe
 from tests.integration.test_authentication import token_kubectl
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
 
 EVE_TOKEN = "eve-token-000000001"
 IVAN_TOKEN = "ivan-token-00000001"

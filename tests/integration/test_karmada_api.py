@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.harness import Kubectl, ServerProcess
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
 
 pytestmark = pytest.mark.kubectl
 

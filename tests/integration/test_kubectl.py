@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl
+from tests.support.kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

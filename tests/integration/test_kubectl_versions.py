@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl, ServerProcess, kubectl_version_binary
+from tests.support.kubectl import Kubectl, kubectl_version_binary
+from tests.support.processes import ServerProcess
 
 pytestmark = pytest.mark.kubectl
 

@@ -25,7 +25,9 @@ from tests.integration.federation import (
     propagation_policy,
     resource_selector,
 )
-from tests.integration.harness import ControllerManagerProcess, Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ControllerManagerProcess
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -53,7 +55,7 @@ def health_url(manager: ControllerManagerProcess) -> str:
 
 
 def identity(manager: ControllerManagerProcess) -> str:
-    match = wait_until(lambda: IDENTITY.search(manager.log()), timeout=10, message="identity logged")
+    match = eventually(lambda: IDENTITY.search(manager.log()), timeout=10, what="identity logged")
     return str(match.group(1))
 
 
@@ -100,13 +102,13 @@ def test_one_manager_leads_a_standby_takes_over_and_a_lost_lease_ends_the_leader
     """Only the holder acts; kill -9 hands over within a lease, SIGTERM at once; a lost Lease exits 1."""
     member = members[CLUSTER]
     first = federation.manager
-    wait_until(lambda: lease(hub).get("holderIdentity") == identity(first), message="first leads")
+    eventually(lambda: lease(hub).get("holderIdentity") == identity(first), what="first leads")
     second = federation.additional_manager().start()
 
     # Only the holder acts: it turns ready and propagates; the standby stays unready and idle.
-    wait_until(lambda: get(health_url(first) + "/readyz")[0] == 200, message="leader ready")
+    eventually(lambda: get(health_url(first) + "/readyz")[0] == 200, what="leader ready")
     hub.apply_yaml(workload("before"), "-n", ns)
-    wait_until(lambda: on_member(member, ns, "before"), message="propagated by the leader")
+    eventually(lambda: on_member(member, ns, "before"), what="propagated by the leader")
     status, reason = get(health_url(second) + "/readyz")
     assert status == 503 and "not the leader" in reason
     assert get(health_url(second) + "/healthz")[0] == 200
@@ -118,11 +120,11 @@ def test_one_manager_leads_a_standby_takes_over_and_a_lost_lease_ends_the_leader
     transitions = int(lease(hub).get("leaseTransitions") or 0)
     first.kill()
     killed = time.monotonic()
-    wait_until(lambda: lease(hub).get("holderIdentity") == identity(second), timeout=20, interval=0.1)
+    eventually(lambda: lease(hub).get("holderIdentity") == identity(second), timeout=20)
     assert time.monotonic() - killed < LEASE_SECONDS + 3
     assert int(lease(hub).get("leaseTransitions") or 0) == transitions + 1
     hub.apply_yaml(workload("after"), "-n", ns)
-    wait_until(lambda: on_member(member, ns, "after"), message="propagated by the new leader")
+    eventually(lambda: on_member(member, ns, "after"), what="propagated by the new leader")
     assert is_leader_metric(second) == "1"
 
     # SIGTERM: the Lease is released on the way out, so a standby needs no lease term to take over.
@@ -132,7 +134,7 @@ def test_one_manager_leads_a_standby_takes_over_and_a_lost_lease_ends_the_leader
     assert released.get("leaseDurationSeconds") == 1
     third = federation.additional_manager().start()
     started = time.monotonic()
-    wait_until(lambda: lease(hub).get("holderIdentity") == identity(third), timeout=10, interval=0.1)
+    eventually(lambda: lease(hub).get("holderIdentity") == identity(third), timeout=10)
     assert time.monotonic() - started < LEASE_SECONDS
 
     # A leader that cannot renew (someone else holds the Lease now) stops and exits non-zero.

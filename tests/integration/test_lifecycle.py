@@ -8,7 +8,7 @@ import time
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl
+from tests.support.kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

@@ -27,7 +27,8 @@ from tests.integration.federation import (
     static_weights,
     template_ready,
 )
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 from tests.unit.apiserver.admission.webhook_server import WebhookServer, webhook_configuration
 
 pytestmark = pytest.mark.kubectl
@@ -85,11 +86,9 @@ def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]
 def test_getting_started_walkthrough(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
     """Karmada's walkthrough verbatim: nginx split 1:1 over sz and fz, READY 2/2 on the hub."""
     hub.apply_yaml(nginx_walkthrough("sz", "fz"), "-n", ns)
-    wait_until(
-        lambda: replicas_on(members, ns, "nginx") == {"sz": 1, "fz": 1}, message="1 replica on sz and fz"
-    )
-    wait_until(lambda: ready_on(members, ns, "nginx") == {"sz": 1, "fz": 1}, message="running on members")
-    wait_until(lambda: template_ready(hub, ns, "nginx") == "2/2", message="READY 2/2 on the hub")
+    eventually(lambda: replicas_on(members, ns, "nginx") == {"sz": 1, "fz": 1}, what="1 replica on sz and fz")
+    eventually(lambda: ready_on(members, ns, "nginx") == {"sz": 1, "fz": 1}, what="running on members")
+    eventually(lambda: template_ready(hub, ns, "nginx") == "2/2", what="READY 2/2 on the hub")
     binding = hub.json("get", "resourcebinding", "nginx-deployment", "-n", ns)
     assert sorted(c["name"] for c in binding["spec"]["clusters"]) == ["fz", "sz"]
     member_deploy = members["sz"].json("get", "deploy", "nginx", "-n", ns)
@@ -113,9 +112,9 @@ def test_duplicated_puts_all_replicas_everywhere(hub: Kubectl, members: dict[str
         "-n",
         ns,
     )
-    wait_until(lambda: replicas_on(members, ns, "dup") == dict.fromkeys(MEMBERS, 2), message="2 everywhere")
+    eventually(lambda: replicas_on(members, ns, "dup") == dict.fromkeys(MEMBERS, 2), what="2 everywhere")
     hub("scale", "deploy", "dup", "-n", ns, "--replicas=3")
-    wait_until(lambda: replicas_on(members, ns, "dup") == dict.fromkeys(MEMBERS, 3), message="3 everywhere")
+    eventually(lambda: replicas_on(members, ns, "dup") == dict.fromkeys(MEMBERS, 3), what="3 everywhere")
 
 
 def test_static_weights_scale_up_and_down(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
@@ -133,11 +132,11 @@ def test_static_weights_scale_up_and_down(hub: Kubectl, members: dict[str, Kubec
         "-n",
         ns,
     )
-    wait_until(lambda: replicas_on(members, ns, "w") == {"sz": 1, "gz": 2}, message="1/2")
+    eventually(lambda: replicas_on(members, ns, "w") == {"sz": 1, "gz": 2}, what="1/2")
     hub("scale", "deploy", "w", "-n", ns, "--replicas=6")
-    wait_until(lambda: replicas_on(members, ns, "w") == {"sz": 2, "gz": 4}, message="2/4")
+    eventually(lambda: replicas_on(members, ns, "w") == {"sz": 2, "gz": 4}, what="2/4")
     hub("scale", "deploy", "w", "-n", ns, "--replicas=3")
-    wait_until(lambda: replicas_on(members, ns, "w") == {"sz": 1, "gz": 2}, message="back to 1/2")
+    eventually(lambda: replicas_on(members, ns, "w") == {"sz": 1, "gz": 2}, what="back to 1/2")
 
 
 def test_placement_by_labels_and_field_selector(hub: Kubectl, members: dict[str, Kubectl], ns: str) -> None:
@@ -169,8 +168,8 @@ def test_placement_by_labels_and_field_selector(hub: Kubectl, members: dict[str,
         "-n",
         ns,
     )
-    wait_until(lambda: set(replicas_on(members, ns, "by-label")) == {"fz", "gz"}, message="silver clusters")
-    wait_until(lambda: set(replicas_on(members, ns, "by-field")) == {"sz", "fz"}, message="region-a clusters")
+    eventually(lambda: set(replicas_on(members, ns, "by-label")) == {"fz", "gz"}, what="silver clusters")
+    eventually(lambda: set(replicas_on(members, ns, "by-field")) == {"sz", "fz"}, what="region-a clusters")
 
 
 def test_taint_without_toleration_excludes_a_cluster(
@@ -209,8 +208,8 @@ def test_taint_without_toleration_excludes_a_cluster(
             "-n",
             ns,
         )
-        wait_until(lambda: set(replicas_on(members, ns, "intolerant")) == {"sz", "fz"}, message="not on gz")
-        wait_until(lambda: set(replicas_on(members, ns, "tolerant")) == set(MEMBERS), message="also on gz")
+        eventually(lambda: set(replicas_on(members, ns, "intolerant")) == {"sz", "fz"}, what="not on gz")
+        eventually(lambda: set(replicas_on(members, ns, "tolerant")) == set(MEMBERS), what="also on gz")
     finally:
         hub("patch", "cluster", "gz", "--type=merge", "-p", '{"spec":{"taints":null}}')
 
@@ -235,9 +234,9 @@ def test_spread_by_region(hub: Kubectl, members: dict[str, Kubectl], ns: str) ->
         "-n",
         ns,
     )
-    placed = wait_until(
+    placed = eventually(
         lambda: len(replicas_on(members, ns, "spread")) == 2 and replicas_on(members, ns, "spread"),
-        message="two clusters",
+        what="two clusters",
     )
     assert "gz" in placed and ({"sz", "fz"} & set(placed))
 
@@ -269,9 +268,9 @@ def test_image_override_per_cluster(hub: Kubectl, members: dict[str, Kubectl], n
             for cluster, obj in member_deployments(on_sz_and_fz, ns, "img").items()
         }
 
-    wait_until(
+    eventually(
         lambda: images() == {"sz": "docker.io/library/nginx:1.25", "fz": "mirror.example/library/nginx:1.25"},
-        message="image overridden on fz only",
+        what="image overridden on fz only",
     )
 
 
@@ -298,9 +297,9 @@ def test_dependent_configmap_follows(hub: Kubectl, members: dict[str, Kubectl], 
         "-n",
         ns,
     )
-    wait_until(
+    eventually(
         lambda: members["fz"].succeeds("get", "cm", "app-config", "-n", ns),
-        message="ConfigMap on fz",
+        what="ConfigMap on fz",
     )
     assert not members["sz"].succeeds("get", "cm", "app-config", "-n", ns)
 
@@ -324,7 +323,7 @@ def test_a_configmap_with_a_253_character_name_propagates(
         "-n",
         ns,
     )
-    wait_until(lambda: members["gz"].succeeds("get", "cm", name, "-n", ns), message="ConfigMap on gz")
+    eventually(lambda: members["gz"].succeeds("get", "cm", name, "-n", ns), what="ConfigMap on gz")
     bindings = hub.json("get", "resourcebindings", "-n", ns)["items"]
     assert len(bindings) == 1
     binding = bindings[0]["metadata"]["name"]
@@ -391,9 +390,9 @@ def test_a_binding_the_hub_refuses_is_reported_on_the_template_once(
                 "-n",
                 ns,
             )
-            events = wait_until(
+            events = eventually(
                 lambda: warning_events(hub, ns, "ApplyPolicyFailed", "refused"),
-                message="ApplyPolicyFailed on the ConfigMap",
+                what="ApplyPolicyFailed on the ConfigMap",
             )
             assert events[0]["message"].startswith(f"Apply policy({ns}/refused) failed: ")
             assert refusal in events[0]["message"]
@@ -411,7 +410,7 @@ def test_a_binding_the_hub_refuses_is_reported_on_the_template_once(
                     "-n",
                     ns,
                 )
-                wait_until(lambda m=marker: members["gz"].succeeds("get", "cm", m, "-n", ns), message=marker)
+                eventually(lambda m=marker: members["gz"].succeeds("get", "cm", m, "-n", ns), what=marker)
             refused = [r for r in webhooks.received("/bindings") if r["name"] == "refused-configmap"]
             # Once when the template is claimed, once more for the claim's own update.
             assert len(refused) <= 2, f"the refused binding was sent {len(refused)} times"
@@ -457,9 +456,9 @@ def test_a_work_that_cannot_be_rendered_is_reported_on_the_binding_and_the_templ
         "-n",
         ns,
     )
-    on_template = wait_until(
+    on_template = eventually(
         lambda: warning_events(hub, ns, "SyncWorkFailed", "unrenderable"),
-        message="SyncWorkFailed on the ConfigMap",
+        what="SyncWorkFailed on the ConfigMap",
     )
     assert "cannot render" in on_template[0]["message"] and "gz" in on_template[0]["message"]
     assert warning_events(hub, ns, "SyncWorkFailed", "unrenderable-configmap")
@@ -482,9 +481,9 @@ def test_deleting_the_template_cleans_the_members(hub: Kubectl, members: dict[st
         "-n",
         ns,
     )
-    wait_until(lambda: set(replicas_on(members, ns, "gone")) == {"sz", "gz"}, message="propagated")
+    eventually(lambda: set(replicas_on(members, ns, "gone")) == {"sz", "gz"}, what="propagated")
     hub("delete", "deploy", "gone", "-n", ns)
-    wait_until(lambda: replicas_on(members, ns, "gone") == {}, message="removed from members")
+    eventually(lambda: replicas_on(members, ns, "gone") == {}, what="removed from members")
     assert hub.succeeds("get", "pp", "gone", "-n", ns)
 
 
@@ -502,7 +501,7 @@ def test_changing_the_policy_moves_the_workload(hub: Kubectl, members: dict[str,
         "-n",
         ns,
     )
-    wait_until(lambda: set(replicas_on(members, ns, "mover")) == {"sz"}, message="on sz")
+    eventually(lambda: set(replicas_on(members, ns, "mover")) == {"sz"}, what="on sz")
     hub.apply_yaml(
         propagation_policy(
             "mover", [resource_selector("Deployment", "mover")], {"clusterAffinity": {"clusterNames": ["gz"]}}
@@ -510,7 +509,7 @@ def test_changing_the_policy_moves_the_workload(hub: Kubectl, members: dict[str,
         "-n",
         ns,
     )
-    wait_until(lambda: set(replicas_on(members, ns, "mover")) == {"gz"}, message="moved to gz")
+    eventually(lambda: set(replicas_on(members, ns, "mover")) == {"gz"}, what="moved to gz")
 
 
 def test_killed_controller_manager_converges_after_restart(
@@ -534,8 +533,8 @@ def test_killed_controller_manager_converges_after_restart(
     federation.manager.stop(signal.SIGKILL)
     federation.manager.start()
     for i in range(10):
-        wait_until(
+        eventually(
             lambda i=i: set(replicas_on(members, ns, f"crash-{i}")) == {"sz", "fz"},
             timeout=60,
-            message=f"crash-{i} on both clusters",
+            what=f"crash-{i} on both clusters",
         )

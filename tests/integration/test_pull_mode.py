@@ -33,7 +33,8 @@ from tests.integration.federation import (
     resource_selector,
     template_ready,
 )
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -75,8 +76,8 @@ def test_nginx_walkthrough_over_a_push_and_a_pull_member(
 ) -> None:
     """nginx split 1:1 over the Push and the Pull member runs on both, READY 2/2 on the hub."""
     hub.apply_yaml(nginx_walkthrough(PUSH, PULL), "-n", ns)
-    wait_until(lambda: replicas_on(members, ns, "nginx") == {PUSH: 1, PULL: 1}, message="1 replica each")
-    wait_until(lambda: template_ready(hub, ns, "nginx") == "2/2", message="READY 2/2 on the hub")
+    eventually(lambda: replicas_on(members, ns, "nginx") == {PUSH: 1, PULL: 1}, what="1 replica each")
+    eventually(lambda: template_ready(hub, ns, "nginx") == "2/2", what="READY 2/2 on the hub")
     work = hub.json("get", "works", "-n", f"karmada-es-{PULL}")["items"][0]
     applied = {c["type"]: c["status"] for c in work["status"]["conditions"]}
     assert applied["Applied"] == "True"
@@ -94,7 +95,7 @@ def test_the_pull_cluster_reports_its_status_and_heartbeat(hub: Kubectl) -> None
     assert cluster["status"]["nodeSummary"] == {"totalNum": 2, "readyNum": 2}
     assert not [t for t in cluster["spec"].get("taints", []) if t["key"].startswith("cluster.karmada.io/")]
     first = lease_renew_time(hub)
-    wait_until(lambda: lease_renew_time(hub) != first, timeout=15, message="Lease renewed")
+    eventually(lambda: lease_renew_time(hub) != first, timeout=15, what="Lease renewed")
 
 
 def test_the_agent_may_list_and_watch_its_own_cluster_only(federation: Federation, tmp_path: Path) -> None:
@@ -128,10 +129,10 @@ def test_a_killed_agent_converges_after_restart(
     federation.agents[PULL].kill()
     federation.agents[PULL].start()
     for i in range(5):
-        wait_until(
+        eventually(
             lambda i=i: set(replicas_on(members, ns, f"crash-{i}")) == {PUSH, PULL},
             timeout=60,
-            message=f"crash-{i} on both clusters",
+            what=f"crash-{i} on both clusters",
         )
 
 
@@ -140,25 +141,25 @@ def test_a_silent_agent_makes_the_hub_mark_its_cluster_unknown(federation: Feder
     agent = federation.agents[PULL]
     agent.stop()
     try:
-        ready = wait_until(
+        ready = eventually(
             lambda: (
                 (found := condition(hub.json("get", "cluster", PULL), "Ready"))["status"] == "Unknown"
                 and found
             ),
             timeout=LEASE_GRACE + 30,
-            message="Ready=Unknown after the lease grace",
+            what="Ready=Unknown after the lease grace",
         )
         assert ready["reason"] == "ClusterStatusUnknown"
-        wait_until(
+        eventually(
             lambda: (
                 "cluster.karmada.io/unreachable"
                 in {t["key"] for t in hub.json("get", "cluster", PULL)["spec"].get("taints", [])}
             ),
-            message="unreachable taint",
+            what="unreachable taint",
         )
     finally:
         agent.start()
-    wait_until(lambda: PULL in ready_clusters(hub), timeout=30, message="Ready again")
+    eventually(lambda: PULL in ready_clusters(hub), timeout=30, what="Ready again")
 
 
 def test_the_agent_survives_a_hub_crash_and_restart(
@@ -170,13 +171,13 @@ def test_the_agent_survives_a_hub_crash_and_restart(
     federation.hub.extra_args = ["--secure-port", str(port)]
     federation.hub.start()
     hub.apply_yaml(duplicated_on_both("after-restart"), "-n", ns)
-    wait_until(
+    eventually(
         lambda: set(replicas_on(members, ns, "after-restart")) == {PUSH, PULL},
         timeout=60,
-        message="delivered to both members after the hub restart",
+        what="delivered to both members after the hub restart",
     )
     first = lease_renew_time(hub)
-    wait_until(lambda: lease_renew_time(hub) != first, timeout=15, message="Lease renewed after the restart")
+    eventually(lambda: lease_renew_time(hub) != first, timeout=15, what="Lease renewed after the restart")
     assert PULL in ready_clusters(hub)
 
 
@@ -194,15 +195,15 @@ def test_the_agent_renews_its_certificate_and_uses_the_new_one(federation: Feder
     agent.stop()
     # register's certificate lives a year: renewing more than a year before expiry means now.
     agent.start("--renew-before", str(400 * 24 * 3600))
-    wait_until(lambda: serial() != before, timeout=30, message="a new certificate in hub.kubeconfig")
-    wait_until(lambda: "agent.hub_client_switched" in agent.log(), message="hub client switched")
+    eventually(lambda: serial() != before, timeout=30, what="a new certificate in hub.kubeconfig")
+    eventually(lambda: "agent.hub_client_switched" in agent.log(), what="hub client switched")
     requests = hub.json("get", "csr")["items"]
     renewal = [r for r in requests if r["spec"]["username"] == f"system:karmada:agent:{PULL}"]
     assert renewal, "the agent asked for its certificate itself"
     assert any(c["type"] == "Approved" for c in renewal[-1]["status"]["conditions"])
     # The new session, on the new certificate, goes on renewing the Lease.
     switched_at = lease_renew_time(hub)
-    wait_until(lambda: lease_renew_time(hub) != switched_at, timeout=15, message="Lease renewed after")
+    eventually(lambda: lease_renew_time(hub) != switched_at, timeout=15, what="Lease renewed after")
 
 
 def test_deleting_the_pull_cluster_removes_its_agent_grants_and_lease(
@@ -212,10 +213,10 @@ def test_deleting_the_pull_cluster_removes_its_agent_grants_and_lease(
     selector = f"cluster.karmada.io/agent-of={PULL}"
     assert hub.json("get", "clusterroles", "-l", selector)["items"], "accepting the cluster granted the agent"
     hub("delete", "cluster", PULL, "--wait=false")
-    wait_until(
+    eventually(
         lambda: hub.run("get", "cluster", PULL, check=False).returncode != 0,
         timeout=60,
-        message="the Pull cluster is gone",
+        what="the Pull cluster is gone",
     )
     for kinds in ("clusterroles,clusterrolebindings", "roles,rolebindings"):
         assert hub.json("get", kinds, "-A", "-l", selector)["items"] == [], kinds

@@ -12,6 +12,8 @@ from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 from kubernetes.dynamic import DynamicClient
 
+from tests.support.waiting import eventually
+
 
 @pytest.fixture
 def core(api_client: client.ApiClient) -> client.CoreV1Api:
@@ -107,7 +109,7 @@ def test_watch_stream_sees_changes_and_resumes_from_resource_version(core: clien
     start = core.list_namespaced_config_map(ns).metadata.resource_version
 
     def writer() -> None:
-        time.sleep(0.3)
+        # From `start`, the watch gets these whether they happen before it opens (replayed) or after (live).
         core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="w")))
         core.patch_namespaced_config_map("w", ns, {"data": {"k": "v"}})
         core.delete_namespaced_config_map("w", ns)
@@ -184,14 +186,13 @@ def crd_manifest(group: str) -> dict[str, Any]:
 
 def wait_established(api_client: client.ApiClient, name: str) -> None:
     extensions = client.ApiextensionsV1Api(api_client)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def established() -> bool:
         crd = extensions.read_custom_resource_definition(name)
         conditions = {c.type: c.status for c in (crd.status.conditions or [])}
-        if conditions.get("Established") == "True":
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{name} not established")
+        return conditions.get("Established") == "True"
+
+    eventually(established, timeout=10, what=f"{name} established")
 
 
 def test_custom_objects_api_on_a_fresh_crd(api_client: client.ApiClient, ns: str) -> None:

@@ -17,7 +17,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from flotilla.apiserver.pki import directory as pki
-from tests.integration.harness import Kubectl, ServerProcess
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
 
 POD_READER = """
 apiVersion: rbac.authorization.k8s.io/v1

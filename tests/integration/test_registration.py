@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from tests.integration.federation import Federation, members_named
-from tests.integration.harness import Kubectl, ServerProcess, flotilla, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess, flotilla
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -258,10 +260,10 @@ def test_manual_acceptance_blocks_register_until_the_operator_accepts(
             [sys.executable, "-m", "flotilla", *args], stdout=sink, stderr=subprocess.STDOUT
         )
     try:
-        wait_until(
+        eventually(
             lambda: "waiting for the hub operator to run `flotilla accept pull-c`" in output.read_text(),
             timeout=30,
-            message="register says it waits for flotilla accept",
+            what="register says it waits for flotilla accept",
         )
         assert process.poll() is None, output.read_text()
         kubeconfig = str(env.manual_hub.kubeconfig)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl
+from tests.support.kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl, SimProcess, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.processes import SimProcess
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -65,7 +67,7 @@ def test_nodes_are_ready_with_capacity_and_topology(east: Kubectl) -> None:
 def test_deployment_gets_running_pods_and_ready_status(east: Kubectl) -> None:
     """A Deployment of 3 replicas gets 3 Running pods on nodes and READY 3/3."""
     east("create", "deployment", "web", "--image=nginx", "--replicas=3")
-    wait_until(lambda: len(running_pods(east, "default", "app=web")) == 3, message="3 running pods")
+    eventually(lambda: len(running_pods(east, "default", "app=web")) == 3, what="3 running pods")
     pods = running_pods(east, "default", "app=web")
     assert all(p["spec"]["nodeName"] and p["status"]["podIP"] for p in pods)  # type: ignore[index]
     east("rollout", "status", "deploy/web", "--timeout=30s")
@@ -93,7 +95,7 @@ def test_overcommitted_pods_stay_pending_with_a_reason(east: Kubectl) -> None:
         },
     }
     east("apply", "-f", "-", input=yaml.safe_dump(manifest))
-    wait_until(lambda: len(running_pods(east, "default", "app=big")) == 3, message="3 of 4 big pods running")
+    eventually(lambda: len(running_pods(east, "default", "app=big")) == 3, what="3 of 4 big pods running")
 
     def pending_reason() -> str:
         for pod in east.json("get", "pods", "-l", "app=big")["items"]:
@@ -102,7 +104,7 @@ def test_overcommitted_pods_stay_pending_with_a_reason(east: Kubectl) -> None:
                     return f"{condition['reason']}: {condition['message']}"
         return ""
 
-    reason = wait_until(pending_reason, message="a pending pod with a reason")
+    reason = eventually(pending_reason, what="a pending pod with a reason")
     assert reason.startswith("Unschedulable:") and "Insufficient cpu" in reason
     east("delete", "deploy", "big")
 
@@ -113,7 +115,7 @@ def test_cordoned_node_gets_no_new_pods(east: Kubectl) -> None:
     east("cordon", node)
     try:
         east("create", "deployment", "spread", "--image=nginx", "--replicas=6")
-        wait_until(lambda: len(running_pods(east, "default", "app=spread")) == 6, message="6 running pods")
+        eventually(lambda: len(running_pods(east, "default", "app=spread")) == 6, what="6 running pods")
         assert all(p["spec"]["nodeName"] != node for p in running_pods(east, "default", "app=spread"))  # type: ignore[index]
         assert "SchedulingDisabled" in east("get", "node", node)
     finally:
@@ -140,7 +142,7 @@ def test_service_gets_endpoints_from_ready_pods(east: Kubectl) -> None:
         endpoints = east.json("get", "endpoints", "api")
         return [a["ip"] for subset in endpoints.get("subsets", []) for a in subset.get("addresses", [])]
 
-    ips = wait_until(lambda: len(endpoint_ips()) == 2 and endpoint_ips(), message="2 endpoint addresses")
+    ips = eventually(lambda: len(endpoint_ips()) == 2 and endpoint_ips(), what="2 endpoint addresses")
     pod_ips = {p["status"]["podIP"] for p in running_pods(east, "default", "app=api")}  # type: ignore[index]
     assert set(ips) == pod_ips
     slices = east.json("get", "endpointslices", "-l", "kubernetes.io/service-name=api")["items"]
@@ -150,9 +152,9 @@ def test_service_gets_endpoints_from_ready_pods(east: Kubectl) -> None:
 def test_default_service_account_exists_in_new_namespaces(east: Kubectl) -> None:
     """Every namespace gets its default ServiceAccount."""
     east("create", "namespace", "fresh")
-    wait_until(
+    eventually(
         lambda: east.run("get", "sa", "default", "-n", "fresh", check=False).returncode == 0,
-        message="default service account",
+        what="default service account",
     )
 
 
@@ -188,17 +190,17 @@ def test_nodes_not_ready_fault(sim: SimProcess, tmp_path: Path) -> None:
     west = Kubectl(sim.kubeconfig("west"), tmp_path / "cache-nr")
     sim.fault("west", "--nodes-not-ready")
     try:
-        wait_until(
+        eventually(
             lambda: all(
                 line.split()[1].startswith("NotReady") for line in west("get", "nodes").splitlines()[1:]
             ),
-            message="nodes NotReady",
+            what="nodes NotReady",
         )
     finally:
         sim.fault("west", "--recover")
-    wait_until(
+    eventually(
         lambda: all(line.split()[1] == "Ready" for line in west("get", "nodes").splitlines()[1:]),
-        message="nodes Ready again",
+        what="nodes Ready again",
     )
 
 

@@ -28,7 +28,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from flotilla.cli.main import cli
-from tests.integration.harness import Kubectl, wait_until
+from tests.support.kubectl import Kubectl
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl
 
@@ -97,7 +98,7 @@ class UpRun:
                 )
             return text in self.stdout()
 
-        wait_until(seen, timeout=timeout, interval=0.1, message=f"{text!r} in the output of flotilla up")
+        eventually(seen, timeout=timeout, what=f"{text!r} in the output of flotilla up")
 
     def wait_ready(self) -> UpRun:
         self.wait_for("Flotilla is up")
@@ -128,10 +129,10 @@ def flotilla(*args: str) -> Result:
 
 
 def assert_nothing_left(data_dir: Path, pids: dict[str, int]) -> None:
-    wait_until(
+    eventually(
         lambda: not [name for name, pid in pids.items() if pid_alive(pid)],
         timeout=10,
-        message=f"every recorded process gone: {pids}",
+        what=f"every recorded process gone: {pids}",
     )
     assert processes_mentioning(data_dir) == []
 
@@ -246,7 +247,7 @@ def after_killed_up(data_dir: Path, second_run: UpRun) -> Iterator[AfterKilledUp
     assert second_run.exit_code() == 0, "the second run is stopped before the next starts"
     killed = UpRun(data_dir).start()
     try:
-        wait_until(lambda: (data_dir / "up.json").exists() and len(killed.pids()) == 4, timeout=60)
+        eventually(lambda: (data_dir / "up.json").exists() and len(killed.pids()) == 4, timeout=60)
         leftovers = {name: pid for name, pid in killed.pids().items() if name != "up"}
     finally:
         killed.kill()
@@ -315,7 +316,7 @@ def test_a_killed_sim_is_restarted_and_its_members_serve_again(
     run = after_killed_up.run
     killed_and_restarted(run, "sim")
     member = Kubectl(run.data_dir / "members" / "member1.kubeconfig", tmp_path / "member-cache")
-    wait_until(lambda: member.succeeds("get", "nodes"), timeout=30, message="member1 answering again")
+    eventually(lambda: member.succeeds("get", "nodes"), timeout=30, what="member1 answering again")
     assert len(member.json("get", "nodes")["items"]) == 3
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.harness import ServerProcess
+from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
 
 

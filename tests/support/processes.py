@@ -1,16 +1,14 @@
-"""Real Flotilla processes on loopback, and the system kubectl pointed at them.
+"""Real Flotilla processes on loopback, for integration tests and for unit tests that need a real hub.
 
-Every component an integration test starts (`flotilla apiserver`, `flotilla sim`, `flotilla
-controller-manager`, `flotilla agent`) is a `python -m flotilla …` child of the test process
-writing to its own log file; `ChildProcess` starts one, waits until its log says it is ready (or
-fails with the log when it exits or times out), and stops it with a signal. `Kubectl` runs the
-system kubectl with a fresh cache directory, so discovery is never shared between tests.
-`federation.py` builds a hub with members out of these pieces.
+Every component (`flotilla apiserver`, `flotilla sim`, `flotilla controller-manager`, `flotilla
+agent`) is a `python -m flotilla …` child of the test process writing to its own log file;
+`ChildProcess` starts one, waits until its log says it is ready (or fails with the log when it exits
+or times out), and stops it with a signal. `kubectl.py` points the system kubectl at them;
+`tests/integration/federation.py` builds a hub with members out of these pieces.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -19,7 +17,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, ClassVar
+
+from tests.support.waiting import eventually
 
 SERVING = re.compile(r"serving on (https://\S+)")
 
@@ -44,15 +44,18 @@ class ChildProcess:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "flotilla", *args], stdout=self._log_file, stderr=subprocess.STDOUT
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+        process = self.process
+
+        def ready() -> bool:
+            if process.poll() is not None:
                 code = self.stop()
                 raise RuntimeError(f"{self.component} exited with {code}:\n{self.log()}")
-            if self.started(self.log()):
-                return
-            time.sleep(0.05)
-        raise TimeoutError(f"{self.component} did not start within {timeout}s:\n{self.log()}")
+            return self.started(self.log())
+
+        try:
+            eventually(ready, timeout=timeout, what=f"{self.component} started")
+        except AssertionError:
+            raise TimeoutError(f"{self.component} did not start within {timeout}s:\n{self.log()}") from None
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
@@ -103,88 +106,6 @@ class ServerProcess(ChildProcess):
         if match:
             self.url = match.group(1)
         return match is not None
-
-
-@dataclass
-class Kubectl:
-    """The system kubectl (or another version's binary) against one server, with a fresh cache dir."""
-
-    kubeconfig: Path
-    cache_dir: Path
-    binary: str = "kubectl"
-
-    def run(
-        self,
-        *args: str,
-        input: str | None = None,
-        check: bool = True,
-        env: dict[str, str] | None = None,
-        timeout: float = 60.0,
-    ) -> subprocess.CompletedProcess[str]:
-        full_env = {**os.environ, "KUBECONFIG": str(self.kubeconfig), **(env or {})}
-        result = subprocess.run(
-            [self.binary, "--cache-dir", str(self.cache_dir), *args],
-            input=input,
-            capture_output=True,
-            text=True,
-            env=full_env,
-            timeout=timeout,
-            check=False,
-        )
-        if check and result.returncode != 0:
-            raise AssertionError(
-                f"kubectl {' '.join(args)} failed ({result.returncode}):\n"
-                f"stdout: {result.stdout}\nstderr: {result.stderr}"
-            )
-        return result
-
-    def popen(self, *args: str) -> subprocess.Popen[str]:
-        """A long-running kubectl (get -w…) whose output the test reads line by line."""
-        return subprocess.Popen(
-            [self.binary, "--cache-dir", str(self.cache_dir), *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "KUBECONFIG": str(self.kubeconfig)},
-        )
-
-    def __call__(self, *args: str, **kwargs: Any) -> str:
-        return self.run(*args, **kwargs).stdout
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.run(*args, "-o", "json").stdout)
-
-    def json_or_none(self, *args: str) -> Any:
-        """`json(*args)`, or None where kubectl fails (the object is not there, or not yet)."""
-        result = self.run(*args, "-o", "json", check=False)
-        return json.loads(result.stdout) if result.returncode == 0 else None
-
-    def succeeds(self, *args: str) -> bool:
-        """Whether kubectl exits 0: `succeeds("get", "cm", name)` asks whether the ConfigMap exists."""
-        return self.run(*args, check=False).returncode == 0
-
-    def apply_yaml(self, documents: Any, *extra: str) -> str:
-        """`kubectl apply -f -` of one object or a list of them.
-
-        The documents go as a stream of JSON objects, one a line (kubectl reads a stream that opens
-        with `{` as JSON): PyYAML would leave a string such as `015864` unquoted, and kubectl would
-        read it back as a number.
-        """
-        listed = documents if isinstance(documents, list) else [documents]
-        text = "\n".join(json.dumps(document) for document in listed)
-        return self(*("apply", "-f", "-", *extra), input=text)
-
-
-def kubectl_version_binary(minor: int) -> str | None:
-    """The kubectl binary of version 1.<minor> shipped beside the system one, if present."""
-    from shutil import which
-
-    system = which("kubectl")
-    if system is None:
-        return None
-    folder = Path(os.path.realpath(system)).parent
-    candidate = folder / f"kubectl.1.{minor}"
-    return str(candidate) if candidate.exists() else None
 
 
 @dataclass
@@ -272,19 +193,7 @@ def stop_detached_agent(pid: int, timeout: float = 30.0) -> None:
             return True
         return state in ("Z", "X")  # a zombie has exited; whoever adopted it reaps it
 
-    wait_until(exited, timeout=timeout, message=f"detached agent {pid} exited")
-
-
-def wait_until(predicate: Any, timeout: float = 30.0, interval: float = 0.2, message: str = "") -> Any:
-    """Poll `predicate` until it returns something truthy; fail with `message` after `timeout`."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(message or f"condition not met within {timeout}s (last: {last!r})")
+    eventually(exited, timeout=timeout, what=f"detached agent {pid} exited")
 
 
 def flotilla(*args: str, check: bool = True, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.harness import ServerProcess
 from tests.integration.hostile.probe import Probe
+from tests.support.processes import ServerProcess
 
 
 @pytest.fixture

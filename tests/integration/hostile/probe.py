@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.integration.harness import ServerProcess
+from tests.support.processes import ServerProcess
 
 READY_LIMIT_SECONDS = 0.1
 PING_INTERVAL_SECONDS = 0.02

@@ -28,8 +28,9 @@ import pytest
 import yaml
 
 from tests.integration.federation import Federation, members_named, propagation_policy, resource_selector
-from tests.integration.harness import Kubectl, ServerProcess
 from tests.integration.hostile.probe import Probe
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
 
 ENVELOPE = b"k8s:enc:aesgcm:v1:"

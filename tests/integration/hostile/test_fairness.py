@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.harness import Kubectl, ServerProcess
 from tests.integration.hostile.probe import NoResponse, Probe
+from tests.support.kubectl import Kubectl
+from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.kubectl

@@ -25,8 +25,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.integration.harness import ServerProcess
 from tests.integration.hostile.probe import Answer, Probe
+from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
 
 NAMESPACE = "default"

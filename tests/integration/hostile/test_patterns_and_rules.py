@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.harness import Kubectl
 from tests.integration.hostile.probe import Answer, Probe
+from tests.support.kubectl import Kubectl
 from tests.support.waiting import eventually
 
 GROUP = "hostile.flotilla.io"

@@ -23,8 +23,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.integration.harness import ServerProcess
 from tests.integration.hostile.probe import Answer, Probe
+from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
 
 CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"

@@ -34,7 +34,7 @@ from flotilla.scheduler.scheduler import (
     result_differs,
     scheduled_status,
 )
-from tests.integration.harness import ServerProcess
+from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually_async
 
 POLICY_LABEL = {constants.PROPAGATION_POLICY_PERMANENT_ID_LABEL: "policy-id"}
