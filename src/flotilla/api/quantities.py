@@ -16,11 +16,12 @@ writes them. They all do it here, with apimachinery's `resource` package rules:
   is decimal from then on;
 - `str()` is `Quantity.String()`: binary suffixes only for whole multiples of 1024 (from 1024 up),
   otherwise the largest decimal SI suffix keeping an integer mantissa, exponent notation staying
-  exponent notation. Like Go, a decimal SI amount past `E` finds no suffix and prints its bare
-  mantissa. (Go also echoes an input it already deems canonical — `+1`, `0100m` — verbatim; here
-  the computed form is always written.)
-- `value`/`milli_value` (and `whole_units`/`milli_units` on a bare amount) round up as `Value()`
-  and `MilliValue()` do, which is what the estimators compare.
+  exponent notation. An amount no suffix can spell (past `E` or `Ei`, below `n`) is written in
+  exponent notation (`1e21`), as apimachinery does since it stopped dropping the magnitude. (Go
+  also echoes an input it already deems canonical — `+1`, `0100m` — verbatim; here the computed
+  form is always written.)
+- `value`/`milli_value` (and `whole_units`/`milli_units` on a bare amount) round away from zero
+  as `Value()` and `MilliValue()` do, which is what the estimators compare.
 
 Parsing is remembered per string: the same few quantities (`100m`, `64Mi`, a node's capacity) are
 read for every pod, binding and cluster, and a `Quantity` is immutable.
@@ -40,12 +41,13 @@ SUFFIX_ERROR = "unable to parse quantity's suffix"
 _DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL_BY_EXPONENT = {exponent: suffix for suffix, exponent in _DECIMAL_SUFFIXES.items()}
-_BINARY_BY_EXPONENT = {exponent: suffix for suffix, exponent in _BINARY_SUFFIXES.items()}
+_BINARY_BY_EXPONENT = {0: "", **{exponent: suffix for suffix, exponent in _BINARY_SUFFIXES.items()}}
 _SUFFIX_CHARACTERS = frozenset("eEinumkKMGTP")
 _DIGITS = frozenset("0123456789")
 _NANO = Fraction(1, 10**9)
 _MILLI = Fraction(1, 1000)
 _MAX_BINARY = Fraction(2**63 - 1)
+_MAX_INT32 = 2**31 - 1
 _GO_SPACES = " \t\n\v\f\r\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
 _GO_WHITESPACE = _GO_SPACES + "".join(map(chr, range(0x2000, 0x200B)))
 """What Go's `strings.TrimSpace` removes (`unicode.IsSpace`); Python's `str.strip()` removes more."""
@@ -64,13 +66,19 @@ class Format(enum.Enum):
 
 
 def whole_units(amount: Fraction) -> int:
-    """An amount rounded up to a whole unit (`Quantity.Value()`)."""
-    return -(-amount.numerator // amount.denominator)
+    """An amount in whole units, rounded away from zero (`Quantity.Value()`)."""
+    return _away_from_zero(amount.numerator, amount.denominator)
 
 
 def milli_units(amount: Fraction) -> int:
-    """An amount in thousandths, rounded up (`Quantity.MilliValue()`)."""
-    return -((-amount.numerator * 1000) // amount.denominator)
+    """An amount in thousandths, rounded away from zero (`Quantity.MilliValue()`)."""
+    return _away_from_zero(amount.numerator * 1000, amount.denominator)
+
+
+def _away_from_zero(numerator: int, denominator: int) -> int:
+    """`numerator / denominator` rounded up in magnitude, as apimachinery's `negativeScaleInt64`."""
+    magnitude = -(-abs(numerator) // denominator)
+    return magnitude if numerator >= 0 else -magnitude
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +119,12 @@ class Quantity:
 
     @property
     def milli_value(self) -> int:
-        """The amount in thousandths, rounded up (kube's `MilliValue`)."""
+        """The amount in thousandths, rounded away from zero (kube's `MilliValue`)."""
         return milli_units(self.amount)
 
     @property
     def value(self) -> int:
-        """The amount rounded up to a whole number (kube's `Value`)."""
+        """The amount in whole units, rounded away from zero (kube's `Value`)."""
         return whole_units(self.amount)
 
     def rounded_up_to_milli(self) -> Quantity:
@@ -236,7 +244,10 @@ def _interpret(suffix: str) -> tuple[int, int, Format]:
         exponent_text = suffix[1:]
         digits = exponent_text.lstrip("+-")
         if len(exponent_text) - len(digits) <= 1 and digits and set(digits) <= _DIGITS:
-            return 10, int(exponent_text), Format.DECIMAL_EXPONENT
+            exponent = int(exponent_text)
+            # kube keeps the exponent in an int32 scale it negates, and refuses what does not fit.
+            if abs(exponent) <= _MAX_INT32:
+                return 10, exponent, Format.DECIMAL_EXPONENT
     raise QuantityError(SUFFIX_ERROR)
 
 
@@ -260,11 +271,13 @@ def _canonical(amount: Fraction, notation: Format) -> str:
         while mantissa % 1024 == 0:
             mantissa //= 1024
             power += 10
-        return f"{sign}{mantissa}{_BINARY_BY_EXPONENT.get(power, '')}"
+        if power in _BINARY_BY_EXPONENT:
+            return f"{sign}{mantissa}{_BINARY_BY_EXPONENT[power]}"
+        # Past `Ei` (arithmetic only: parsing caps binary amounts) no binary suffix is left.
+        notation = Format.DECIMAL_EXPONENT
     mantissa, exponent = _decimal_mantissa(magnitude)
-    if notation is Format.DECIMAL_SI:
-        # Past `E` Go's suffixer finds no suffix and writes the bare mantissa.
-        return f"{sign}{mantissa}{_DECIMAL_BY_EXPONENT.get(exponent, '')}"
+    if notation is Format.DECIMAL_SI and exponent in _DECIMAL_BY_EXPONENT:
+        return f"{sign}{mantissa}{_DECIMAL_BY_EXPONENT[exponent]}"
     return f"{sign}{mantissa}" + (f"e{exponent}" if exponent else "")
 
 

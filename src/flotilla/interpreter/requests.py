@@ -15,51 +15,22 @@ agrees with what the member's scheduler later admits:
 Like Karmada, CPU is counted in whole millicores and every other resource in whole units (both
 rounded up), only `cpu`, `memory`, `ephemeral-storage`, `pods` and scalar resources (extended,
 hugepages, attachable volumes) count, and the result is written as kube writes quantities (`1500m`,
-`128Mi`). Quantities are parsed here with kube's grammar rather than through the API server's
-validation package, which the controllers must not import.
+`128Mi`), by `flotilla.api.quantities`.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from flotilla.api.quantities import Format, Quantity, QuantityError, canonical, parse_quantity
 from flotilla.interpreter.kinds import InterpreterError, nested_mapping
 
 ResourceAmounts = dict[str, int]
 """Whole units per resource name (millicores for `cpu`)."""
 
-_QUANTITY = re.compile(
-    r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?"
-)
-_BINARY_EXPONENTS = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
-_DECIMAL_EXPONENTS = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_DECIMAL_SUFFIXES = {exponent: suffix for suffix, exponent in _DECIMAL_EXPONENTS.items()}
-_BINARY_SUFFIXES = {exponent: suffix for suffix, exponent in _BINARY_EXPONENTS.items()}
-_NANO = Fraction(1, 10**9)
 _BINARY_RESOURCES = ("memory", "ephemeral-storage")
-
-
-def parse_amount(value: Any) -> Fraction:
-    """The exact amount of a quantity (`500m`, `1Gi`, `2`, `1e3`), rounded up to nano units as kube does."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise InterpreterError(f"quantity {value!r} is not a string or a number")
-    text = value.strip() if isinstance(value, str) else repr(value)
-    match = _QUANTITY.fullmatch(text)
-    if match is None:
-        raise InterpreterError(f"quantities must match the regular expression of kube quantities: {value!r}")
-    amount = Fraction(match.group(1))
-    suffix = match.group(2) or ""
-    if suffix in _BINARY_EXPONENTS:
-        amount *= 1024 ** _BINARY_EXPONENTS[suffix]
-    elif suffix in _DECIMAL_EXPONENTS:
-        amount *= Fraction(10) ** _DECIMAL_EXPONENTS[suffix]
-    else:
-        amount *= Fraction(10) ** int(suffix[1:])
-    return math.ceil(amount / _NANO) * _NANO
 
 
 def counts_as_resource(name: str) -> bool:
@@ -71,10 +42,13 @@ def counts_as_resource(name: str) -> bool:
     return "/" in name or name.startswith(("hugepages-", "attachable-volumes-"))
 
 
-def whole_units(name: str, quantity: Any) -> int:
-    """A quantity in the unit Karmada counts the resource in, rounded up."""
-    amount = parse_amount(quantity)
-    return math.ceil(amount * 1000) if name == "cpu" else math.ceil(amount)
+def counted_units(name: str, quantity: Any) -> int:
+    """A quantity in the unit Karmada counts the resource in (millicores for `cpu`), rounded up."""
+    try:
+        parsed = parse_quantity(quantity)
+    except QuantityError as error:
+        raise InterpreterError(f"quantity {quantity!r}: {error}") from None
+    return parsed.milli_value if name == "cpu" else parsed.value
 
 
 def _container_requests(container: Mapping[str, Any]) -> ResourceAmounts:
@@ -82,7 +56,7 @@ def _container_requests(container: Mapping[str, Any]) -> ResourceAmounts:
     requests = nested_mapping(container, "resources", "requests")
     declared = {**limits, **requests}
     return {
-        name: whole_units(name, quantity) for name, quantity in declared.items() if counts_as_resource(name)
+        name: counted_units(name, quantity) for name, quantity in declared.items() if counts_as_resource(name)
     }
 
 
@@ -125,7 +99,11 @@ def pod_requests(spec: Mapping[str, Any]) -> ResourceAmounts:
     if isinstance(overhead, Mapping):
         _add(
             total,
-            {name: whole_units(name, value) for name, value in overhead.items() if counts_as_resource(name)},
+            {
+                name: counted_units(name, value)
+                for name, value in overhead.items()
+                if counts_as_resource(name)
+            },
         )
     return total
 
@@ -138,35 +116,9 @@ def resource_list(amounts: Mapping[str, int]) -> dict[str, str] | None:
         if amount <= 0:
             continue
         if name == "cpu":
-            written[name] = decimal_quantity(Fraction(amount, 1000))
+            written[name] = canonical(Quantity(Fraction(amount, 1000), Format.DECIMAL_SI))
         elif name in _BINARY_RESOURCES or name.startswith("hugepages-"):
-            written[name] = binary_quantity(amount)
+            written[name] = canonical(Quantity(Fraction(amount), Format.BINARY_SI))
         else:
-            written[name] = decimal_quantity(Fraction(amount))
+            written[name] = canonical(Quantity(Fraction(amount), Format.DECIMAL_SI))
     return written or None
-
-
-def decimal_quantity(amount: Fraction) -> str:
-    """A non-negative amount with the largest decimal suffix that keeps the number whole (`1500m`, `2k`)."""
-    if amount == 0:
-        return "0"
-    exponent = -9
-    mantissa = amount / Fraction(10) ** exponent
-    if mantissa.denominator != 1:
-        mantissa = Fraction(math.ceil(mantissa))
-    whole = int(mantissa)
-    while whole % 1000 == 0 and exponent < 18:
-        whole //= 1000
-        exponent += 3
-    return f"{whole}{_DECIMAL_SUFFIXES[exponent]}"
-
-
-def binary_quantity(amount: int) -> str:
-    """Whole bytes with the largest binary suffix that keeps the number whole (`128Mi`), as kube prints."""
-    if amount < 1024:
-        return decimal_quantity(Fraction(amount))
-    power = 0
-    while amount % 1024 == 0 and power < 6:
-        amount //= 1024
-        power += 1
-    return f"{amount}{_BINARY_SUFFIXES.get(power, '')}"

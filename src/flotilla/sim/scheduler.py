@@ -32,12 +32,12 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.selectors import Operator, Requirement
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.registry.objectmeta import now_rfc3339
-from flotilla.apiserver.registry.validation.quantity import QuantityError, parse_quantity
 from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop

@@ -2,69 +2,56 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 
 from flotilla.interpreter.kinds import InterpreterError
-from flotilla.interpreter.requests import (
-    binary_quantity,
-    decimal_quantity,
-    parse_amount,
-    pod_requests,
-    resource_list,
-)
+from flotilla.interpreter.requests import counted_units, pod_requests, resource_list
 from tests.unit.interpreter.samples import web_deployment
 
 
 @pytest.mark.parametrize(
-    ("text", "amount"),
+    ("name", "text", "units"),
     [
-        ("500m", Fraction(1, 2)),
-        ("2", Fraction(2)),
-        ("1Gi", Fraction(2**30)),
-        ("1.5", Fraction(3, 2)),
-        ("1e3", Fraction(1000)),
-        ("100M", Fraction(10**8)),
-        (".5", Fraction(1, 2)),
-        (3, Fraction(3)),
+        ("cpu", "500m", 500),
+        ("cpu", "2", 2000),
+        ("cpu", "0.0001", 1),
+        ("memory", "1Gi", 2**30),
+        ("memory", "1.5", 2),
+        ("pods", "1e3", 1000),
+        ("nvidia.com/gpu", 3, 3),
     ],
 )
-def test_parse_amount_reads_kube_quantities(text: object, amount: Fraction) -> None:
-    """Every quantity notation kube accepts is read as its exact amount."""
-    assert parse_amount(text) == amount
+def test_counted_units_are_millicores_for_cpu_and_whole_units_otherwise(
+    name: str, text: object, units: int
+) -> None:
+    """Karmada counts CPU in millicores and everything else in whole units, both rounded up."""
+    assert counted_units(name, text) == units
 
 
 @pytest.mark.parametrize("text", ["", "1.2.3", "12Q", "abc", None, True])
-def test_parse_amount_refuses_what_is_not_a_quantity(text: object) -> None:
+def test_counted_units_refuse_what_is_not_a_quantity(text: object) -> None:
     """Malformed quantities are an interpreter error, not a crash."""
     with pytest.raises(InterpreterError):
-        parse_amount(text)
+        counted_units("cpu", text)
 
 
 @pytest.mark.parametrize(
-    ("amount", "written"),
+    ("amounts", "written"),
     [
-        (Fraction(3, 2), "1500m"),
-        (Fraction(2), "2"),
-        (Fraction(1, 4), "250m"),
-        (Fraction(1000), "1k"),
-        (0, "0"),
+        ({"cpu": 1500}, {"cpu": "1500m"}),
+        ({"cpu": 2000}, {"cpu": "2"}),
+        ({"pods": 1000}, {"pods": "1k"}),
+        ({"memory": 2**27}, {"memory": "128Mi"}),
+        ({"memory": 3 * 2**30}, {"memory": "3Gi"}),
+        ({"ephemeral-storage": 100_000_000}, {"ephemeral-storage": "100000000"}),
+        ({"memory": 512}, {"memory": "512"}),
     ],
 )
-def test_decimal_quantity_uses_the_largest_suffix_keeping_a_whole_number(
-    amount: Fraction, written: str
+def test_resource_list_writes_quantities_as_kube_writes_them(
+    amounts: dict[str, int], written: dict[str, str]
 ) -> None:
-    """Decimal quantities are written in kube's canonical form."""
-    assert decimal_quantity(Fraction(amount)) == written
-
-
-@pytest.mark.parametrize(
-    ("amount", "written"), [(2**27, "128Mi"), (3 * 2**30, "3Gi"), (100_000_000, "100000000"), (512, "512")]
-)
-def test_binary_quantity_uses_binary_suffixes_only_for_multiples_of_1024(amount: int, written: str) -> None:
-    """Byte counts keep a binary suffix when one divides them and stay plain numbers otherwise."""
-    assert binary_quantity(amount) == written
+    """CPU as millicores in decimal notation, byte counts in binary notation when 1024 divides them."""
+    assert resource_list(amounts) == written
 
 
 def test_requests_of_a_pod_add_containers_and_sidecars_and_take_the_larger_init_phase() -> None:

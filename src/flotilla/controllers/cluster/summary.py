@@ -26,10 +26,10 @@ from flotilla.api.karmada.cluster import NodeSummary, ResourceSummary
 from flotilla.interpreter.kinds import InterpreterError
 from flotilla.interpreter.requests import (
     ResourceAmounts,
+    counted_units,
     counts_as_resource,
     pod_requests,
     resource_list,
-    whole_units,
 )
 
 PODS = "pods"
@@ -88,7 +88,7 @@ def _node_allocatable(node: Mapping[str, Any]) -> ResourceAmounts:
         if not counts_as_resource(name):
             continue
         try:
-            amounts[name] = whole_units(name, quantity)
+            amounts[name] = counted_units(name, quantity)
         except InterpreterError:
             continue
     return amounts

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
+from flotilla.api.quantities import milli_units, whole_units
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, ReplicaRequirements, ResourceSummary
-from flotilla.scheduler.core.quantities import milli_units, whole_units
 
 MAX_INT32 = 2**31 - 1
 CPU = "cpu"

@@ -17,8 +17,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from flotilla.api.quantities import QuantityError, milli_units, parse_quantity, whole_units
 from flotilla.scheduler.core.placement import Placement, placement_from_object
-from flotilla.scheduler.core.quantities import milli_units, parse_quantity, whole_units
 from flotilla.scheduler.core.wirefields import (
     integer_of,
     mapping_of,
@@ -271,9 +271,9 @@ def _resource_model(model: Mapping[str, Any]) -> ResourceModel:
     ranges = []
     for item in mappings_of(model.get("ranges")):
         try:
-            minimum = parse_quantity(item.get("min", 0))
-            maximum = parse_quantity(item["max"]) if item.get("max") is not None else None
-        except (TypeError, ValueError):
+            minimum = parse_quantity(item.get("min", 0)).amount
+            maximum = parse_quantity(item["max"]).amount if item.get("max") is not None else None
+        except QuantityError:
             continue
         ranges.append(ResourceModelRange(text_of(item.get("name")), minimum, maximum))
     return ResourceModel(integer_of(model.get("grade")), tuple(ranges))
@@ -283,7 +283,7 @@ def _amounts(value: object) -> dict[str, Fraction]:
     amounts: dict[str, Fraction] = {}
     for name, quantity in mapping_of(value).items():
         try:
-            amounts[str(name)] = parse_quantity(quantity)
-        except (TypeError, ValueError):
+            amounts[str(name)] = parse_quantity(quantity).amount
+        except QuantityError:
             continue
     return amounts

@@ -18,20 +18,18 @@ which yields Go's zero value: `null` for times, `"0"`, `0`, `"0s"`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import orjson
 
+from flotilla.api.quantities import QuantityError, parse_quantity_string
 from flotilla.apiserver.encoding.protobuf.wire import ProtobufError, WireType, as_int32, as_int64, iter_fields
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _GO_ZERO_TIME_SECONDS = -62135596800
 """Unix seconds of Go's zero `time.Time` (year 1, January 1, 00:00:00 UTC)."""
-
-_QUANTITY = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE])?")
 
 
 def _varints(payload: bytes, what: str) -> dict[int, int]:
@@ -127,13 +125,15 @@ def render_duration(payload: bytes) -> str:
 
 
 def render_quantity(payload: bytes) -> str:
-    """`resource.Quantity`: its string form, checked against Kubernetes' quantity syntax."""
+    """`resource.Quantity`: its string form, refused when Go's `ParseQuantity` would refuse it."""
     raw = _strings(payload).get(1)
     if raw is None:
         return "0"
     text = raw.decode("utf-8", errors="replace")
-    if not _QUANTITY.fullmatch(text):
-        raise ProtobufError(f"quantities must match the regular expression '{_QUANTITY.pattern}': {text!r}")
+    try:
+        parse_quantity_string(text)
+    except QuantityError as error:
+        raise ProtobufError(f"{error}: {text!r}") from None
     return text
 
 

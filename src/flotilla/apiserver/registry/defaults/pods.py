@@ -18,8 +18,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.apiserver.registry.validation import fields
-from flotilla.apiserver.registry.validation.quantity import QuantityError, parse_quantity
 
 DEFAULT_TERMINATION_GRACE_PERIOD = 30
 DEFAULT_SCHEDULER = "default-scheduler"

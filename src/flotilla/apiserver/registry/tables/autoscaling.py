@@ -12,11 +12,11 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.duration import since
+from flotilla.api.quantities import format_optional_quantity
 from flotilla.apiserver.registry.tables.descriptions import swagger_doc
 from flotilla.apiserver.registry.tables.labels import NONE
 from flotilla.apiserver.registry.tables.model import AGE, NAME, Cell, Column, Printer
 from flotilla.apiserver.registry.tables.objects import child, created, integer, mapping, name, objects, text
-from flotilla.apiserver.registry.tables.quantity import format_optional_quantity
 
 _SHOWN_METRICS = 2
 _UNKNOWN = "<unknown>"

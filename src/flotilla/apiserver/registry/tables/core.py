@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.duration import since
+from flotilla.api.quantities import format_quantity
 from flotilla.apiserver.registry.tables.descriptions import swagger_doc
 from flotilla.apiserver.registry.tables.labels import NONE, format_labels
 from flotilla.apiserver.registry.tables.model import (
@@ -37,7 +38,6 @@ from flotilla.apiserver.registry.tables.objects import (
     string_map,
     text,
 )
-from flotilla.apiserver.registry.tables.quantity import format_quantity
 
 _LIST_LIMIT = 3
 """Lists in cells show three entries, then `+ N more...`."""

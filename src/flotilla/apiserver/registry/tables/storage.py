@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.duration import since
+from flotilla.api.quantities import format_quantity
 from flotilla.apiserver.registry.tables.descriptions import swagger_doc
 from flotilla.apiserver.registry.tables.model import AGE, NAME, Cell, Column, Printer, wide
 from flotilla.apiserver.registry.tables.objects import (
@@ -26,7 +27,6 @@ from flotilla.apiserver.registry.tables.objects import (
     string_map,
     text,
 )
-from flotilla.apiserver.registry.tables.quantity import format_quantity
 
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 DEFAULT_CLASS_ANNOTATIONS = (

@@ -11,8 +11,8 @@ from typing import Any
 
 from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
+from flotilla.api.quantities import ZERO, QuantityError, parse_quantity
 from flotilla.apiserver.registry.validation import fields, metadata
-from flotilla.apiserver.registry.validation.quantity import ZERO, QuantityError, parse_quantity
 
 METRIC_TYPES = ("ContainerResource", "External", "Object", "Pods", "Resource")
 _SOURCE_FIELDS = {

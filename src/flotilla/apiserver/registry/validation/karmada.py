@@ -40,6 +40,7 @@ from flotilla.api.karmada.constants import (
     ResourceHealth,
     SpreadByField,
 )
+from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.selectors import validate_label_selector
 from flotilla.apiserver.registry.validation import fields
 from flotilla.apiserver.registry.validation.metadata import (
@@ -48,7 +49,6 @@ from flotilla.apiserver.registry.validation.metadata import (
     validate_labels,
 )
 from flotilla.apiserver.registry.validation.placement import validate_taints, validate_tolerations
-from flotilla.apiserver.registry.validation.quantity import QuantityError, parse_quantity
 
 Object = dict[str, Any]
 

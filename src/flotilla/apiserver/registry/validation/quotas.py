@@ -11,8 +11,8 @@ from typing import Any
 
 from flotilla.api import fielderrors, names
 from flotilla.api.fielderrors import FieldError
+from flotilla.api.quantities import Quantity, parse_quantity
 from flotilla.apiserver.registry.validation import fields, metadata, resources
-from flotilla.apiserver.registry.validation.quantity import Quantity, parse_quantity
 
 LIMIT_TYPES = ("Container", "PersistentVolumeClaim", "Pod")
 QUOTA_SCOPES = (

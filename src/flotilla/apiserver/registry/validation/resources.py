@@ -13,8 +13,8 @@ from typing import Any
 
 from flotilla.api import fielderrors, names
 from flotilla.api.fielderrors import FieldError
+from flotilla.api.quantities import ZERO, Quantity, QuantityError, parse_quantity
 from flotilla.apiserver.registry.validation import fields
-from flotilla.apiserver.registry.validation.quantity import ZERO, Quantity, QuantityError, parse_quantity
 
 CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
 QUOTA_RESOURCES = frozenset(

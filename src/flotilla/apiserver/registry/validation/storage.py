@@ -12,10 +12,10 @@ from typing import Any
 
 from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
+from flotilla.api.quantities import ZERO, QuantityError, parse_quantity
 from flotilla.api.selectors import validate_label_selector
 from flotilla.apiserver.registry.validation import fields, metadata, resources
 from flotilla.apiserver.registry.validation.equality import semantic_equal
-from flotilla.apiserver.registry.validation.quantity import ZERO, QuantityError, parse_quantity
 
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 VOLUME_MODES = ("Block", "Filesystem")

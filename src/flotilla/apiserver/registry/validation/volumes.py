@@ -13,8 +13,8 @@ from typing import Any
 
 from flotilla.api import fielderrors, names
 from flotilla.api.fielderrors import FieldError
+from flotilla.api.quantities import ZERO
 from flotilla.apiserver.registry.validation import containers, environment, fields, resources, storage
-from flotilla.apiserver.registry.validation.quantity import ZERO
 
 FILE_MODE_MESSAGE = "must be a number between 0 and 0777 (octal), both inclusive"
 HOST_PATH_TYPES = (

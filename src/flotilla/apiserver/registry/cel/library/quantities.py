@@ -1,7 +1,8 @@
 """Kubernetes' quantity library: `quantity('1.5Gi')` and its comparisons and arithmetic.
 
-Quantities are parsed by the same code that validates them in built-in kinds, so `isQuantity`
-agrees with what a Pod's resources accept.
+Quantities are `flotilla.api.quantities`, the code that validates them in built-in kinds, so
+`isQuantity` agrees with what a Pod's resources accept; like kube's `resource.ParseQuantity`, the
+string is taken as it stands (no surrounding whitespace).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from flotilla.api.quantities import Quantity, QuantityError, parse_quantity_string
 from flotilla.apiserver.registry.cel.budget import Budget
 from flotilla.apiserver.registry.cel.library import register
 from flotilla.apiserver.registry.cel.values import EvalError, no_overload
-from flotilla.apiserver.registry.validation.quantity import Quantity, QuantityError, parse_quantity
 
 
 class CelQuantity:
@@ -42,7 +43,7 @@ def _parse(value: Any) -> CelQuantity:
     if not isinstance(value, str):
         raise no_overload("quantity", value)
     try:
-        return CelQuantity(parse_quantity(value))
+        return CelQuantity(parse_quantity_string(value))
     except QuantityError as error:
         raise EvalError(str(error)) from None
 
@@ -55,7 +56,7 @@ def _is_quantity(budget: Budget, value: Any) -> bool:
     if not isinstance(value, str):
         raise no_overload("isQuantity", value)
     try:
-        parse_quantity(value)
+        parse_quantity_string(value)
     except QuantityError:
         return False
     return True
@@ -73,12 +74,12 @@ def _operand(function: str, target: Any, other: Any) -> tuple[CelQuantity, CelQu
 
 def _add(budget: Budget, target: Any, other: Any) -> CelQuantity:
     a, b = _operand("add", target, other)
-    return CelQuantity(Quantity(a.quantity.amount + b.quantity.amount, a.quantity.format))
+    return CelQuantity(a.quantity + b.quantity)
 
 
 def _sub(budget: Budget, target: Any, other: Any) -> CelQuantity:
     a, b = _operand("sub", target, other)
-    return CelQuantity(Quantity(a.quantity.amount - b.quantity.amount, a.quantity.format))
+    return CelQuantity(a.quantity - b.quantity)
 
 
 def _compare_to(budget: Budget, target: Any, other: Any) -> int:
