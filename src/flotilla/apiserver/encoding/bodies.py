@@ -56,9 +56,9 @@ class DecodedBody:
 
 
 IN_LOOP_BODY_BYTES = 64 * 1024
-"""Bodies up to this size are decoded on the event loop; bigger protobuf or strictly checked JSON
-bodies in a worker thread. YAML is always decoded in a thread: aliases make even a small body's
-cost depend on what it expands to (bounded, but not small)."""
+"""Bodies up to this size are decoded on the event loop; bigger ones in a worker thread (orjson reads
+a megabyte of many small fields in tens of milliseconds). YAML is always decoded in a thread:
+aliases make even a small body's cost depend on what it expands to (bounded, but not small)."""
 
 
 def decode_body(body: bytes, content_type: str | None, *, find_duplicates: bool = False) -> DecodedBody:
@@ -91,9 +91,7 @@ def decode_body(body: bytes, content_type: str | None, *, find_duplicates: bool 
 async def read_body(body: bytes, content_type: str | None, *, find_duplicates: bool = False) -> DecodedBody:
     """`decode_body`, in a worker thread when the body is costly to decode (see IN_LOOP_BODY_BYTES)."""
     media = media_type_of(content_type) or JSON
-    costly = media == YAML or (
-        len(body) > IN_LOOP_BODY_BYTES and (media == PROTOBUF or (media == JSON and find_duplicates))
-    )
+    costly = media == YAML or len(body) > IN_LOOP_BODY_BYTES
     if costly and len(body) <= MAX_BODY_BYTES:
         return await asyncio.to_thread(_decode_paused, body, content_type, find_duplicates)
     return decode_body(body, content_type, find_duplicates=find_duplicates)

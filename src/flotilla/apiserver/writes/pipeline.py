@@ -15,7 +15,7 @@ nothing; an update that removes the last finalizer of a deleting object deletes 
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -35,12 +35,14 @@ from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry import apply as ssa
 from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.registry.strategy import Strategy
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.objectstore import StaleRevision
 from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.users import SYSTEM_USER, UserInfo
 from flotilla.apiserver.writes import normalize
 from flotilla.apiserver.writes.normalize import FieldValidation
+from flotilla.apiserver.writes.offloop import OFF_LOOP_BYTES, on_or_off_loop
 
 GENERATE_NAME_ATTEMPTS = 8
 
@@ -97,15 +99,18 @@ async def _mutate(
     obj: dict[str, Any],
     old: dict[str, Any] | None,
     options: WriteOptions,
-) -> None:
-    """Mutating admission; what it changes is decoded and defaulted again, as kube re-decodes it."""
+) -> int:
+    """Mutating admission; what it changes is decoded and defaulted again, as kube re-decodes it.
+    Returns the size of the object's JSON (to decide where the costly checks run)."""
     before = orjson.dumps(obj)
     options.warnings.extend(await ctx.admission.mutate(attributes, obj, old))
-    if orjson.dumps(obj) != before:
+    after = orjson.dumps(obj)
+    if after != before:
         found = normalize.decode_fields(ctx, served, obj, FieldValidation.IGNORE, [], options.warnings)
         if found:
             raise invalid(served, attributes.name, found)
         ctx.strategy(served).default(obj)
+    return len(after)
 
 
 def _track_fields(
@@ -188,17 +193,21 @@ async def create_object(
     strategy.default(obj)
     strategy.prepare_create(obj, ctx.strategy_env)
     attributes = _attributes("CREATE", served, "", obj, options)
-    await _mutate(ctx, served, attributes, obj, None, options)
+    size = await _mutate(ctx, served, attributes, obj, None, options)
     check_rbac_write(ctx.authorizer, ctx.rbac, served, obj, None, options.user)
-    obj = _track_fields(ctx, served, None, obj, options, "")
+    mutated = obj
+
+    def checked() -> tuple[dict[str, Any], list[FieldError]]:
+        tracked = _track_fields(ctx, served, None, mutated, options, "")
+        # Kind validation first: for the same field its wording is kube's, the schema's is generic.
+        found = strategy.validate_create(tracked)
+        found += list(value_errors or [])
+        found += normalize.check_values(ctx, served, tracked)
+        return tracked, found
+
+    off_loop = size > OFF_LOOP_BYTES or is_custom_resource_definition(served)
+    obj, found = await on_or_off_loop(off_loop, checked)
     meta = obj["metadata"]
-    # Kind validation first: for the same field its wording is kube's, the schema's is generic.
-    if is_custom_resource_definition(served):
-        found = await asyncio.to_thread(strategy.validate_create, obj)
-    else:
-        found = strategy.validate_create(obj)
-    found += list(value_errors or [])
-    found += normalize.check_values(ctx, served, obj)
     found += await _check_rules(ctx, served, obj, None, found)
     if found:
         raise invalid(served, meta.get("name", ""), found)
@@ -287,21 +296,13 @@ async def update_flow(
         strategy.default(new)
         strategy.prepare_update(new, old, ctx.strategy_env, subresource)
         attributes = _attributes("UPDATE", served, subresource, new, options)
-        await _mutate(ctx, served, attributes, new, old, options)
+        size = await _mutate(ctx, served, attributes, new, old, options)
         check_rbac_write(ctx.authorizer, ctx.rbac, served, new, old, options.user)
-        if served.tracks_generation and objectmeta.spec_changed(
-            new, old, status_is_separate=served.has_status
-        ):
-            objectmeta.bump_generation(new)
-        new = _track_fields(ctx, served, old, new, options, subresource)
-        # A binding changes only the node assignment, which pod validation otherwise forbids.
-        if subresource == "binding":
-            kind_errors = []
-        elif is_custom_resource_definition(served):
-            kind_errors = await asyncio.to_thread(strategy.validate_update, new, old, subresource)
-        else:
-            kind_errors = strategy.validate_update(new, old, subresource)
-        found = kind_errors + normalize.check_values(ctx, served, new, current)
+        off_loop = size > OFF_LOOP_BYTES or is_custom_resource_definition(served)
+        new, found = await on_or_off_loop(
+            off_loop,
+            functools.partial(_checked_update, ctx, served, strategy, new, current, options, subresource),
+        )
         found += await _check_rules(ctx, served, new, old, found)
         if found:
             raise invalid(served, info.name, found)
@@ -322,6 +323,25 @@ async def update_flow(
     raise errors.conflict(
         served.type.group_resource, info.name, "too many concurrent writes to this object; try again"
     )
+
+
+def _checked_update(
+    ctx: APIContext,
+    served: ServedResource,
+    strategy: Strategy,
+    new: dict[str, Any],
+    current: CachedObject,
+    options: WriteOptions,
+    subresource: str,
+) -> tuple[dict[str, Any], list[FieldError]]:
+    """The generation, field ownership and every check of an update (see `on_or_off_loop`)."""
+    old = current.obj
+    if served.tracks_generation and objectmeta.spec_changed(new, old, status_is_separate=served.has_status):
+        objectmeta.bump_generation(new)
+    new = _track_fields(ctx, served, old, new, options, subresource)
+    # A binding changes only the node assignment, which pod validation otherwise forbids.
+    kind_errors = [] if subresource == "binding" else strategy.validate_update(new, old, subresource)
+    return new, kind_errors + normalize.check_values(ctx, served, new, current)
 
 
 def merge_subresource(

@@ -6,6 +6,7 @@ to the write pipeline (`pipeline.py`), which every kind and in-process controlle
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from aiohttp import web
@@ -27,6 +28,7 @@ from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.users import ANONYMOUS, UserInfo
 from flotilla.apiserver.writes import normalize
 from flotilla.apiserver.writes.normalize import FieldValidation
+from flotilla.apiserver.writes.offloop import OFF_LOOP_BYTES, on_or_off_loop
 from flotilla.apiserver.writes.patching import (
     apply_decoded_patch_async,
     patch_type_of,
@@ -60,16 +62,22 @@ async def create(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
     options = write_options(request)
+    raw = await request.read()
     decoded = await read_body(
-        await request.read(),
-        request.headers.get("Content-Type"),
-        find_duplicates=options.validation is FieldValidation.STRICT,
+        raw, request.headers.get("Content-Type"), find_duplicates=options.validation is FieldValidation.STRICT
     )
     obj = normalize.check_kind(served, decoded.obj)
     normalize.check_namespace(served, obj, info.namespace)
-    value_errors = normalize.decode_fields(
-        ctx, served, obj, options.validation, decoded.duplicate_fields, options.warnings
+    decode = functools.partial(
+        normalize.decode_fields,
+        ctx,
+        served,
+        obj,
+        options.validation,
+        decoded.duplicate_fields,
+        options.warnings,
     )
+    value_errors = await on_or_off_loop(len(raw) > OFF_LOOP_BYTES, decode)
     item = await create_object(ctx, served, obj, options, value_errors)
     return object_response(request, ctx, served, item, status=201)
 
@@ -81,10 +89,9 @@ async def read_put_body(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource, options: WriteOptions
 ) -> dict[str, Any]:
     """A PUT's object: decoded, of the served kind and namespace, named as the URL, its values checked."""
+    raw = await request.read()
     decoded = await read_body(
-        await request.read(),
-        request.headers.get("Content-Type"),
-        find_duplicates=options.validation is FieldValidation.STRICT,
+        raw, request.headers.get("Content-Type"), find_duplicates=options.validation is FieldValidation.STRICT
     )
     obj = normalize.check_kind(served, decoded.obj)
     normalize.check_namespace(served, obj, info.namespace)
@@ -94,9 +101,16 @@ async def read_put_body(
             f"the name of the object ({body_name}) does not match the name on the URL ({info.name})"
         )
     obj["metadata"]["name"] = info.name
-    value_errors = normalize.decode_fields(
-        ctx, served, obj, options.validation, decoded.duplicate_fields, options.warnings
+    decode = functools.partial(
+        normalize.decode_fields,
+        ctx,
+        served,
+        obj,
+        options.validation,
+        decoded.duplicate_fields,
+        options.warnings,
     )
+    value_errors = await on_or_off_loop(len(raw) > OFF_LOOP_BYTES, decode)
     if value_errors:
         raise invalid(served, info.name, value_errors)
     return obj
@@ -147,9 +161,17 @@ async def patch(
                 f"the name of the object ({obj['metadata'].get('name')}) does not match the name on the "
                 f"URL ({info.name}); a patch cannot rename an object"
             )
-        value_errors = normalize.decode_fields(
-            ctx, served, obj, options.validation, [], options.warnings, patched=current
+        decode = functools.partial(
+            normalize.decode_fields,
+            ctx,
+            served,
+            obj,
+            options.validation,
+            [],
+            options.warnings,
+            patched=current,
         )
+        value_errors = await on_or_off_loop(len(current.raw) > OFF_LOOP_BYTES, decode)
         if value_errors:
             raise invalid(served, info.name, value_errors)
         return obj
@@ -175,7 +197,8 @@ async def server_side_apply(
         )
     options.applied = True
     force = request.query.get("force", "") in ("true", "1")
-    applied = normalize.check_kind(served, await read_apply_body(await request.read()))
+    raw = await request.read()
+    applied = normalize.check_kind(served, await read_apply_body(raw))
     normalize.check_namespace(served, applied, info.namespace)
     name = applied["metadata"].get("name")
     if name not in (None, "") and name != info.name:
@@ -183,7 +206,10 @@ async def server_side_apply(
             f"the name of the object ({name}) does not match the name on the URL ({info.name})"
         )
     applied["metadata"]["name"] = info.name
-    value_errors = normalize.decode_fields(ctx, served, applied, options.validation, [], options.warnings)
+    decode = functools.partial(
+        normalize.decode_fields, ctx, served, applied, options.validation, [], options.warnings
+    )
+    value_errors = await on_or_off_loop(len(raw) > OFF_LOOP_BYTES, decode)
     if value_errors:
         raise invalid(served, info.name, value_errors)
     pinned = str(applied["metadata"].get("resourceVersion") or "")
@@ -222,14 +248,20 @@ async def server_side_apply(
     if current is None and not info.subresource:
         if pinned:
             raise errors.not_found(served.type.group_resource, info.name)
-        item = await create_object(ctx, served, merged(None), options)
+        created = await on_or_off_loop(len(raw) > OFF_LOOP_BYTES, lambda: merged(None))
+        item = await create_object(ctx, served, created, options)
         return object_response(request, ctx, served, item, status=201)
+
+    async def merged_with(live: CachedObject) -> dict[str, Any]:
+        costly = len(raw) > OFF_LOOP_BYTES or len(live.raw) > OFF_LOOP_BYTES
+        return await on_or_off_loop(costly, lambda: merged(live.obj))
+
     item = await update_flow(
         ctx,
         served,
         info,
         options,
-        lambda live: merged(live.obj),
+        merged_with,
         pinned_revision=lambda _: pinned,
         subresource=info.subresource,
     )
