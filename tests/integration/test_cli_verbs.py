@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.propagation import apply_policy, policy_name
+from flotilla.cli.propagation.policies import apply_policy, policy_name
 from tests.integration.federation import (
     Federation,
     deployment,

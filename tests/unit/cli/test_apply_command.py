@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from flotilla.cli.apply import apply
+from flotilla.cli.commands.apply import apply
 
 
 def test_all_clusters_and_named_clusters_are_exclusive(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flotilla.api.karmada.names import fnv32a, safe_encode
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.propagation import (
+from flotilla.cli.propagation.policies import (
     apply_policy,
     go_gvk_string,
     policy_name,

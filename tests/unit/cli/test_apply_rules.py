@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.cli.applier import (
+from flotilla.cli.propagation.applier import (
     ApplySettings,
     ManifestProblem,
     apply_outcome,

@@ -8,8 +8,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from flotilla.cli.cordon import taint, update_cluster_taints
-from flotilla.cli.taints import cordon_taints
+from flotilla.cli.commands.cordon import taint, update_cluster_taints
+from flotilla.cli.membership.taints import cordon_taints
 from flotilla.client import Conflict
 
 
@@ -100,7 +100,7 @@ async def test_dry_run_and_no_change_write_nothing() -> None:
 @pytest.mark.parametrize("command", ["cordon", "uncordon", "taint"])
 def test_help_shows_examples(command: str) -> None:
     """Each command documents itself with an Examples block."""
-    from flotilla.cli import cordon as module
+    from flotilla.cli.commands import cordon as module
 
     result = CliRunner().invoke(getattr(module, command), ["--help"])
     assert result.exit_code == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.cli.taints import (
+from flotilla.cli.membership.taints import (
     MODIFIED,
     TAINTED,
     UNTAINTED,

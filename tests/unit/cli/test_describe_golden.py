@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from flotilla.cli.describe import Related, render_description
+from flotilla.cli.commands.describe import Related, render_description
 from flotilla.client.discovery import ResourceInfo
 
 GOLDEN = Path(__file__).parent / "golden"

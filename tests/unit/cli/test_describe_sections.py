@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from flotilla.cli.describe import Related, is_template, render_description
-from flotilla.cli.descriptions import Description, body, events_section, header, smart_label
-from flotilla.cli.karmadadescriptions import propagation_section
+from flotilla.cli.commands.describe import Related, is_template, render_description
+from flotilla.cli.output.descriptions import Description, body, events_section, header, smart_label
+from flotilla.cli.output.karmadadescriptions import propagation_section
 from flotilla.client.discovery import ResourceInfo
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from flotilla.cli.describe import describe
-from flotilla.cli.get import get
-from flotilla.cli.kubectlerrors import Failure, KubectlError, failure_of
+from flotilla.cli.commands.describe import describe
+from flotilla.cli.commands.get import get
+from flotilla.cli.output.kubectlerrors import Failure, KubectlError, failure_of
 from flotilla.client import NotFound, Unavailable
 
 

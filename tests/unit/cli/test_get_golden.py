@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from flotilla.cli.get import Fetched, Found, GetSettings, human_output, object_output
-from flotilla.cli.operationscope import OperationScope
-from flotilla.cli.printers import HUB_CLUSTER, parse_table
-from flotilla.cli.resources import ResourceRequest
+from flotilla.cli.arguments.resources import ResourceRequest
+from flotilla.cli.commands.get import Fetched, Found, GetSettings, human_output, object_output
+from flotilla.cli.hub.operationscope import OperationScope
+from flotilla.cli.output.printers import HUB_CLUSTER, parse_table
 from flotilla.client.discovery import ResourceInfo
 
 GOLDEN = Path(__file__).parent / "golden"

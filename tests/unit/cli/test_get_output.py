@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.cli.get import Fetched, Found, GetSettings, human_output, no_resources_message, object_output
-from flotilla.cli.operationscope import OperationScope, split_cluster_names
-from flotilla.cli.printers import HUB_CLUSTER, ClusterTable, Column, Row
-from flotilla.cli.resources import ResourceRequest
+from flotilla.cli.arguments.resources import ResourceRequest
+from flotilla.cli.commands.get import (
+    Fetched,
+    Found,
+    GetSettings,
+    human_output,
+    no_resources_message,
+    object_output,
+)
+from flotilla.cli.hub.operationscope import OperationScope, split_cluster_names
+from flotilla.cli.output.printers import HUB_CLUSTER, ClusterTable, Column, Row
 from flotilla.client.discovery import ResourceInfo
 
 DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)

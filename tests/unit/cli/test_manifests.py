@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from flotilla.cli.manifests import STDIN_SOURCE, manifest_paths, parse_manifests, read_manifests
+from flotilla.cli.arguments.manifests import STDIN_SOURCE, manifest_paths, parse_manifests, read_manifests
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

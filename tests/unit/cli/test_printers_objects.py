@@ -7,7 +7,7 @@ import json
 import yaml
 
 from flotilla.api.karmada.constants import CACHED_FROM_CLUSTER_ANNOTATION
-from flotilla.cli.printers import (
+from flotilla.cli.output.printers import (
     as_list,
     dump_json,
     dump_yaml,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.cli.printers import (
+from flotilla.cli.output.printers import (
     HUB_CLUSTER,
     ClusterTable,
     Column,

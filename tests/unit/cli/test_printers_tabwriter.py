@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flotilla.cli.tabwriter import DESCRIBE_PADDING, GET_PADDING, align, render, table
+from flotilla.cli.output.tabwriter import DESCRIBE_PADDING, GET_PADDING, align, render, table
 
 
 def test_cells_are_padded_to_the_widest_cell_plus_padding() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from flotilla.cli.apply import apply
-from flotilla.cli.promote import promote
+from flotilla.cli.commands.apply import apply
+from flotilla.cli.commands.promote import promote
 
 
 def test_the_member_cluster_is_required() -> None:

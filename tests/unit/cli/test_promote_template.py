@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.promotion import dependency_references, promoted_template
+from flotilla.cli.propagation.promotion import dependency_references, promoted_template
 
 
 def member_deployment() -> dict[str, Any]:

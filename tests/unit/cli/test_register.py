@@ -15,21 +15,21 @@ from flotilla.apiserver.authn.bootstrap import BootstrapToken as HubToken
 from flotilla.apiserver.authn.clusterinfo import cluster_info_data, cluster_info_kubeconfig
 from flotilla.apiserver.certificates.approver import agent_request_problem
 from flotilla.apiserver.pki.directory import create_ca
-from flotilla.cli.registrationdata import agent_command, agent_settings, hub_kubeconfig, running_agent
-from flotilla.cli.registrationdiscovery import (
+from flotilla.cli.registration.data import agent_command, agent_settings, hub_kubeconfig, running_agent
+from flotilla.cli.registration.discovery import (
     REFUSED_TOKEN_MESSAGE,
     DiscoveryError,
     certificate_authority,
     check_ca_pins,
     verified_kubeconfig,
 )
-from flotilla.cli.registrationrequest import (
+from flotilla.cli.registration.request import (
     RequestRefused,
     issued_certificate,
     new_agent_key,
     signing_request,
 )
-from flotilla.cli.registrationtokens import BootstrapToken, ca_cert_hash
+from flotilla.cli.registration.tokens import BootstrapToken, ca_cert_hash
 from flotilla.client.kubeconfig import load_kubeconfig
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flotilla.cli.resources import (
+from flotilla.cli.arguments.resources import (
     ArgumentError,
     ResourceRequest,
     parse_arguments,

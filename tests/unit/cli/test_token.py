@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives import serialization
 from flotilla.apiserver.authn.bootstrap import token_from_secret
 from flotilla.apiserver.authn.clusterinfo import ca_certificate_hash
 from flotilla.apiserver.pki.directory import create_ca
-from flotilla.cli.registrationtokens import (
+from flotilla.cli.registration.tokens import (
     BootstrapToken,
     ca_cert_hash,
     generate_token,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from flotilla.cli.localhub_state import UpLock, UpState, read_state, write_state
+from flotilla.cli.localhub.state import UpLock, UpState, read_state, write_state
 from flotilla.cli.main import cli
 
 

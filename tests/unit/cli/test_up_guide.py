@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from flotilla.cli.localhub_guide import nginx_example, shown, summary
+from flotilla.cli.localhub.guide import nginx_example, shown, summary
 
 
 def test_the_nginx_example_divides_two_replicas_over_the_first_two_members() -> None:

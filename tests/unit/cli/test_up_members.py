@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from flotilla.cli.localhub_members import (
+from flotilla.cli.localhub.members import (
     ConfigError,
     default_member_names,
     default_sim_config,

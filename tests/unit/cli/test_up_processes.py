@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from flotilla.cli.localhub_clusters import is_ready, readiness_note
-from flotilla.cli.localhub_processes import (
+from flotilla.cli.localhub.clusters import is_ready, readiness_note
+from flotilla.cli.localhub.processes import (
     ComponentExited,
     belongs_to,
     command_line,

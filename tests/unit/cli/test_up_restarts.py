@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flotilla.cli.localhub_restarts import RestartHistory, RestartPolicy, describe_window
+from flotilla.cli.localhub.restarts import RestartHistory, RestartPolicy, describe_window
 
 
 def crash_after(history: RestartHistory, ran: float, now: float) -> tuple[float, int, bool]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flotilla.cli.localhub_state import (
+from flotilla.cli.localhub.state import (
     STATE_FILE,
     StateError,
     UpLock,

@@ -38,9 +38,9 @@ from flotilla.api.karmada.registration import (
     recorded_requester,
     registration_conflict,
 )
-from flotilla.cli.hub import HubTarget, hub_options, run
-from flotilla.cli.registrationrequest import CSR, SIGNER
-from flotilla.cli.tabwriter import table
+from flotilla.cli.hub.connection import HubTarget, hub_options, run
+from flotilla.cli.output.tabwriter import table
+from flotilla.cli.registration.request import CSR, SIGNER
 from flotilla.client import AlreadyExists, Client, Conflict
 
 FIELD_MANAGER = "flotilla-accept"

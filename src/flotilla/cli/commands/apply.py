@@ -1,9 +1,9 @@
 """`flotilla apply`: apply manifests to the hub, and with `--all-clusters` propagate each of them.
 
-The command reads `-f` (files, directories, `-`; `manifests.py`), applies every object in order with
-server-side apply (`applier.py`) and prints kubectl's line per object. `--all-clusters` or
+The command reads `-f` (files, directories, `-`; `arguments/manifests.py`), applies every object in order with
+server-side apply (`propagation/applier.py`) and prints kubectl's line per object. `--all-clusters` or
 `--cluster a,b` adds, as `karmadactl apply` does, a generated PropagationPolicy per object
-(`propagation.py`). Unreadable sources and failing objects are reported and the rest is applied;
+(`propagation/policies.py`). Unreadable sources and failing objects are reported and the rest is applied;
 the exit code is 1 if anything failed.
 """
 
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from flotilla.cli.hub import HubTarget, hub_options, run
+from flotilla.cli.hub.connection import HubTarget, hub_options, run
 
 if TYPE_CHECKING:
-    from flotilla.cli.applier import ApplySettings
-    from flotilla.cli.manifests import Manifest
+    from flotilla.cli.arguments.manifests import Manifest
+    from flotilla.cli.propagation.applier import ApplySettings
 
 DRY_RUN_MODES = ("none", "server", "client")
 
@@ -95,8 +95,8 @@ def apply(
       flotilla apply -f app.yaml --cluster member1,member2
       cat app.yaml | flotilla apply -f - -n demo --dry-run=server
     """
-    from flotilla.cli.applier import ApplySettings
-    from flotilla.cli.manifests import read_manifests
+    from flotilla.cli.arguments.manifests import read_manifests
+    from flotilla.cli.propagation.applier import ApplySettings
 
     cluster_names = [name for value in clusters for name in value.split(",") if name]
     if all_clusters and cluster_names:
@@ -130,7 +130,7 @@ async def _apply(
 ) -> tuple[list[dict[str, Any]], int]:
     import dataclasses
 
-    from flotilla.cli.applier import Applier
+    from flotilla.cli.propagation.applier import Applier
 
     def echo(printed: str, outcome: str) -> None:
         if output is None:
@@ -150,7 +150,7 @@ async def _apply(
 
 
 def _print_document(results: list[dict[str, Any]], output: str) -> None:
-    from flotilla.cli.applier import output_document
+    from flotilla.cli.propagation.applier import output_document
 
     document = output_document(results)
     if output == "json":

@@ -2,7 +2,7 @@
 
 Cordon adds `cluster.karmada.io/unschedulable:NoSchedule` (karmadactl's cordon taint), uncordon
 removes it, and `taint clusters NAME… key=value:Effect… [key:Effect-]` edits taints with kubectl
-taint's rules (`taints.py`). The scheduler keeps new work off a cluster with a NoSchedule taint its
+taint's rules (`membership/taints.py`). The scheduler keeps new work off a cluster with a NoSchedule taint its
 policies do not tolerate; what already runs there stays.
 
 `spec.taints` is one list shared with the cluster controller (which keeps the not-ready /
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from flotilla.cli.hub import HubTarget, hub_options, run
+from flotilla.cli.hub.connection import HubTarget, hub_options, run
 
 if TYPE_CHECKING:
-    from flotilla.cli.taints import TaintChanges
+    from flotilla.cli.membership.taints import TaintChanges
     from flotilla.client import Client
 
 ATTEMPTS = 5
@@ -86,7 +86,7 @@ def taint(
       flotilla taint clusters member1 dedicated-                # remove every 'dedicated' taint
       flotilla taint clusters member1 member2 maintenance:NoExecute
     """
-    from flotilla.cli.taints import (
+    from flotilla.cli.membership.taints import (
         CLUSTER_RESOURCE_NAMES,
         TaintError,
         parse_taint_specs,
@@ -115,7 +115,7 @@ def taint(
 
 
 def _cordon_or_uncordon(target: HubTarget, cluster: str, *, cordon: bool, dry_run: bool) -> None:
-    from flotilla.cli.taints import cordon_taints
+    from flotilla.cli.membership.taints import cordon_taints
 
     verb = "cordoned" if cordon else "uncordoned"
 
@@ -131,7 +131,7 @@ async def _taint_clusters(
     target: HubTarget, names: Sequence[str], changes: TaintChanges, overwrite: bool, dry_run: bool
 ) -> int:
     """Apply `changes` to each cluster in turn; the number that failed (each reported on stderr)."""
-    from flotilla.cli.taints import TaintError, existing_keys, reorganize_taints
+    from flotilla.cli.membership.taints import TaintError, existing_keys, reorganize_taints
     from flotilla.client import NotFound
 
     failed = 0

@@ -2,10 +2,10 @@
 
 The command resolves the type against the target's discovery (the client's REST mapper), reads
 the objects (by name; by name prefix when no object has the exact name, as kubectl does; or every
-object of the type), and renders each one (`descriptions.py`): the generic kubectl layout, the Events whose
-`involvedObject` is the object, and the Karmada sections (`karmadadescriptions.py`) — for a
-template on the hub, where its ResourceBinding scheduled it and what each cluster reported; for a
-Cluster, its status summarised.
+object of the type), and renders each one (`output/descriptions.py`): the generic kubectl layout,
+the Events whose `involvedObject` is the object, and the Karmada sections
+(`output/karmadadescriptions.py`) — for a template on the hub, where its ResourceBinding
+scheduled it and what each cluster reported; for a Cluster, its status summarised.
 
 `--operation-scope members --cluster NAME` describes the object as that member has it, reached
 with the credentials the hub holds for the member (karmadactl's flags; `--cluster` alone implies
@@ -27,12 +27,16 @@ from flotilla.api.karmada import constants as karmada
 from flotilla.api.karmada import templates
 from flotilla.api.karmada.names import binding_name
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.descriptions import Description, body, events_section, header
-from flotilla.cli.hub import HubTarget, hub_options, member_client, run
-from flotilla.cli.karmadadescriptions import CLUSTER_HIDDEN_FIELDS, cluster_section, propagation_section
-from flotilla.cli.kubectlerrors import Failure, KubectlError, failure_of
-from flotilla.cli.operationscope import OperationScope
-from flotilla.cli.resources import ArgumentError, ResourceRequest, parse_arguments, resource_path
+from flotilla.cli.arguments.resources import ArgumentError, ResourceRequest, parse_arguments, resource_path
+from flotilla.cli.hub.connection import HubTarget, hub_options, member_client, run
+from flotilla.cli.hub.operationscope import OperationScope
+from flotilla.cli.output.descriptions import Description, body, events_section, header
+from flotilla.cli.output.karmadadescriptions import (
+    CLUSTER_HIDDEN_FIELDS,
+    cluster_section,
+    propagation_section,
+)
+from flotilla.cli.output.kubectlerrors import Failure, KubectlError, failure_of
 from flotilla.client import APIStatusError, Client, ClientError, NotFound
 from flotilla.client.discovery import ResourceInfo, UnknownResourceType
 from flotilla.runtime.members import MemberCredentialsError

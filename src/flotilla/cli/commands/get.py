@@ -3,8 +3,8 @@
 The command resolves each type argument against every target cluster's own discovery (the
 client's REST mapper), asks each target for what the user wants — a server-side `Table` for human
 output, whole objects for `-o name|yaml|json` — and prints it as kubectl and karmadactl do
-(`printers.py`). Targets are read concurrently; one that fails (an unreachable member, a name
-that does not exist there) is reported on stderr in kubectl's words (`kubectlerrors.py`) while
+(`output/printers.py`). Targets are read concurrently; one that fails (an unreachable member, a name
+that does not exist there) is reported on stderr in kubectl's words (`output/kubectlerrors.py`) while
 the others are still printed, and the exit code is then 1.
 """
 
@@ -18,10 +18,11 @@ from typing import Any
 import click
 
 from flotilla.api.scheme import GroupResource
-from flotilla.cli.hub import HubTarget, gather_by_cluster, hub_options, run
-from flotilla.cli.kubectlerrors import Failure, KubectlError, failure_of
-from flotilla.cli.operationscope import OperationScope, Target, open_targets, split_cluster_names
-from flotilla.cli.printers import (
+from flotilla.cli.arguments.resources import ArgumentError, ResourceRequest, parse_arguments, resource_path
+from flotilla.cli.hub.connection import HubTarget, gather_by_cluster, hub_options, run
+from flotilla.cli.hub.operationscope import OperationScope, Target, open_targets, split_cluster_names
+from flotilla.cli.output.kubectlerrors import Failure, KubectlError, failure_of
+from flotilla.cli.output.printers import (
     TABLE_ACCEPT,
     ClusterTable,
     TableOptions,
@@ -35,7 +36,6 @@ from flotilla.cli.printers import (
     with_type,
     without_managed_fields,
 )
-from flotilla.cli.resources import ArgumentError, ResourceRequest, parse_arguments, resource_path
 from flotilla.client import APIStatusError, Client, ClientError
 from flotilla.client.client import JSON
 from flotilla.client.discovery import ResourceInfo, UnknownResourceType

@@ -2,7 +2,7 @@
 
 The preview changes nothing on the hub. It reads:
 
-- the manifests (`-f` files, directories, `-`, read as `apply` reads them: `manifests.py`), each
+- the manifests (`-f` files, directories, `-`, read as `apply` reads them: `arguments/manifests.py`), each
   passed through a server-side dry-run apply so it carries the hub's defaults (a Deployment's
   `replicas: 1`, Karmada's policy defaults) and is validated as the real apply would validate it;
   an object the hub would refuse stops the plan with exit code 1. When the dry run cannot be done
@@ -30,12 +30,12 @@ from urllib.parse import quote
 
 import click
 
-from flotilla.cli.hub import HubTarget, hub_options, run
+from flotilla.cli.hub.connection import HubTarget, hub_options, run
 from flotilla.cli.planning.report import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
     from flotilla.api.scheme import GroupVersionKind
-    from flotilla.cli.manifests import Manifest
+    from flotilla.cli.arguments.manifests import Manifest
     from flotilla.cli.planning.workloads import PolicySet, WorkloadPlan
     from flotilla.client import Client
 
@@ -95,7 +95,7 @@ def plan(
       # What would a changed policy do to the workloads it selects?
       kubectl get pp nginx -o yaml | sed 's/maxGroups: 2/maxGroups: 1/' | flotilla plan -f -
     """
-    from flotilla.cli.manifests import read_manifests
+    from flotilla.cli.arguments.manifests import read_manifests
     from flotilla.cli.planning.report import render
     from flotilla.cli.planning.workloads import PlanInputError
 

@@ -2,9 +2,9 @@
 
 As `karmadactl promote`: the object is read from the member (reached with the credentials the hub
 stores for it, or `--cluster-kubeconfig`), created on the hub as a resource template
-(`promotion.py`: server fields stripped, `conflict-resolution: overwrite`), and a
+(`propagation/promotion.py`: server fields stripped, `conflict-resolution: overwrite`), and a
 PropagationPolicy (ClusterPropagationPolicy for a cluster-scoped object) places it on that member
-only, with `conflictResolution: Overwrite` (`propagation.py`). The execution controller then
+only, with `conflictResolution: Overwrite` (`propagation/policies.py`). The execution controller then
 applies the template over the member object in place: the UID stays, nothing restarts, and the
 object is labelled as managed. A namespace missing on the hub is created first.
 
@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.hub import HubTarget, hub_options, run
+from flotilla.cli.hub.connection import HubTarget, hub_options, run
 from flotilla.client import Client
 
 NAMESPACE = GroupVersionKind("", "v1", "Namespace")
@@ -132,7 +132,7 @@ def promote(
 
 
 def _print_lines(plan: PromotionPlan, cluster: str, suffix: str) -> None:
-    from flotilla.cli.resources import printed_object_name
+    from flotilla.cli.arguments.resources import printed_object_name
 
     if plan.namespace is not None:
         click.echo(f"{printed_object_name(plan.namespace)} created{suffix}")
@@ -158,7 +158,7 @@ def _print_objects(plan: PromotionPlan, output: str) -> None:
 async def _plan(target: HubTarget, request: PromoteRequest, *, write: bool) -> PromotionPlan:
     import contextlib
 
-    from flotilla.cli.hub import member_client
+    from flotilla.cli.hub.connection import member_client
     from flotilla.client import Client, load_kubeconfig
 
     async with contextlib.AsyncExitStack() as stack:
@@ -185,8 +185,8 @@ class Promoter:
         self.request = request
 
     async def plan(self) -> PromotionPlan:
-        from flotilla.cli.promotion import promoted_template
-        from flotilla.cli.propagation import promotion_policy
+        from flotilla.cli.propagation.policies import promotion_policy
+        from flotilla.cli.propagation.promotion import promoted_template
         from flotilla.client.discovery import UnknownResourceType
 
         request = self.request
@@ -229,8 +229,8 @@ class Promoter:
         return plan
 
     async def _plan_dependencies(self, member_object: dict[str, Any], plan: PromotionPlan) -> None:
-        from flotilla.cli.promotion import dependency_references, promoted_template
-        from flotilla.cli.resources import printed_name
+        from flotilla.cli.arguments.resources import printed_name
+        from flotilla.cli.propagation.promotion import dependency_references, promoted_template
 
         for reference in dependency_references(member_object):
             printed = printed_name(reference.gvk.kind, reference.gvk.group, reference.name)

@@ -4,11 +4,11 @@ Run beside the member with a bootstrap token from `flotilla token create --print
 
 1. learn the member's cluster id (the UID of its `kube-system` namespace);
 2. trust the hub: read `cluster-info`, check its token signature and pin its CA
-   (`registrationdiscovery.py`);
-3. ask for the agent's certificate with the bootstrap token (`registrationrequest.py`): the hub
+   (`registration/discovery.py`);
+3. ask for the agent's certificate with the bootstrap token (`registration/request.py`): the hub
    accepts the registration — creating the Cluster (syncMode Pull) and the agent's RBAC — and issues
    it, at once or, with manual acceptance, once an operator runs `flotilla accept NAME`;
-4. write the data directory (`registrationdata.py`), check the new identity can read its Cluster,
+4. write the data directory (`registration/data.py`), check the new identity can read its Cluster,
    and start `flotilla agent` (in the foreground, or detached with `--detach`).
 
 Every failure ends with one line saying what to do; the private key never leaves the member.
@@ -27,7 +27,7 @@ from flotilla.agent.datadir import AGENT_JSON, AGENT_LOG, AGENT_PID, HUB_KUBECON
 from flotilla.api.karmada.constants import CLUSTER
 from flotilla.api.karmada.registration import cluster_name_problems, registration_annotations
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.registrationdata import (
+from flotilla.cli.registration.data import (
     agent_command,
     agent_settings,
     exited_early,
@@ -36,15 +36,20 @@ from flotilla.cli.registrationdata import (
     running_agent,
     start_detached,
 )
-from flotilla.cli.registrationdiscovery import REFUSED_TOKEN_MESSAGE, DiscoveryError, TrustedHub, discover_hub
-from flotilla.cli.registrationrequest import (
+from flotilla.cli.registration.discovery import (
+    REFUSED_TOKEN_MESSAGE,
+    DiscoveryError,
+    TrustedHub,
+    discover_hub,
+)
+from flotilla.cli.registration.request import (
     RequestRefused,
     RequestTimedOut,
     new_agent_key,
     signing_request,
     wait_for_certificate,
 )
-from flotilla.cli.registrationtokens import BootstrapToken, parse_ca_hash, parse_duration, parse_token
+from flotilla.cli.registration.tokens import BootstrapToken, parse_ca_hash, parse_duration, parse_token
 from flotilla.client import APIStatusError, Client, ClientError, ClusterConfig, Forbidden, load_kubeconfig
 from flotilla.client.errors import Unauthorized
 from flotilla.client.kubeconfig import KubeconfigError

@@ -3,7 +3,7 @@
 `create` stores a new token Secret on the hub and prints the token (or, with
 `--print-register-command`, the whole `flotilla register …` line, with the hub's address and the
 hash of its CA taken from the hub kubeconfig). `list` prints kubeadm's table; `delete` takes the id
-or the whole token. The token format and Secret layout are in `registrationtokens.py`.
+or the whole token. The token format and Secret layout are in `registration/tokens.py`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from pathlib import Path
 import click
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.hub import HubTarget, hub_options, run
-from flotilla.cli.registrationtokens import (
+from flotilla.cli.hub.connection import HubTarget, hub_options, run
+from flotilla.cli.output.tabwriter import table
+from flotilla.cli.registration.tokens import (
     DEFAULT_GROUP,
     SECRET_NAME_PREFIX,
     SECRET_NAMESPACE,
@@ -28,7 +29,6 @@ from flotilla.cli.registrationtokens import (
     token_row,
     token_secret,
 )
-from flotilla.cli.tabwriter import table
 
 SECRET = GroupVersionKind("", "v1", "Secret")
 FIELD_MANAGER = "flotilla-token"

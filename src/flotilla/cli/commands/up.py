@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from flotilla.cli.localhub_members import MemberPlacement
-    from flotilla.cli.localhub_state import UpState
+    from flotilla.cli.localhub.members import MemberPlacement
+    from flotilla.cli.localhub.state import UpState
 
 DEFAULT_DATA_DIR = Path(".flotilla")
 DEFAULT_MEMBERS = 3
@@ -87,9 +87,9 @@ def up(
         # - {name: gz, region: cn-north, zone: cn-north-1a}
       export KUBECONFIG=$PWD/.flotilla/hub.kubeconfig; kubectl get clusters
     """
-    from flotilla.cli.localhub import LocalHub, Progress, UpSettings
-    from flotilla.cli.localhub_processes import port_in_use
-    from flotilla.cli.localhub_state import StateError, UpLock, UpState, read_state, write_state
+    from flotilla.cli.localhub.processes import port_in_use
+    from flotilla.cli.localhub.state import StateError, UpLock, UpState, read_state, write_state
+    from flotilla.cli.localhub.supervisor import LocalHub, Progress, UpSettings
     from flotilla.runtime.privatefiles import private_directory
 
     if members is not None and config_file is not None:
@@ -144,7 +144,7 @@ def up(
 
 def _report(failures: list[BaseException]) -> None:
     """Say what ended the run: a component that died (with the end of its log), or another failure."""
-    from flotilla.cli.localhub_processes import ComponentExited
+    from flotilla.cli.localhub.processes import ComponentExited
 
     for failure in failures:
         if isinstance(failure, ComponentExited):
@@ -158,7 +158,7 @@ def _report(failures: list[BaseException]) -> None:
 
 
 def _already_running(data_dir: Path) -> str:
-    from flotilla.cli.localhub_state import StateError, read_state
+    from flotilla.cli.localhub.state import StateError, read_state
 
     pid = ""
     try:
@@ -175,7 +175,7 @@ def _already_running(data_dir: Path) -> str:
 
 def _stop_leftovers(data_dir: Path, recorded: dict[str, int]) -> None:
     """Stop the components of an earlier `up` that was killed before it could stop them itself."""
-    from flotilla.cli.localhub_processes import belongs_to, terminate
+    from flotilla.cli.localhub.processes import belongs_to, terminate
 
     leftovers = {name: pid for name, pid in recorded.items() if belongs_to(pid, data_dir)}
     if not leftovers:
@@ -192,7 +192,7 @@ def _settle_members(data_dir: Path, count: int | None, config_file: Path | None)
     """Write DATA_DIR/sim.yaml for this run (or keep the previous one) and read the members back from it."""
     import yaml
 
-    from flotilla.cli.localhub_members import (
+    from flotilla.cli.localhub.members import (
         ConfigError,
         default_sim_config,
         placement_of,
@@ -238,7 +238,7 @@ def _warn_about_dropped_members(
 
 
 def _write_example(data_dir: Path, members: list[str]) -> None:
-    from flotilla.cli.localhub_guide import NGINX_EXAMPLE, nginx_example
+    from flotilla.cli.localhub.guide import NGINX_EXAMPLE, nginx_example
 
     path = data_dir / NGINX_EXAMPLE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -246,13 +246,13 @@ def _write_example(data_dir: Path, members: list[str]) -> None:
 
 
 def _summary(data_dir: Path, members: list[str], hub_url: str, elapsed: float) -> list[str]:
-    from flotilla.cli.localhub_guide import summary
+    from flotilla.cli.localhub.guide import summary
 
     return summary(data_dir=data_dir, cwd=Path.cwd(), members=members, hub_url=hub_url, elapsed=elapsed)
 
 
 def _shown(path: Path) -> str:
-    from flotilla.cli.localhub_guide import shown
+    from flotilla.cli.localhub.guide import shown
 
     return shown(path, Path.cwd())
 
@@ -297,7 +297,7 @@ def down(data_dir: Path, grace: float) -> None:
       flotilla down                              # the default data dir, .flotilla
       flotilla down --data-dir /tmp/demo --grace 2
     """
-    from flotilla.cli.localhub_state import StateError, read_state
+    from flotilla.cli.localhub.state import StateError, read_state
 
     data_dir = data_dir.resolve()
     try:
@@ -322,8 +322,8 @@ def down(data_dir: Path, grace: float) -> None:
 
 async def _down(data_dir: Path, state: UpState, grace: float) -> list[str]:
     """Stop the running `up` (it stops its components), then whatever it left; the roles that were running."""
-    from flotilla.cli.localhub_processes import alive, belongs_to, terminate
-    from flotilla.cli.localhub_state import CONTROLLER_MANAGER, read_state, up_is_running, write_state
+    from flotilla.cli.localhub.processes import alive, belongs_to, terminate
+    from flotilla.cli.localhub.state import CONTROLLER_MANAGER, read_state, up_is_running, write_state
 
     running = {name: pid for name, pid in state.components.items() if belongs_to(pid, data_dir)}
     stopped: list[str] = []

@@ -188,7 +188,7 @@ def apiserver(
     from flotilla.apiserver.http.audit import AuditLevel, AuditSettings
     from flotilla.apiserver.http.limits import LimitSettings
     from flotilla.apiserver.server import APIServer, ServerSettings
-    from flotilla.cli.logging import configure_logging
+    from flotilla.cli.components.logging import configure_logging
 
     configure_logging(log_level)
     settings = ServerSettings(

@@ -133,7 +133,7 @@ def controller_manager(
       flotilla controller-manager --kubeconfig .flotilla/hub/admin.kubeconfig --controllers '*,-namespace'
       flotilla controller-manager --kubeconfig hub.kubeconfig --leader-elect-lease-duration 30s
     """
-    from flotilla.cli.logging import configure_logging
+    from flotilla.cli.components.logging import configure_logging
     from flotilla.controllers.registry import DEFAULT_OFF, FACTORIES
     from flotilla.runtime.hubcontroller import ManagerSettings
     from flotilla.runtime.leaderelection import LeaderElectionConfig, default_identity

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from flotilla.cli.apiserver import run_until_signalled
+from flotilla.cli.components.apiserver import run_until_signalled
 
 
 @click.group(invoke_without_command=True)
@@ -60,7 +60,7 @@ def sim(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from flotilla.cli.logging import configure_logging
+    from flotilla.cli.components.logging import configure_logging
     from flotilla.sim.config import ConfigError, clusters_from_file, clusters_from_flags
     from flotilla.sim.host import SimHost
     from flotilla.sim.spec import Timing

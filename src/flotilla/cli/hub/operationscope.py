@@ -3,7 +3,7 @@
 `karmada` is the hub alone (what kubectl would show), `members` every member cluster — or only
 those named with `--clusters` — and `all` the hub followed by the members. Members are reached
 as the controllers reach them, with the endpoint of their Cluster object and the credentials its
-Secret holds (`flotilla.cli.hub.member_client`).
+Secret holds (`flotilla.cli.hub.connection.member_client`).
 
 Every member joined to the hub is asked, Ready or not, as karmadactl does: a member that cannot
 be reached (or whose credentials are missing) becomes a failure of its own, reported beside the
@@ -19,9 +19,9 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from flotilla.api.karmada.constants import CLUSTER
-from flotilla.cli.hub import member_client
-from flotilla.cli.kubectlerrors import Failure, KubectlError, failure_of
-from flotilla.cli.printers import HUB_CLUSTER
+from flotilla.cli.hub.connection import member_client
+from flotilla.cli.output.kubectlerrors import Failure, KubectlError, failure_of
+from flotilla.cli.output.printers import HUB_CLUSTER
 from flotilla.client import Client, ClientError
 from flotilla.runtime.members import MemberCredentialsError
 

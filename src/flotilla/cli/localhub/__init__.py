@@ -1,1 +1,8 @@
-"""TODO: say why this package exists."""
+"""The machinery of `flotilla up` and `flotilla down`: a local hub with simulated members.
+
+`supervisor` runs it — starts the API server, the sim and the controller manager as child
+processes, joins the members, waits until they are Ready and restarts what dies. Below it: `state`
+(the record in `DIR/up.json` and its lock), `processes` (children, logs, leftovers), `restarts`
+(when a death is a crash loop), `members` (which members and their placement labels), `clusters`
+(joining them on the hub and waiting for Ready) and `guide` (what the user is told at the end).
+"""

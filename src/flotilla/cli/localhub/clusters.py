@@ -1,11 +1,11 @@
 """`flotilla up`'s conversation with the hub: join the simulated members, then wait until they are Ready.
 
-Joining is `flotilla join` as a library (`flotilla.cli.join._join`: credentials Secret, then a Push
-`Cluster` with region, zones and provider), followed by a merge patch that puts the member's labels
-(`topology.kubernetes.io/region`, `…/zone`, `provider`, the user's own) on the Cluster, so both
-`clusterAffinity.labelSelector` and spread by region find them. A member the hub already knows is
-not joined again — that is what happens on every `up` after the first — but its API endpoint is
-corrected if the sim had to move it to another port, and labels it lacks are added.
+Joining is `flotilla join` as a library (`membership.joining.join_cluster`: credentials Secret,
+then a Push `Cluster` with region, zones and provider), followed by a merge patch that puts the
+member's labels (`topology.kubernetes.io/region`, `…/zone`, `provider`, the user's own) on the
+Cluster, so both `clusterAffinity.labelSelector` and spread by region find them. A member the hub
+already knows is not joined again — that is what happens on every `up` after the first — but its
+API endpoint is corrected if the sim had to move it to another port, and labels it lacks are added.
 
 Readiness is the Cluster's `Ready` condition, written by the cluster controller of the controller
 manager after it probed the member; `up` polls the Cluster list and reports each member as it turns
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.join import _join
-from flotilla.cli.localhub_members import MemberPlacement, missing_labels
+from flotilla.cli.localhub.members import MemberPlacement, missing_labels
+from flotilla.cli.membership.joining import join_cluster
 from flotilla.client import Client, ClientError, load_kubeconfig
 
 CLUSTER = GroupVersionKind("cluster.karmada.io", "v1alpha1", "Cluster")
@@ -97,7 +97,7 @@ async def _join_one(
     cluster = existing.get(member.name)
     moved = False
     if cluster is None:
-        cluster = await _join(
+        cluster = await join_cluster(
             member.name,
             hub_kubeconfig,
             None,

@@ -10,7 +10,7 @@ are a crash loop: `up` says so once, pointing at the log, rather than restarting
 and keeps trying at the longest delay.
 
 This module is the pure part — the decision for one component's crash at a given time; the clock
-is a parameter — so it is tested without processes. `localhub.py` acts on the decisions.
+is a parameter — so it is tested without processes. `supervisor.py` acts on the decisions.
 """
 
 from __future__ import annotations

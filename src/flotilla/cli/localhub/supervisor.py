@@ -11,7 +11,7 @@ Once every member is Ready, `up` stays in the foreground as a supervisor. Everyt
 runs in one task group: one watcher per child, the start-up sequence, and the stop request (SIGINT,
 SIGTERM, SIGHUP). A child that exits during start-up ends the run (a component that cannot start
 is reported, not retried). Once the hub is Ready, a child that exits is reported — which one, its
-exit status and the end of its log — and started again with backoff (`localhub_restarts.py`), while
+exit status and the end of its log — and started again with backoff (`restarts.py`), while
 the others keep running: the API server on the same data dir and port (it resumes from its store),
 the sim on its remembered ports (the members are joined again if an endpoint moved), the controller
 manager against the same hub. The stop request, or a failure of `up` itself, ends the run; the
@@ -30,12 +30,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from flotilla.cli.localhub_clusters import join_members, wait_until_ready
-from flotilla.cli.localhub_guide import shown
-from flotilla.cli.localhub_members import MemberPlacement
-from flotilla.cli.localhub_processes import ChildProcess, ComponentExited, describe_exit, spawn
-from flotilla.cli.localhub_restarts import RestartHistory, RestartPolicy, describe_window
-from flotilla.cli.localhub_state import APISERVER, CONTROLLER_MANAGER, SIM, UpState, write_state
+from flotilla.cli.localhub.clusters import join_members, wait_until_ready
+from flotilla.cli.localhub.guide import shown
+from flotilla.cli.localhub.members import MemberPlacement
+from flotilla.cli.localhub.processes import ChildProcess, ComponentExited, describe_exit, spawn
+from flotilla.cli.localhub.restarts import RestartHistory, RestartPolicy, describe_window
+from flotilla.cli.localhub.state import APISERVER, CONTROLLER_MANAGER, SIM, UpState, write_state
 from flotilla.client import Client, ClientError, load_kubeconfig
 
 SERVING = re.compile(r"flotilla apiserver: serving on (https://\S+)")

@@ -14,7 +14,7 @@ word is `tainted`, `untainted` or `modified`.
 
 Cordon is one taint, `cluster.karmada.io/unschedulable:NoSchedule`, as karmadactl's: cordoning
 adds it unless present, uncordoning removes it; the scheduler keeps new work off a cluster that
-has it. Everything here is pure: the commands in `cordon.py` read the Cluster and write the list.
+has it. Everything here is pure: the commands in `commands/cordon.py` read the Cluster and write the list.
 """
 
 from __future__ import annotations

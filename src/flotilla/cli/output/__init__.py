@@ -1,1 +1,7 @@
-"""TODO: say why this package exists."""
+"""What the verbs print, laid out as kubectl and karmadactl lay it out.
+
+`printers` renders the servers' Tables and whole objects for `get`; `descriptions` and
+`karmadadescriptions` are `describe`'s text for any object and for the Karmada kinds; `tabwriter`
+aligns columns as Go's `text/tabwriter`; `kubectlerrors` reports failures in kubectl's words. Pure
+functions of data the verbs already read: nothing here talks to a server.
+"""

@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.duration import since, timestamp
-from flotilla.cli.printers import cell_text
-from flotilla.cli.tabwriter import DESCRIBE_PADDING, align
+from flotilla.cli.output.printers import cell_text
+from flotilla.cli.output.tabwriter import DESCRIBE_PADDING, align
 
 NONE = "<none>"
 LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"

@@ -21,7 +21,7 @@ from typing import Any
 from flotilla.api.karmada import Cluster, ResourceBinding
 from flotilla.api.karmada import constants as karmada
 from flotilla.api.karmada.model import Condition, find_condition
-from flotilla.cli.descriptions import NONE, Description, conditions_table
+from flotilla.cli.output.descriptions import NONE, Description, conditions_table
 
 CLUSTER_HIDDEN_FIELDS = (".status", ".spec.resourceModels")
 """Cluster fields the generic tree leaves to `cluster_section`."""

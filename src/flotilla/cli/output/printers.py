@@ -34,8 +34,8 @@ from typing import Any
 import yaml
 
 from flotilla.api.karmada.constants import CACHED_FROM_CLUSTER_ANNOTATION, MANAGED_BY_KARMADA_LABEL
-from flotilla.cli.resources import printed_name, qualified_kind
-from flotilla.cli.tabwriter import GET_PADDING, align
+from flotilla.cli.arguments.resources import printed_name, qualified_kind
+from flotilla.cli.output.tabwriter import GET_PADDING, align
 from flotilla.client.discovery import ResourceInfo
 
 HUB_CLUSTER = "Karmada"

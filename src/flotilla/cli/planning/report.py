@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 import yaml
 
+from flotilla.cli.output.tabwriter import DESCRIBE_PADDING, table
 from flotilla.cli.planning.workloads import WorkloadPlan
-from flotilla.cli.tabwriter import DESCRIBE_PADDING, table
 from flotilla.scheduler.core.generic import ScheduleResult
 from flotilla.scheduler.core.inputs import TargetCluster
 from flotilla.scheduler.core.placement import Placement, Strategy

@@ -8,7 +8,7 @@ object is read first so the line printed is kubectl's: `created` when it did not
 `configured` when the apply changed it (its resourceVersion moved), `unchanged` otherwise. Dry runs
 say `(dry run)` (nothing sent but reads) or `(server dry run)` (the hub checks, stores nothing).
 
-With `--all-clusters` / `--cluster` each object is followed by the policy `propagation.py`
+With `--all-clusters` / `--cluster` each object is followed by the policy `policies.py`
 generates for it, applied the same way. Karmada's own kinds get none: they are never propagated.
 
 A bad object (invalid, unknown kind, wrong namespace, conflicting) is reported on stderr in
@@ -29,9 +29,9 @@ import click
 
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.cli.manifests import Manifest
-from flotilla.cli.propagation import apply_policy, propagates
-from flotilla.cli.resources import printed_object_name
+from flotilla.cli.arguments.manifests import Manifest
+from flotilla.cli.arguments.resources import printed_object_name
+from flotilla.cli.propagation.policies import apply_policy, propagates
 from flotilla.client import APIStatusError, Client, Conflict, NotFound
 from flotilla.client.client import APPLY_PATCH
 from flotilla.client.discovery import ResourceInfo

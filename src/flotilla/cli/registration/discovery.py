@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from flotilla.cli.registrationtokens import BootstrapToken, ca_cert_hash
+from flotilla.cli.registration.tokens import BootstrapToken, ca_cert_hash
 from flotilla.client import APIStatusError, Client, ClientError, ClusterConfig
 
 CLUSTER_INFO_PATH = "/api/v1/namespaces/kube-public/configmaps/cluster-info"

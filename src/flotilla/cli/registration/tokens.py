@@ -7,7 +7,7 @@ A bootstrap token `<id>.<secret>` lets a new member in once: `flotilla register`
 group Karmada's registration uses, `system:bootstrappers:karmada:default-cluster-token`; the hub's
 token cleaner deletes it once its `expiration` has passed.
 
-Everything here is pure (the random token comes from `secrets`); `token.py` does the talking.
+Everything here is pure (the random token comes from `secrets`); `commands/token.py` does the talking.
 """
 
 from __future__ import annotations
