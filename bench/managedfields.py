@@ -49,6 +49,7 @@ import orjson
 from flotilla.api.karmada import constants
 from flotilla.api.objects import copy_object
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_micro_time
 from flotilla.apiserver.registry import apply as ssa
 from flotilla.apiserver.registry.customresources import served_for_crd
 from flotilla.apiserver.registry.defaults import apply_defaults
@@ -75,10 +76,6 @@ def schema_of(gvk: GroupVersionKind) -> Schema:
     schema = builtin_schemas().for_kind(gvk)
     assert schema is not None, gvk
     return schema
-
-
-def micro_time(now: datetime) -> str:
-    return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def track_fields(
@@ -125,7 +122,7 @@ def node_lease(node: int) -> dict[str, Any]:
             "namespace": "kube-node-lease",
             "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": f"{node:036d}"}],
         },
-        "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": micro_time(START)},
+        "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": format_micro_time(START)},
     }
 
 
@@ -143,7 +140,7 @@ def lease_renewals(nodes: int = 1) -> Callable[[], float]:
             now += timedelta(seconds=10)
         live = leases[turn]
         new = copy_object(live)
-        new["spec"]["renewTime"] = micro_time(now)
+        new["spec"]["renewTime"] = format_micro_time(now)
         started = time.process_time()
         result = renewed(live, new, schema, now)
         elapsed = time.process_time() - started

@@ -18,12 +18,13 @@ import asyncio
 import contextlib
 import copy
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import structlog
 
 from flotilla.api.karmada import constants
+from flotilla.api.times import format_micro_time
 from flotilla.client import AlreadyExists, Client, Conflict, NotFound
 from flotilla.controllers.cluster.lease import LEASE
 from flotilla.runtime.clock import Clock
@@ -33,11 +34,6 @@ log = structlog.get_logger("flotilla.agent")
 RENEWALS_PER_DURATION = 4
 
 Object = dict[str, Any]
-
-
-def micro_time(moment: datetime) -> str:
-    """A `metav1.MicroTime`: UTC, six fractional digits."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def lease_duration_seconds(renew_seconds: float) -> int:
@@ -64,7 +60,7 @@ def new_lease(cluster_name: str, cluster: Object | None, now: datetime, duration
         "spec": {
             "holderIdentity": cluster_name,
             "leaseDurationSeconds": duration,
-            "renewTime": micro_time(now),
+            "renewTime": format_micro_time(now),
         },
     }
 
@@ -73,7 +69,7 @@ def renewed_lease(lease: Object, cluster_name: str, now: datetime, duration: int
     """`lease` renewed `now` by the agent of `cluster_name` (its resourceVersion kept as a precondition)."""
     renewed = copy.deepcopy(lease)
     spec = renewed.setdefault("spec", {})
-    spec.update(holderIdentity=cluster_name, leaseDurationSeconds=duration, renewTime=micro_time(now))
+    spec.update(holderIdentity=cluster_name, leaseDurationSeconds=duration, renewTime=format_micro_time(now))
     return renewed
 
 

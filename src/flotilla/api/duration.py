@@ -8,8 +8,8 @@ live here, in the pure layer both may import.
 second unit dropped when it is zero. `short_human_duration` is its `ShortHumanDuration` (one unit:
 `45s`, `23h`, `6d`), which kubeadm uses for token TTLs and certificate residual times. Durations
 shorter than -1s are `<invalid>` (a clock far in the future); -1s..0s is rounded to `0s` to tolerate
-small clock skew. Timestamps are RFC 3339 strings as the API stores them; a missing or unreadable
-timestamp is the zero time, printed `<unknown>`.
+small clock skew. Timestamps are read by `flotilla.api.times`; a missing or unreadable timestamp is
+the zero time, printed `<unknown>`.
 
 Arithmetic is done on whole microseconds so that boundaries (119s vs 2m) never suffer float rounding.
 
@@ -22,13 +22,22 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from flotilla.api.times import timestamp
+
+__all__ = [
+    "UNKNOWN",
+    "between",
+    "human_duration",
+    "parse_go_duration",
+    "short_human_duration",
+    "since",
+    "timestamp",  # re-exported for the CLI, which imports it from here; its home is `api.times`
+]
+
 _MICROS_PER_SECOND = 1_000_000
 _MICROS_PER_MINUTE = 60 * _MICROS_PER_SECOND
 _MICROS_PER_HOUR = 60 * _MICROS_PER_MINUTE
 
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})",
-)
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNIT_SECONDS = {
     "ns": 1e-9,
@@ -107,42 +116,6 @@ def short_human_duration(delta: timedelta) -> str:
     return f"{hours // (24 * 365)}y"
 
 
-class InvalidTimestampError(ValueError):
-    """A timestamp string that is not RFC 3339."""
-
-
-def parse_timestamp(value: str) -> datetime | None:
-    """An RFC 3339 timestamp as Go's `metav1.Time` reads it; `""` and `"null"` are the zero time (None)."""
-    if value in ("", "null"):
-        return None
-    match = _RFC3339.fullmatch(value)
-    if match is None:
-        raise InvalidTimestampError(value)
-    year, month, day, hour, minute, second, fraction, zone = match.groups()
-    micros = int((fraction or "0")[:6].ljust(6, "0"))
-    try:
-        parsed = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micros, UTC)
-    except ValueError as error:
-        raise InvalidTimestampError(value) from error
-    if zone != "Z":
-        sign = 1 if zone[0] == "+" else -1
-        try:
-            parsed -= sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
-        except OverflowError as error:
-            raise InvalidTimestampError(value) from error
-    return parsed
-
-
-def timestamp(value: object) -> datetime | None:
-    """A stored timestamp field, or None when it is absent, empty or unreadable (the zero time)."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return parse_timestamp(value)
-    except InvalidTimestampError:
-        return None
-
-
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
@@ -158,15 +131,6 @@ def since(value: object, now: datetime) -> str:
 def between(start: datetime, end: datetime) -> str:
     """The human duration from `start` to `end`."""
     return human_duration(_aware(end) - _aware(start))
-
-
-def rfc3339(value: object) -> str:
-    """A stored timestamp normalised as Go writes `metav1.Time` (UTC, whole seconds); zero time if unset."""
-    moment = timestamp(value)
-    if moment is None:
-        return "0001-01-01T00:00:00Z"
-    utc = moment.astimezone(UTC)
-    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
 
 
 def parse_go_duration(text: str) -> float:

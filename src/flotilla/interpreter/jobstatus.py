@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.times import format_time, timestamp
 from flotilla.interpreter import kinds
-from flotilla.interpreter.statusitems import StatusItems, counter, format_time, item_status, parse_time
+from flotilla.interpreter.statusitems import StatusItems, counter, item_status
 
 _FINISHED = ("Complete", "Failed")
 
@@ -85,10 +86,10 @@ def aggregate_job(template: dict[str, Any], items: StatusItems, now: datetime) -
             completed += 1
         elif finished == "Failed":
             failed_clusters.append(str(item.get("clusterName", "")))
-        started = parse_time(status.get("startTime"))
+        started = timestamp(status.get("startTime"))
         if started is not None and (start_time is None or started < start_time):
             start_time = started
-        ended = parse_time(status.get("completionTime"))
+        ended = timestamp(status.get("completionTime"))
         if ended is not None:
             with_completion_time += 1
             if completion_time is None or ended > completion_time:
@@ -127,7 +128,7 @@ def aggregate_cron_job(template: dict[str, Any], items: StatusItems) -> None:
             continue
         active.extend(copy.deepcopy(kinds.nested_list(member, "active")))
         for field in ("lastScheduleTime", "lastSuccessfulTime"):
-            moment = parse_time(member.get(field))
+            moment = timestamp(member.get(field))
             if moment is not None and (field not in latest or latest[field][0] < moment):
                 latest[field] = (moment, member[field])
     if active:

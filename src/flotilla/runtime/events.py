@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 import structlog
@@ -36,11 +35,6 @@ def event_name(object_name: str) -> str:
     # A cut name must still end a DNS label with an alphanumeric character.
     head = object_name[:room].rstrip("-.") if len(object_name) > room else object_name
     return f"{head}.{secrets.token_hex(_SUFFIX_DIGITS // 2)}"
-
-
-def event_time(moment: datetime) -> str:
-    """An Event timestamp: `metav1.Time`, whole seconds in UTC."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def object_event(

@@ -35,13 +35,13 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_micro_time
 from flotilla.client import AlreadyExists, Client, Conflict
 from flotilla.runtime.clock import Clock, SystemClock
 
@@ -194,11 +194,6 @@ def released(current: LeaderElectionRecord, timestamp: str) -> LeaderElectionRec
     )
 
 
-def micro_time(moment: datetime) -> str:
-    """A `metav1.MicroTime`: UTC, six fractional digits."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 # -- the loop (I/O) ----------------------------------------------------------------------------------
 
 
@@ -253,7 +248,7 @@ class LeaderElector:
         if not self.is_leader or self._lease is None:
             return
         self.is_leader = False
-        record = released(LeaderElectionRecord.from_lease(self._lease), micro_time(self._clock.now()))
+        record = released(LeaderElectionRecord.from_lease(self._lease), format_micro_time(self._clock.now()))
         try:
             await self._client.update(self._with_record(self._lease, record))
         except Exception as exc:
@@ -299,7 +294,7 @@ class LeaderElector:
             identity=config.identity,
             lease_duration=config.lease_duration,
             now=self._monotonic(),
-            timestamp=micro_time(self._clock.now()),
+            timestamp=format_micro_time(self._clock.now()),
         )
         self._observation = decision.observation
         if decision.record is None:

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import orjson
 import structlog
 
 from flotilla.api.karmada import constants
+from flotilla.api.times import format_time
 from flotilla.client import ClientError, NotFound
 from flotilla.runtime.events import object_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
@@ -194,10 +194,6 @@ def _scheduled_condition_of(status: Mapping[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _rfc3339(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 class SchedulerController(HubController):
     """Karmada's scheduler as a hub controller: bindings in, `spec.clusters` and `Scheduled` out."""
 
@@ -294,7 +290,7 @@ class SchedulerController(HubController):
         result: ScheduleResult | None,
         failure: SchedulingError | None,
     ) -> None:
-        now = _rfc3339(self.ctx.clock.now())
+        now = format_time(self.ctx.clock.now())
         live = found
         wrote_result = False
         if result is not None or isinstance(failure, FitError):

@@ -29,15 +29,15 @@ import asyncio
 import contextlib
 import enum
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_micro_time, format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
@@ -99,11 +99,6 @@ class NodeHealth(enum.Enum):
 # -- the objects a kubelet registers ------------------------------------------------------------
 
 
-def micro_time(now: datetime) -> str:
-    """A `MicroTime`: RFC 3339 with exactly six fractional digits."""
-    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def internal_ip(index: int) -> str:
     """The node's InternalIP: unique per node index, the same scheme in every cluster."""
     return f"10.0.{index // 250}.{index % 250 + 2}"
@@ -146,7 +141,7 @@ def node_conditions(
 
     A silent kubelet posts nothing, so an unreachable node keeps its last heartbeat times.
     """
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     before = {c.get("type"): c for c in previous or []}
     conditions = []
     for kind, healthy, healthy_reason, healthy_message in (_NETWORK_CONDITION, *_KUBELET_CONDITIONS):
@@ -232,7 +227,11 @@ def lease_object(node_name: str, node_uid: str, duration: int, now: datetime) ->
             "namespace": NODE_LEASE_NAMESPACE,
             "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": node_name, "uid": node_uid}],
         },
-        "spec": {"holderIdentity": node_name, "leaseDurationSeconds": duration, "renewTime": micro_time(now)},
+        "spec": {
+            "holderIdentity": node_name,
+            "leaseDurationSeconds": duration,
+            "renewTime": format_micro_time(now),
+        },
     }
 
 
@@ -270,7 +269,7 @@ def desired_taints(node: dict[str, Any], health: NodeHealth, now: datetime) -> l
         t for t in current if t.get("key") not in CONTROLLER_TAINTS or (t["key"], t.get("effect")) in wanted
     ]
     present = {(t.get("key"), t.get("effect")) for t in kept}
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     kept += [{"key": k, "effect": e, "timeAdded": stamp} for k, e in wanted if (k, e) not in present]
     return kept
 
@@ -387,7 +386,7 @@ class NodeSimulator:
 
     async def _renew_lease(self, name: str) -> None:
         now = self._clock.now()
-        renew_time = micro_time(now)
+        renew_time = format_micro_time(now)
 
         def renew(lease: dict[str, Any]) -> None:
             lease["spec"]["holderIdentity"] = name
@@ -440,7 +439,7 @@ class NodeSimulator:
 
     async def _mark_pods_not_ready(self) -> None:
         """The node controller's MarkPodsNotReady: pods on a node that is not Ready are not Ready either."""
-        stamp = now_rfc3339(self._clock.now())
+        stamp = format_time(self._clock.now())
         for pod in self._client.list(POD):
             if (pod.get("spec") or {}).get("nodeName") not in self._alive:
                 continue

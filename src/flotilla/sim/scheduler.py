@@ -35,13 +35,13 @@ import structlog
 from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.selectors import Operator, Requirement
+from flotilla.api.times import format_micro_time, format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
-from flotilla.sim.nodes import UNSCHEDULABLE_TAINT, micro_time
+from flotilla.sim.nodes import UNSCHEDULABLE_TAINT
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim.scheduler")
@@ -586,7 +586,7 @@ class Scheduler:
             return
         self._account(key, bound)  # assume it now, before the watch event arrives
         if not _has_condition(bound, "PodScheduled", "True"):
-            stamp = now_rfc3339(self._clock.now())
+            stamp = format_time(self._clock.now())
 
             def scheduled(obj: dict[str, Any]) -> None:
                 _set_condition(obj, {"type": "PodScheduled", "status": "True"}, stamp)
@@ -605,7 +605,7 @@ class Scheduler:
         )
         if current is not None and all(current.get(k) == v for k, v in wanted.items()):
             return  # already said; kube would only bump an event series
-        stamp = now_rfc3339(self._clock.now())
+        stamp = format_time(self._clock.now())
 
         def unschedulable(obj: dict[str, Any]) -> None:
             _set_condition(obj, dict(wanted), stamp)
@@ -638,7 +638,7 @@ class Scheduler:
             "reason": reason,
             "message": message[:EVENT_MESSAGE_LIMIT],
             "type": kind,
-            "eventTime": micro_time(self._clock.now()),
+            "eventTime": format_micro_time(self._clock.now()),
             "action": action,
             "reportingComponent": SCHEDULER_NAME,
             "reportingInstance": f"{SCHEDULER_NAME}-{self._spec.name}",

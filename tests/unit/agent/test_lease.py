@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flotilla.agent.lease import lease_duration_seconds, micro_time, new_lease, renewed_lease
+from flotilla.agent.lease import lease_duration_seconds, new_lease, renewed_lease
+from flotilla.api.times import format_micro_time
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, 123456, tzinfo=UTC)
 
 
 def test_renew_times_are_micro_times() -> None:
     """RFC 3339 in UTC with six fractional digits, as metav1.MicroTime."""
-    assert micro_time(NOW) == "2026-01-01T12:00:00.123456Z"
+    assert format_micro_time(NOW) == "2026-01-01T12:00:00.123456Z"
 
 
 def test_a_lease_lasts_four_renewals() -> None:
@@ -28,7 +29,11 @@ def test_a_new_lease_is_held_by_the_cluster_and_owned_by_its_cluster_object() ->
     assert lease["metadata"]["ownerReferences"] == [
         {"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "name": "a", "uid": "u-1"}
     ]
-    assert lease["spec"] == {"holderIdentity": "a", "leaseDurationSeconds": 40, "renewTime": micro_time(NOW)}
+    assert lease["spec"] == {
+        "holderIdentity": "a",
+        "leaseDurationSeconds": 40,
+        "renewTime": format_micro_time(NOW),
+    }
     assert "ownerReferences" not in new_lease("a", None, NOW, 40)["metadata"]
 
 
@@ -41,7 +46,7 @@ def test_a_renewal_moves_the_renew_time_and_keeps_the_resource_version() -> None
     renewed = renewed_lease(lease, "a", NOW, 40)
     assert renewed["metadata"]["resourceVersion"] == "7"
     assert renewed["spec"] == {
-        "renewTime": micro_time(NOW),
+        "renewTime": format_micro_time(NOW),
         "acquireTime": "x",
         "holderIdentity": "a",
         "leaseDurationSeconds": 40,

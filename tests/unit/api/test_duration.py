@@ -6,15 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from flotilla.api.duration import (
-    InvalidTimestampError,
-    human_duration,
-    parse_go_duration,
-    parse_timestamp,
-    rfc3339,
-    short_human_duration,
-    since,
-)
+from flotilla.api.duration import human_duration, parse_go_duration, short_human_duration, since
 
 NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -82,25 +74,6 @@ def test_short_human_duration_keeps_one_unit(delta: timedelta, expected: str) ->
     assert short_human_duration(delta) == expected
 
 
-def test_parse_timestamp_reads_rfc3339_with_fraction_and_offset() -> None:
-    """Fractional seconds and numeric offsets are accepted and normalised to UTC."""
-    parsed = parse_timestamp("2025-03-01T13:30:00.5+01:30")
-    assert parsed == datetime(2025, 3, 1, 12, 0, 0, 500_000, tzinfo=UTC)
-
-
-@pytest.mark.parametrize("value", ["", "null"])
-def test_parse_timestamp_treats_empty_and_null_as_zero_time(value: str) -> None:
-    """Go's metav1.Time reads an empty string or `null` as the zero time."""
-    assert parse_timestamp(value) is None
-
-
-@pytest.mark.parametrize("value", ["2025-03-01", "2025-03-01 12:00:00Z", "2025-13-01T00:00:00Z", "yesterday"])
-def test_parse_timestamp_rejects_what_rfc3339_does_not_allow(value: str) -> None:
-    """Dates without time, a space separator and impossible dates are not RFC 3339."""
-    with pytest.raises(InvalidTimestampError):
-        parse_timestamp(value)
-
-
 def test_since_prints_unknown_for_a_missing_timestamp() -> None:
     """An object without creationTimestamp has age `<unknown>`, as kubectl shows."""
     assert since(None, NOW) == "<unknown>"
@@ -123,12 +96,6 @@ def test_since_computes_age_across_time_zones() -> None:
     """`now` in another zone gives the same age as in UTC."""
     eastern = NOW.astimezone(timezone(timedelta(hours=-5)))
     assert since("2025-03-01T09:00:00Z", eastern) == "3h"
-
-
-def test_rfc3339_normalises_to_utc_whole_seconds_and_zero_time() -> None:
-    """The default table's Created At cell is UTC without fraction; unset is Go's zero time."""
-    assert rfc3339("2025-03-01T13:00:00.75+01:00") == "2025-03-01T12:00:00Z"
-    assert rfc3339(None) == "0001-01-01T00:00:00Z"
 
 
 @pytest.mark.parametrize(

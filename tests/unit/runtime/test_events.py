@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 from flotilla.api.names import dns1123_subdomain_errors
-from flotilla.runtime.events import WARNING, event_name, event_time, object_event
+from flotilla.api.times import format_time
+from flotilla.runtime.events import WARNING, event_name, object_event
 
 
 def test_an_event_is_named_after_its_object_with_random_hex() -> None:
@@ -56,5 +57,5 @@ def test_an_event_about_a_namespaced_object_names_it_and_lives_beside_it() -> No
 
 def test_event_times_are_whole_seconds_in_utc() -> None:
     moment = datetime(2026, 3, 4, 5, 6, 7, 890000, tzinfo=timezone(timedelta(hours=2)))
-    assert event_time(moment) == "2026-03-04T03:06:07Z"
-    assert event_time(datetime(2026, 1, 1, tzinfo=UTC)) == "2026-01-01T00:00:00Z"
+    assert format_time(moment) == "2026-03-04T03:06:07Z"
+    assert format_time(datetime(2026, 1, 1, tzinfo=UTC)) == "2026-01-01T00:00:00Z"

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from flotilla.api.times import format_micro_time
 from flotilla.runtime.leaderelection import (
     Action,
     LeaderElectionConfig,
@@ -13,7 +14,6 @@ from flotilla.runtime.leaderelection import (
     Observation,
     decide,
     default_identity,
-    micro_time,
     released,
 )
 
@@ -112,4 +112,4 @@ def test_identities_are_hostname_and_a_fresh_uuid() -> None:
 
 def test_micro_times_are_utc_with_microseconds() -> None:
     """renewTime and acquireTime are metav1.MicroTime."""
-    assert micro_time(datetime(2026, 1, 1, 0, 0, 1, 5, tzinfo=UTC)) == "2026-01-01T00:00:01.000005Z"
+    assert format_micro_time(datetime(2026, 1, 1, 0, 0, 1, 5, tzinfo=UTC)) == "2026-01-01T00:00:01.000005Z"

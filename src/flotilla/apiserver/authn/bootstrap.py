@@ -22,9 +22,9 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.times import timestamp
 from flotilla.apiserver.authn.bearer import TokenResult
 from flotilla.apiserver.authn.lookup import SECRET, ObjectLookup
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.users import UserInfo
 
 log = structlog.get_logger("flotilla.apiserver.authn")
@@ -95,7 +95,7 @@ def token_from_secret(secret: Mapping[str, Any]) -> BootstrapToken | None:
     expiration: datetime | None = None
     raw_expiration = secret_data(secret, "expiration")
     if raw_expiration or "expiration" in (secret.get("data") or {}):
-        parsed = objectmeta.parse_rfc3339(raw_expiration)
+        parsed = timestamp(raw_expiration)
         expiration = parsed if parsed is not None and parsed.tzinfo is not None else _NEVER
     usages = frozenset(
         usage

@@ -27,10 +27,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import timestamp
 from flotilla.apiserver.authn import jws
 from flotilla.apiserver.authn.bearer import InvalidToken, TokenResult
 from flotilla.apiserver.authn.lookup import NODE, POD, SECRET, SERVICE_ACCOUNT, ObjectLookup
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.users import UserInfo
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
@@ -353,7 +353,7 @@ def _uid(obj: Mapping[str, Any]) -> str:
 
 def _deleted_before(obj: Mapping[str, Any], moment: datetime) -> bool:
     stamp = (obj.get("metadata") or {}).get("deletionTimestamp")
-    deleted = objectmeta.parse_rfc3339(stamp) if isinstance(stamp, str) else None
+    deleted = timestamp(stamp) if isinstance(stamp, str) else None
     return deleted is not None and deleted.tzinfo is not None and deleted < moment
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import structlog
 from cryptography import x509
 
+from flotilla.api.times import timestamp
 from flotilla.apiserver import errors
 from flotilla.apiserver.certificates.signingrequests import (
     APPROVED,
@@ -34,7 +35,6 @@ from flotilla.apiserver.certificates.signingrequests import (
     conditions,
 )
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.registry.objectmeta import parse_rfc3339
 from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
@@ -44,7 +44,7 @@ PENDING_TTL = timedelta(hours=24)
 
 
 def _older_than(stamp: Any, age: timedelta, now: datetime) -> bool:
-    when = parse_rfc3339(stamp) if isinstance(stamp, str) and stamp else None
+    when = timestamp(stamp) if isinstance(stamp, str) and stamp else None
     return when is not None and when + age < now
 
 

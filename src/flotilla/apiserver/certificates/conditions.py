@@ -22,6 +22,7 @@ from cryptography import x509
 
 from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
+from flotilla.api.times import format_time
 from flotilla.apiserver.certificates.signingrequests import (
     APPROVED,
     DENIED,
@@ -29,7 +30,6 @@ from flotilla.apiserver.certificates.signingrequests import (
     certificate,
     conditions,
 )
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 
 CONDITIONS = "status.conditions"
 TRUE_ONLY = (APPROVED, DENIED, FAILED)
@@ -39,7 +39,7 @@ PEM_BLOCK = re.compile(rb"-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----
 
 def populate_timestamps(new: list[dict[str, Any]], old: list[dict[str, Any]], now: datetime) -> None:
     """Fill the timestamps a client left out (in place)."""
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     for condition in new:
         if not condition.get("lastUpdateTime"):
             condition["lastUpdateTime"] = stamp

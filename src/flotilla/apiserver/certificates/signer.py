@@ -20,6 +20,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.times import format_time
 from flotilla.apiserver.certificates.agentbinding import agent_binding
 from flotilla.apiserver.certificates.signingrequests import (
     CSR,
@@ -41,7 +42,6 @@ from flotilla.apiserver.pki.signing import (
     issue_client_certificate,
     signing_duration,
 )
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import CacheEvent
 
@@ -130,7 +130,7 @@ class KubeAPIServerClientSigner(CacheController):
     def _fail(self, csr: dict[str, Any], message: str) -> None:
         if not needs_signing(csr):
             return
-        stamp = now_rfc3339(self.ctx.clock())
+        stamp = format_time(self.ctx.clock())
         csr.setdefault("status", {}).setdefault("conditions", []).append(
             {
                 "type": FAILED,

@@ -15,9 +15,9 @@ from typing import Any
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.customresources import served_for_crd, storage_version
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.registry.strategy import CRD_CLEANUP_FINALIZER
@@ -99,7 +99,7 @@ class CRDController(CacheController):
         return ""
 
     async def _write_status(self, name: str, *, accepted: bool, message: str) -> None:
-        now = objectmeta.now_rfc3339(self.ctx.clock())
+        now = format_time(self.ctx.clock())
 
         def compute(current: Any) -> dict[str, Any]:
             obj: dict[str, Any] = current.copy()

@@ -14,9 +14,9 @@ from datetime import datetime, timedelta
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import timestamp
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 
 log = structlog.get_logger("flotilla.apiserver.events")
@@ -29,10 +29,10 @@ def last_seen(event: dict[str, object]) -> datetime | None:
     for field in ("lastTimestamp", "eventTime"):
         value = event.get(field)
         if isinstance(value, str) and value:
-            return objectmeta.parse_rfc3339(value)
+            return timestamp(value)
     meta = event.get("metadata")
     created = meta.get("creationTimestamp") if isinstance(meta, dict) else None
-    return objectmeta.parse_rfc3339(created) if isinstance(created, str) else None
+    return timestamp(created) if isinstance(created, str) else None
 
 
 class EventExpiry:

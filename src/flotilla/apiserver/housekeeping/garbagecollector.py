@@ -36,6 +36,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.housekeeping.ownergraph import (
@@ -44,7 +45,6 @@ from flotilla.apiserver.housekeeping.ownergraph import (
     deletion_finalizer,
     owner_references,
 )
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.cachecontroller import CacheController
@@ -362,7 +362,7 @@ class GarbageCollector(CacheController):
         if served is None:
             return
         digest = hashlib.sha256(f"{item.metadata.get('uid')}/{reference.uid}".encode()).hexdigest()[:16]
-        now = objectmeta.now_rfc3339(self.ctx.clock())
+        now = format_time(self.ctx.clock())
         involved = {
             "apiVersion": item.obj.get("apiVersion", ""),
             "kind": item.obj.get("kind", ""),

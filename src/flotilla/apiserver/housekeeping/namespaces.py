@@ -12,9 +12,9 @@ import contextlib
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.cachecontroller import CacheController
@@ -87,7 +87,7 @@ class NamespaceController(CacheController):
         return None
 
     async def _report(self, name: str, remaining: dict[str, int], finalizers: set[str]) -> None:
-        now = objectmeta.now_rfc3339(self.ctx.clock())
+        now = format_time(self.ctx.clock())
         content = ", ".join(
             f"{resource} has {count} resource instances" for resource, count in sorted(remaining.items())
         )

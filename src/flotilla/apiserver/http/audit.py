@@ -43,6 +43,7 @@ import orjson
 import structlog
 from aiohttp import web
 
+from flotilla.api.times import format_micro_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.encoding.bodies import PATCH_TYPES, decode_body, decode_json_or_yaml, media_type_of
 from flotilla.apiserver.http.responseheaders import escape_unsafe
@@ -87,11 +88,6 @@ class AuditSettings:
     """Rotated files kept."""
     buffer_size: int = 10000
     """Lines waiting for the writer before new ones are dropped."""
-
-
-def rfc3339_micro(moment: datetime) -> str:
-    """Audit timestamps: UTC with microseconds, as kube writes them."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def object_ref(info: RequestInfo | None) -> dict[str, str] | None:
@@ -178,8 +174,8 @@ def audit_event(
     event["responseStatus"] = response_status(code, response_body)
     if level is AuditLevel.REQUEST and request_body is not None and body_is_loggable(info):
         event["requestObject"] = request_body
-    event["requestReceivedTimestamp"] = rfc3339_micro(received)
-    event["stageTimestamp"] = rfc3339_micro(completed)
+    event["requestReceivedTimestamp"] = format_micro_time(received)
+    event["stageTimestamp"] = format_micro_time(completed)
     event["latency"] = f"{latency_seconds * 1000:.3f}ms"
     if decision is not None:
         event["annotations"] = {

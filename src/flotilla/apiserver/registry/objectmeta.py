@@ -7,27 +7,16 @@ object's desired state (everything but metadata and status) changes.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from flotilla.api.times import format_time
 from flotilla.apiserver.registry.identifiers import RandomIdentifiers
 
 GENERATE_NAME_SUFFIX = 5
 GENERATE_NAME_MAX_PREFIX = 63 - GENERATE_NAME_SUFFIX  # kube cuts prefixes to 58 characters
 
 _SYSTEM_FIELDS = ("uid", "creationTimestamp", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds")
-
-
-def now_rfc3339(now: datetime) -> str:
-    """Kubernetes' timestamp form: UTC, whole seconds, `Z`."""
-    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_rfc3339(value: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        return None
 
 
 def generate_name(prefix: str, ids: RandomIdentifiers) -> str:
@@ -41,7 +30,7 @@ def prepare_create_metadata(obj: dict[str, Any], now: datetime, uid: str, *, tra
         meta.pop(name, None)
     meta.pop("resourceVersion", None)
     meta["uid"] = uid
-    meta["creationTimestamp"] = now_rfc3339(now)
+    meta["creationTimestamp"] = format_time(now)
     if tracks_generation:
         meta["generation"] = 1
     else:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.writes.pipeline import WriteOptions, update_flow
@@ -26,7 +26,7 @@ async def bind_pod(
     served = ctx.registry.by_kind(POD)
     assert served is not None
     resource = served.type.group_resource
-    stamp = objectmeta.now_rfc3339(ctx.clock())
+    stamp = format_time(ctx.clock())
 
     def compute(current: CachedObject) -> dict[str, Any]:
         if current.metadata.get("deletionTimestamp"):

@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from flotilla.api.builtin import DEFAULT_NAMESPACES
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry import objectmeta
@@ -114,14 +115,14 @@ async def delete_object(
                 continue
         meta = new["metadata"]
         if not meta.get("deletionTimestamp"):
-            meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock() + timedelta(seconds=grace))
+            meta["deletionTimestamp"] = format_time(ctx.clock() + timedelta(seconds=grace))
             meta["deletionGracePeriodSeconds"] = grace
             if served.tracks_generation:
                 objectmeta.bump_generation(new)
             if is_namespace(served):
                 new.setdefault("status", {})["phase"] = "Terminating"
         elif grace < int(meta.get("deletionGracePeriodSeconds") or 0):
-            meta["deletionTimestamp"] = objectmeta.now_rfc3339(ctx.clock() + timedelta(seconds=grace))
+            meta["deletionTimestamp"] = format_time(ctx.clock() + timedelta(seconds=grace))
             meta["deletionGracePeriodSeconds"] = grace
         elif finalizers == existing:
             return current, False

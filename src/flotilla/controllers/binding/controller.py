@@ -33,6 +33,7 @@ import structlog
 from flotilla.api.karmada import constants, names
 from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding, ResourceBindingSpec
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.client import APIStatusError
 from flotilla.client.client import MERGE_PATCH
 from flotilla.client.errors import is_rejected_request
@@ -58,7 +59,7 @@ from flotilla.interpreter import InterpreterError
 from flotilla.overrides import OverrideError
 from flotilla.overrides.policies import ImplicitPriority, policy_priority
 from flotilla.runtime.controller import TerminalError
-from flotilla.runtime.events import WARNING, event_time, object_event, record_event
+from flotilla.runtime.events import WARNING, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.binding")
@@ -276,7 +277,7 @@ class BindingController(HubController):
         self, binding: Mapping[str, Any], template: Mapping[str, Any], why: str
     ) -> None:
         """Warning Events on the binding and its template (Karmada reports on both)."""
-        now = event_time(self.ctx.clock.now())
+        now = format_time(self.ctx.clock.now())
         for regarding in (binding, template):
             event = object_event(
                 regarding, WARNING, EVENT_SYNC_WORK_FAILED, why, component=EVENT_COMPONENT, now=now

@@ -24,11 +24,12 @@ answer, whatever its code, means the member is reachable, and the reason says `C
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Literal
 
 from flotilla.api.karmada.constants import CLUSTER_CONDITION_READY
 from flotilla.api.karmada.model import Condition, find_condition
+from flotilla.api.times import format_time
 
 REASON_READY = "ClusterReady"
 REASON_NOT_READY = "ClusterNotReady"
@@ -51,11 +52,6 @@ class ReadyHistory:
 
     observed: str
     since: datetime
-
-
-def format_time(moment: datetime) -> str:
-    """A `metav1.Time` as kube writes it: UTC, whole seconds, `Z`."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def observed_ready_condition(probe: Probe) -> Condition:

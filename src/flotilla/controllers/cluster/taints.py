@@ -31,7 +31,7 @@ from flotilla.api.karmada.constants import (
     TAINT_CLUSTER_UNREACHABLE,
 )
 from flotilla.api.karmada.model import Condition, Taint
-from flotilla.controllers.cluster.health import format_time
+from flotilla.api.times import format_time
 
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"

@@ -38,6 +38,7 @@ from flotilla.api.karmada.names import new_permanent_id
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
 from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.client import APIStatusError, NotFound
 from flotilla.client.client import MERGE_PATCH
 from flotilla.client.errors import is_rejected_request
@@ -55,7 +56,7 @@ from flotilla.controllers.detector.claims import claim_patch, is_claimed
 from flotilla.controllers.detector.index import IndexedPolicy, PolicyIndex
 from flotilla.controllers.detector.matching import Policy, choose_policy
 from flotilla.runtime.controller import TerminalError
-from flotilla.runtime.events import WARNING, event_time, object_event, record_event
+from flotilla.runtime.events import WARNING, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.detector")
@@ -388,7 +389,7 @@ class DetectorController(HubController):
             EVENT_APPLY_POLICY_FAILED,
             f"{applying} failed: {why}",
             component=EVENT_COMPONENT,
-            now=event_time(self.ctx.clock.now()),
+            now=format_time(self.ctx.clock.now()),
         )
         await record_event(self.ctx.hub, event, controller=self.NAME, field_manager=FIELD_MANAGER)
 

@@ -12,10 +12,11 @@ A condition keeps its `lastTransitionTime` while its status stays the same, as K
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from flotilla.api.karmada import constants
+from flotilla.api.times import format_time
 
 REASON_APPLIED = "AppliedSuccessful"
 MESSAGE_APPLIED = "Manifest has been successfully applied"
@@ -26,11 +27,6 @@ REASON_SUSPENDED = "SuspendDispatching"
 MESSAGE_SUSPENDED = "Work dispatching is in a suspended state."
 
 Condition = dict[str, Any]
-
-
-def format_time(moment: datetime) -> str:
-    """A `metav1.Time`: UTC, whole seconds, `Z`."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def conditions_of(work: Mapping[str, Any]) -> list[Condition]:

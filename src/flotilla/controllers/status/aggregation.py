@@ -17,12 +17,13 @@ These items are also what `interpreter.aggregate_status` folds into the template
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ResourceHealth
 from flotilla.api.scheme import GroupVersion
+from flotilla.api.times import format_time
 
 REASON_FULLY_APPLIED = "FullyAppliedSuccess"
 MESSAGE_FULLY_APPLIED = "All works have been successfully applied"
@@ -88,10 +89,6 @@ def fully_applied(targets: Sequence[str], items: Sequence[Mapping[str, Any]]) ->
         return False
     wanted = set(targets)
     return all(item.get("applied") is True and item.get("clusterName") in wanted for item in items)
-
-
-def format_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def fully_applied_condition(

@@ -18,15 +18,9 @@ from fractions import Fraction
 from typing import Any
 
 from flotilla.api.quantities import QuantityError, milli_units, parse_quantity, whole_units
+from flotilla.api.times import timestamp
 from flotilla.scheduler.core.placement import Placement, placement_from_object
-from flotilla.scheduler.core.wirefields import (
-    integer_of,
-    mapping_of,
-    mappings_of,
-    strings_of,
-    text_of,
-    time_of,
-)
+from flotilla.scheduler.core.wirefields import integer_of, mapping_of, mappings_of, strings_of, text_of
 
 APPLIED_PLACEMENT_ANNOTATION = "policy.karmada.io/applied-placement"
 
@@ -126,8 +120,8 @@ class BindingInfo:
             graceful_eviction_clusters=frozenset(
                 text_of(task.get("fromCluster")) for task in mappings_of(spec.get("gracefulEvictionTasks"))
             ),
-            reschedule_triggered_at=time_of(spec.get("rescheduleTriggeredAt")),
-            last_scheduled_time=time_of(status.get("lastScheduledTime")),
+            reschedule_triggered_at=timestamp(spec.get("rescheduleTriggeredAt")),
+            last_scheduled_time=timestamp(status.get("lastScheduledTime")),
             scheduler_observed_affinity_name=text_of(status.get("schedulerObservingAffinityName")),
             applied_placement=_applied_placement(mapping_of(metadata.get("annotations")), placement),
             deleting=bool(metadata.get("deletionTimestamp")),

@@ -8,7 +8,6 @@ field must not stop a whole scheduling round.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 
@@ -36,14 +35,3 @@ def integer_of(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         return 0
     return value
-
-
-def time_of(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    # Kubernetes writes RFC 3339 in UTC; a zone-less stamp is read as UTC so comparisons never mix kinds.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
+from flotilla.api.times import format_time
 
 
 def find(conditions: Sequence[Mapping[str, Any]] | None, kind: str) -> Mapping[str, Any] | None:
@@ -28,7 +28,7 @@ def without(conditions: Sequence[Mapping[str, Any]] | None, kind: str) -> list[d
 
 
 def deployment_condition(kind: str, status: str, reason: str, message: str, now: datetime) -> dict[str, Any]:
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     return {
         "type": kind,
         "status": status,
@@ -43,14 +43,14 @@ def replica_set_condition(kind: str, status: str, reason: str, message: str, now
     return {
         "type": kind,
         "status": status,
-        "lastTransitionTime": now_rfc3339(now),
+        "lastTransitionTime": format_time(now),
         "reason": reason,
         "message": message,
     }
 
 
 def job_condition(kind: str, status: str, reason: str, message: str, now: datetime) -> dict[str, Any]:
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     condition = {"type": kind, "status": status, "lastProbeTime": stamp, "lastTransitionTime": stamp}
     if reason:
         condition["reason"] = reason

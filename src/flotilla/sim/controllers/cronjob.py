@@ -21,8 +21,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import structlog
 
 from flotilla.api.objects import copy_object
+from flotilla.api.times import format_time, format_time_in, timestamp
 from flotilla.apiserver import errors
-from flotilla.apiserver.registry.objectmeta import now_rfc3339, parse_rfc3339
 from flotilla.sim.controllers import conditions, ownership
 from flotilla.sim.controllers.base import Key, SimController
 from flotilla.sim.controllers.cronschedule import CronSchedule
@@ -56,9 +56,7 @@ def job_from_template(cron_job: CronJob, scheduled: datetime, zone: tzinfo) -> d
     template = cron_job["spec"]["jobTemplate"]
     template_meta = template.get("metadata") or {}
     annotations = dict(template_meta.get("annotations") or {})
-    annotations[SCHEDULED_TIMESTAMP_ANNOTATION] = scheduled.astimezone(zone).isoformat(timespec="seconds")
-    if annotations[SCHEDULED_TIMESTAMP_ANNOTATION].endswith("+00:00"):
-        annotations[SCHEDULED_TIMESTAMP_ANNOTATION] = annotations[SCHEDULED_TIMESTAMP_ANNOTATION][:-6] + "Z"
+    annotations[SCHEDULED_TIMESTAMP_ANNOTATION] = format_time_in(scheduled, zone)
     meta: dict[str, Any] = {
         "name": job_name(cron_job, scheduled),
         "namespace": cron_job["metadata"]["namespace"],
@@ -175,7 +173,7 @@ class CronJobController(SimController):
                 cron_job, CRON_JOB, WARNING, "UnparseableSchedule", f"unparseable schedule: {exc}"
             )
             return None
-        earliest = parse_rfc3339(
+        earliest = timestamp(
             status.get("lastScheduleTime") or cron_job["metadata"].get("creationTimestamp", "")
         )
         earliest = earliest or now
@@ -206,7 +204,7 @@ class CronJobController(SimController):
             return next_check
         name = job_name(cron_job, scheduled)
         active = list(status.get("active") or [])
-        if any(ref.get("name") == name for ref in active) or status.get("lastScheduleTime") == now_rfc3339(
+        if any(ref.get("name") == name for ref in active) or status.get("lastScheduleTime") == format_time(
             scheduled
         ):
             return next_check
@@ -241,7 +239,7 @@ class CronJobController(SimController):
         if not any(ref.get("uid") == created["metadata"]["uid"] for ref in active):
             active.append(job_reference(created))
         status["active"] = active
-        status["lastScheduleTime"] = now_rfc3339(scheduled)
+        status["lastScheduleTime"] = format_time(scheduled)
         return next_check
 
     def _until_next(
@@ -282,5 +280,5 @@ def _later(first: str, second: str | None) -> bool:
     """Whether timestamp `first` is after `second` (or `second` is missing)."""
     if not second:
         return True
-    parsed_first, parsed_second = parse_rfc3339(first), parse_rfc3339(second)
+    parsed_first, parsed_second = timestamp(first), timestamp(second)
     return parsed_first is not None and (parsed_second is None or parsed_first > parsed_second)

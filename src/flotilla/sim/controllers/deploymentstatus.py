@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.registry.objectmeta import parse_rfc3339
+from flotilla.api.times import timestamp
 from flotilla.sim.controllers import conditions
 from flotilla.sim.controllers.rollout import (
     ReplicaSet,
@@ -123,7 +123,7 @@ def timed_out(deployment: Mapping[str, Any], status: Mapping[str, Any], now: dat
         return True
     if condition.get("reason") == NEW_REPLICA_SET_AVAILABLE:
         return False
-    updated = parse_rfc3339(str(condition.get("lastUpdateTime") or ""))
+    updated = timestamp(str(condition.get("lastUpdateTime") or ""))
     deadline = int(deployment["spec"]["progressDeadlineSeconds"])
     return updated is not None and (now - updated).total_seconds() > deadline
 
@@ -203,7 +203,7 @@ def progress_recheck(deployment: Mapping[str, Any], status: Mapping[str, Any], n
         return None
     if is_complete(deployment, status) or current.get("reason") == PROGRESS_DEADLINE_EXCEEDED:
         return None
-    updated = parse_rfc3339(str(current.get("lastUpdateTime") or ""))
+    updated = timestamp(str(current.get("lastUpdateTime") or ""))
     if updated is None:
         return None
     left = (updated - now).total_seconds() + int(deployment["spec"]["progressDeadlineSeconds"])

@@ -28,8 +28,8 @@ from typing import Any
 import structlog
 
 from flotilla.api.selectors import label_selector_from_set
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.sim.controllers import ownership, pods
 from flotilla.sim.controllers.base import Key, SimController
@@ -346,7 +346,7 @@ class EndpointsController(SimController):
                 body["metadata"]["labels"] = labels
             if subsets:
                 body["subsets"] = subsets
-                body["metadata"]["annotations"] = {TRIGGER_TIME_ANNOTATION: now_rfc3339(self.clock.now())}
+                body["metadata"]["annotations"] = {TRIGGER_TIME_ANNOTATION: format_time(self.clock.now())}
             try:
                 await self.client.create(ENDPOINTS, body)
             except errors.AlreadyExists:
@@ -364,7 +364,7 @@ class EndpointsController(SimController):
             updated["subsets"] = subsets
         if (current.get("subsets") or []) != subsets:
             annotations = dict(updated["metadata"].get("annotations") or {})
-            annotations[TRIGGER_TIME_ANNOTATION] = now_rfc3339(self.clock.now())
+            annotations[TRIGGER_TIME_ANNOTATION] = format_time(self.clock.now())
             updated["metadata"]["annotations"] = annotations
         await self.client.update(ENDPOINTS, updated)
 

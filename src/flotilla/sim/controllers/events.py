@@ -14,9 +14,9 @@ from typing import Any
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.runtime.clock import Clock
 from flotilla.sim.controllers.kinds import EVENT
 
@@ -38,7 +38,7 @@ class EventRecorder:
     ) -> None:
         meta = obj["metadata"]
         namespace = meta.get("namespace") or "default"
-        now = now_rfc3339(self._clock.now())
+        now = format_time(self._clock.now())
         involved = {
             "apiVersion": kind.api_version,
             "kind": kind.kind,

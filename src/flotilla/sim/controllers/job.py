@@ -28,8 +28,8 @@ import structlog
 
 from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
+from flotilla.api.times import format_time, timestamp
 from flotilla.apiserver import errors
-from flotilla.apiserver.registry.objectmeta import now_rfc3339, parse_rfc3339
 from flotilla.runtime.controller import TerminalError
 from flotilla.sim.controllers import completionindexes, conditions, ownership, pods
 from flotilla.sim.controllers.base import Key, SimController
@@ -139,7 +139,7 @@ class JobController(SimController):
         failed = max(int(status.get("failed") or 0), len(found.failed))
         suspended = bool(job["spec"].get("suspend"))
         if status.get("startTime") is None and not suspended:
-            status["startTime"] = now_rfc3339(now)
+            status["startTime"] = format_time(now)
         recheck: float | None = None
         outcome = _active_condition(status, SUCCESS_CRITERIA_MET) or _active_condition(status, FAILURE_TARGET)
         if outcome is None:
@@ -221,7 +221,7 @@ class JobController(SimController):
         if failed > int(job["spec"].get("backoffLimit", 6)) or past_backoff_on_failure(job, found.active):
             return conditions.job_condition(FAILURE_TARGET, "True", *BACKOFF_LIMIT_EXCEEDED, now), None
         deadline = job["spec"].get("activeDeadlineSeconds")
-        started = parse_rfc3339(str(status.get("startTime") or ""))
+        started = timestamp(str(status.get("startTime") or ""))
         if deadline is None or started is None or job["spec"].get("suspend"):
             return None, None
         left = int(deadline) - (now - started).total_seconds()
@@ -302,7 +302,7 @@ class JobController(SimController):
             condition = conditions.job_condition(SUSPENDED, "True", "JobSuspended", "Job suspended", now)
         elif not suspended and current is not None and current.get("status") == "True":
             condition = conditions.job_condition(SUSPENDED, "False", "JobResumed", "Job resumed", now)
-            status["startTime"] = now_rfc3339(now)
+            status["startTime"] = format_time(now)
         else:
             return
         status["conditions"] = [*conditions.without(status.get("conditions"), SUSPENDED), condition]
@@ -315,7 +315,7 @@ class JobController(SimController):
             )
             status["conditions"] = [*(status.get("conditions") or []), final]
         if terminal == COMPLETE:
-            status["completionTime"] = now_rfc3339(now)
+            status["completionTime"] = format_time(now)
 
     async def _record_finish(self, job: dict[str, Any], status: dict[str, Any]) -> None:
         meta = job["metadata"]

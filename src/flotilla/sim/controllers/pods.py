@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.registry.objectmeta import parse_rfc3339
+from flotilla.api.times import timestamp
 
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 _PHASE_ORDER = {"Pending": 0, "Unknown": 1, "Running": 2}
@@ -58,7 +58,7 @@ def ready_since(pod: Mapping[str, Any]) -> datetime | None:
     ready = condition(pod, "Ready")
     if ready is None or ready.get("status") != "True":
         return None
-    return parse_rfc3339(str(ready.get("lastTransitionTime") or ""))
+    return timestamp(str(ready.get("lastTransitionTime") or ""))
 
 
 def seconds_to_availability(pod: Mapping[str, Any], min_ready_seconds: int, now: datetime) -> float | None:
@@ -84,7 +84,7 @@ def is_available(pod: Mapping[str, Any], min_ready_seconds: int, now: datetime) 
 
 
 def creation_time(obj: Mapping[str, Any]) -> datetime | None:
-    return parse_rfc3339(str((obj.get("metadata") or {}).get("creationTimestamp") or ""))
+    return timestamp(str((obj.get("metadata") or {}).get("creationTimestamp") or ""))
 
 
 def node_name(pod: Mapping[str, Any]) -> str:

@@ -22,9 +22,9 @@ from typing import Any
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
@@ -252,7 +252,7 @@ class Kubelet:
         return self._addresses.allocate(str(node["metadata"]["name"]), cidr, key)
 
     async def _record(self, stage: Stage, pod: Mapping[str, Any], node_name: str) -> None:
-        stamp = now_rfc3339(self._clock.now())
+        stamp = format_time(self._clock.now())
         for stage_event in stage.events:
             for event in kubelet_event(pod, node_name, stage_event, stamp):
                 try:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
+from flotilla.api.times import format_time
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
 """The conditions a kubelet owns, in the order it writes them; others on the pod are kept after."""
@@ -112,7 +112,7 @@ def running_status(pod: Mapping[str, Any], now: datetime, host_ip: str, pod_ip: 
     Init containers ran to completion first (sidecars — restartPolicy Always — keep running); the
     pod keeps its `qosClass`, its `startTime` if it had one, and conditions the kubelet does not own.
     """
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     spec = pod.get("spec") or {}
     status = dict(pod.get("status") or {})
     running = {"running": {"startedAt": stamp}}
@@ -155,7 +155,7 @@ def running_status(pod: Mapping[str, Any], now: datetime, host_ip: str, pod_ip: 
 
 def succeeded_status(pod: Mapping[str, Any], now: datetime) -> dict[str, Any]:
     """The status of a pod whose containers all exited 0: Succeeded, nothing ready any more."""
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     status = dict(pod.get("status") or {})
     status["phase"] = "Succeeded"
     status["conditions"] = with_conditions(
@@ -187,7 +187,7 @@ def succeeded_status(pod: Mapping[str, Any], now: datetime) -> dict[str, Any]:
 
 def ready_again_status(pod: Mapping[str, Any], now: datetime) -> dict[str, Any]:
     """A running pod whose node came back: the kubelet reports its containers Ready again."""
-    stamp = now_rfc3339(now)
+    stamp = format_time(now)
     status = dict(pod.get("status") or {})
     status["conditions"] = with_conditions(
         status, [_condition("Ready", "True", stamp), _condition("ContainersReady", "True", stamp)], stamp

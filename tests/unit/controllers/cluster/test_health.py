@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from flotilla.api.karmada.model import Condition
+from flotilla.api.times import format_time
 from flotilla.controllers.cluster.health import (
     ReadyHistory,
-    format_time,
     observed_ready_condition,
     set_condition,
     status_collection_failed,

@@ -11,7 +11,8 @@ from flotilla.api.karmada.cluster import (
     NodeSummary,
     ResourceSummary,
 )
-from flotilla.controllers.cluster.health import format_time, observed_ready_condition
+from flotilla.api.times import format_time
+from flotilla.controllers.cluster.health import observed_ready_condition
 from flotilla.controllers.cluster.status import MemberStatus, desired_status, owned_fields, status_changed
 from flotilla.runtime.clock import ManualClock
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flotilla.api.karmada.model import Condition, Taint
-from flotilla.controllers.cluster.health import format_time
+from flotilla.api.times import format_time
 from flotilla.controllers.cluster.taints import health_taints, terminating_taints
 from flotilla.runtime.clock import ManualClock
 

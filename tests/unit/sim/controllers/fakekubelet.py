@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.times import format_time
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.runtime.clock import SystemClock
 from flotilla.sim.controllers.kinds import POD
 
@@ -30,7 +30,7 @@ async def set_ready(
     client: LocalClient, pod: dict[str, Any], *, ready: bool = True, since: datetime | None = None
 ) -> dict[str, Any]:
     """Mark a pod Running with an IP and a Ready condition of the given status."""
-    stamp = now_rfc3339(since or SystemClock().now())
+    stamp = format_time(since or SystemClock().now())
 
     def change(obj: dict[str, Any]) -> None:
         status = obj.setdefault("status", {})
@@ -48,7 +48,7 @@ async def set_ready(
 
 async def set_phase(client: LocalClient, pod: dict[str, Any], phase: str) -> dict[str, Any]:
     """Finish a pod (Succeeded / Failed): its Ready condition goes False."""
-    stamp = now_rfc3339(SystemClock().now())
+    stamp = format_time(SystemClock().now())
 
     def change(obj: dict[str, Any]) -> None:
         status = obj.setdefault("status", {})

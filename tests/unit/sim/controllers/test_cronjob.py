@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from flotilla.api.times import format_time
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.objectmeta import now_rfc3339
 from flotilla.runtime.clock import ManualClock, SystemClock
 from flotilla.sim.controllers.cronjob import SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, job_name
 from flotilla.sim.controllers.cronschedule import CronSchedule
@@ -76,7 +76,7 @@ def status_of(client: LocalClient) -> dict[str, Any]:
 
 async def finish(client: LocalClient, name: str) -> None:
     """Stand in for the Job controller: mark a Job complete."""
-    stamp = now_rfc3339(SystemClock().now())
+    stamp = format_time(SystemClock().now())
 
     def change(job: dict[str, Any]) -> None:
         job["status"] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+from flotilla.api.times import format_micro_time
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
 from flotilla.sim.nodes import (
@@ -14,7 +15,6 @@ from flotilla.sim.nodes import (
     desired_taints,
     internal_ip,
     is_managed,
-    micro_time,
     pod_cidr,
 )
 from flotilla.sim.spec import Timing
@@ -120,7 +120,7 @@ async def test_one_heartbeat_timer_renews_every_lease_and_refreshes_node_status(
         client = api.client("test")
         try:
             clock.advance(60)
-            wanted = micro_time(clock.now())
+            wanted = format_micro_time(clock.now())
             await eventually(
                 lambda: all(
                     (client.peek(LEASE, NODE_LEASE_NAMESPACE, f"test-node-{i}") or {})["spec"]["renewTime"]

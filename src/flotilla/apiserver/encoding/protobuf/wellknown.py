@@ -25,6 +25,7 @@ from typing import Any, Final
 import orjson
 
 from flotilla.api.quantities import QuantityError, parse_quantity_string
+from flotilla.api.times import format_micro_time, format_time
 from flotilla.apiserver.encoding.protobuf.wire import ProtobufError, WireType, as_int32, as_int64, iter_fields
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -76,7 +77,7 @@ def render_time(payload: bytes) -> str | None:
     stamp = _timestamp(payload, "Time", keep_nanos=False)
     if stamp is None:
         return None
-    return _utc(stamp[0], 0, "Time").strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(_utc(stamp[0], 0, "Time"))
 
 
 def render_micro_time(payload: bytes) -> str | None:
@@ -85,7 +86,7 @@ def render_micro_time(payload: bytes) -> str | None:
     if stamp is None:
         return None
     seconds, nanos = stamp
-    return _utc(seconds, nanos // 1000, "MicroTime").strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return format_micro_time(_utc(seconds, nanos // 1000, "MicroTime"))
 
 
 def go_duration(nanoseconds: int) -> str:

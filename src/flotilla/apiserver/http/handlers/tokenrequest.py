@@ -18,13 +18,13 @@ from aiohttp import web
 
 from flotilla.api.fielderrors import ErrorType, FieldError
 from flotilla.api.scheme import GroupResource, GroupVersionKind
+from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.authn.lookup import NODE, POD, SECRET, SERVICE_ACCOUNT, ObjectLookup
 from flotilla.apiserver.authn.serviceaccounts import Binding, ObjectReference, TokenIssuer
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.encoding.bodies import read_body
 from flotilla.apiserver.http.responses import json_response
-from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 
@@ -91,7 +91,7 @@ def token_request(
             "expirationSeconds": expiration,
             "boundObjectRef": bound_ref if isinstance(bound_ref, dict) else None,
         },
-        "status": {"token": token, "expirationTimestamp": objectmeta.now_rfc3339(expires)},
+        "status": {"token": token, "expirationTimestamp": format_time(expires)},
     }
 
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple
 
+from flotilla.api.times import timestamp
 from flotilla.apiserver.registry.apply.fieldpath import FieldSet, FieldsV1Error
 from flotilla.apiserver.registry.apply.jsonvalues import go_json, go_quote, json_copy
 
@@ -156,15 +156,6 @@ def encode_managed_fields(managed: ManagedFields) -> list[dict[str, Any]]:
     return encoded
 
 
-def format_time(now: datetime) -> str:
-    """A managedFields timestamp: UTC, to the second (a naive datetime is taken as UTC)."""
-    if now.tzinfo is None:
-        now = now.replace(tzinfo=UTC)
-    utc = now if now.tzinfo is UTC else now.astimezone(UTC)
-    # What strftime("%Y-%m-%dT%H:%M:%SZ") writes, formatted directly: strftime costs several times more.
-    return f"{utc.year}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
-
-
 def _epoch_seconds(text: Any) -> int:
     return _epoch_seconds_of_text(text) if isinstance(text, str) else 0
 
@@ -172,22 +163,8 @@ def _epoch_seconds(text: Any) -> int:
 @functools.lru_cache(maxsize=1024)
 def _epoch_seconds_of_text(text: str) -> int:
     """Every encoded list is sorted by its entries' times, which are mostly the same few."""
-    parsed = _parse_time_text(text)
+    parsed = timestamp(text)
     return int(parsed.timestamp()) if parsed is not None else 0
-
-
-def _parse_time(text: Any) -> datetime | None:
-    return _parse_time_text(text) if isinstance(text, str) else None
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_time_text(text: str) -> datetime | None:
-    """One write reads each entry's time several times (validating, decoding, sorting)."""
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else None
 
 
 # ---- validation ---------------------------------------------------------------------------------
@@ -243,7 +220,7 @@ def _read_entry(index: int, entry: dict[str, Any]) -> tuple[list[str], FieldSet]
         and isinstance(api_version, str)
         and api_version
         and entry.get("fieldsType", "") == FIELDS_V1
-        and (time is None or _parse_time(time) is not None)
+        and (time is None or timestamp(time) is not None)
     ):
         return [], fields  # the common case, without building messages
     errors: list[str] = []
@@ -262,7 +239,7 @@ def _read_entry(index: int, entry: dict[str, Any]) -> tuple[list[str], FieldSet]
         errors.append(f"missing fieldsType in {where}")
     elif fields_type != FIELDS_V1:
         errors.append(f"invalid fieldsType {fields_type!r} in {where}")
-    if time is not None and _parse_time(time) is None:
+    if time is not None and timestamp(time) is None:
         errors.append(f"time in {where} must be an RFC 3339 date-time")
     if error is not None:
         errors.append(f"error decoding fieldsV1 of {where}: {error}")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+from flotilla.api.times import format_time
 from flotilla.apiserver.registry.apply.atoms import InvalidObjectError
 from flotilla.apiserver.registry.apply.conflicts import ApplyConflict, Conflict
 from flotilla.apiserver.registry.apply.fieldpath import FieldSet
@@ -53,7 +54,6 @@ from flotilla.apiserver.registry.apply.managedfields import (
     ManagerKey,
     decode_managed_fields,
     encode_managed_fields,
-    format_time,
 )
 from flotilla.apiserver.registry.apply.merge import merge_objects
 from flotilla.apiserver.registry.schema.model import Schema

@@ -16,7 +16,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from flotilla.api.duration import InvalidTimestampError, parse_go_duration, parse_timestamp
+from flotilla.api.duration import parse_go_duration
+from flotilla.api.times import InvalidTimestampError, parse_timestamp
 from flotilla.apiserver.registry.schema.model import Schema
 
 

@@ -32,6 +32,7 @@ from flotilla.api.karmada.constants import (
     SpreadByField,
 )
 from flotilla.api.karmada.names import new_permanent_id
+from flotilla.api.times import format_time
 from flotilla.apiserver.registry.validation import fields
 
 Object = dict[str, Any]
@@ -182,7 +183,7 @@ def stamp_no_execute_taints(spec: Object, old_taints: list[Object], now: datetim
         for t in old_taints
         if t.get("timeAdded")
     }
-    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = format_time(now)
     for taint in fields.objects(spec, "taints"):
         if taint.get("effect") == "NoExecute" and not taint.get("timeAdded"):
             taint["timeAdded"] = added.get((taint.get("key"), taint.get("value"), taint.get("effect")), stamp)

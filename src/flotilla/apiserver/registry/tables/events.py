@@ -13,7 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flotilla.api.duration import since, timestamp
+from flotilla.api.duration import since
+from flotilla.api.times import timestamp
 from flotilla.apiserver.registry.tables.descriptions import swagger_doc
 from flotilla.apiserver.registry.tables.model import NAME, Cell, Column, Printer, wide
 from flotilla.apiserver.registry.tables.objects import child, integer, mapping, name, text

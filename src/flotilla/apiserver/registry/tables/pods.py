@@ -22,7 +22,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flotilla.api.duration import between, since, timestamp
+from flotilla.api.duration import between, since
+from flotilla.api.times import timestamp
 from flotilla.apiserver.registry.tables.descriptions import swagger_doc
 from flotilla.apiserver.registry.tables.model import AGE, NAME, Cell, Column, Printer, wide
 from flotilla.apiserver.registry.tables.objects import (

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flotilla.api.duration import UNKNOWN, InvalidTimestampError, between, parse_timestamp
+from flotilla.api.duration import UNKNOWN, between
 from flotilla.api.fielderrors import FieldError, child, invalid, required
+from flotilla.api.times import InvalidTimestampError, parse_timestamp
 from flotilla.apiserver.registry.tables.descriptions import swagger_doc
 from flotilla.apiserver.registry.tables.jsonpath import JSONPathError, PrinterPath, parse_printer_jsonpath
 from flotilla.apiserver.registry.tables.model import NAME, Cell, Column

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.builtin import BUILTIN_RESOURCES
-from flotilla.api.duration import rfc3339
+from flotilla.api.times import rfc3339
 from flotilla.apiserver.registry.tables import (
     admissionregistration,
     apps,

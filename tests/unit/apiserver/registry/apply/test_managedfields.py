@@ -8,17 +8,14 @@ from typing import Any
 
 import pytest
 
+from flotilla.api.times import format_time
 from flotilla.apiserver.registry.apply import (
     managed_fields_equal_ignoring_time,
     managed_fields_for_write,
     strip_time_only_changes,
     validate_managed_fields,
 )
-from flotilla.apiserver.registry.apply.managedfields import (
-    decode_managed_fields,
-    encode_managed_fields,
-    format_time,
-)
+from flotilla.apiserver.registry.apply.managedfields import decode_managed_fields, encode_managed_fields
 from tests.unit.apiserver.registry.apply.objects import web_deployment
 
 

@@ -13,7 +13,8 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flotilla.api import regexes
-from flotilla.api.duration import InvalidTimestampError, parse_go_duration, parse_timestamp
+from flotilla.api.duration import parse_go_duration
+from flotilla.api.times import InvalidTimestampError, parse_timestamp
 from flotilla.apiserver.registry.cel.budget import Budget
 from flotilla.apiserver.registry.cel.library import register
 from flotilla.apiserver.registry.cel.values import (

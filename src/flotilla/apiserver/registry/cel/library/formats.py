@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flotilla.api import names
-from flotilla.api.duration import InvalidTimestampError, parse_timestamp
+from flotilla.api.times import InvalidTimestampError, parse_timestamp
 from flotilla.apiserver.registry.cel.budget import Budget
 from flotilla.apiserver.registry.cel.library import register
 from flotilla.apiserver.registry.cel.values import EvalError, Optional, no_overload
