@@ -78,7 +78,7 @@ def agent(
       flotilla agent --data-dir /var/lib/flotilla-agent --kubeconfig member.kubeconfig
     """
     from flotilla.agent.agent import Agent, AgentSettings
-    from flotilla.cli.components.apiserver import run_until_signalled
+    from flotilla.cli.components.foreground import run_until_signalled
     from flotilla.cli.components.logging import configure_logging
     from flotilla.runtime.hubcontroller import ManagerSettings
 

@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-import signal
-from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 import click
-
-
-class Component(Protocol):
-    """A long-running part of Flotilla that can be started and stopped."""
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
 
 
 @click.command()
@@ -188,6 +176,7 @@ def apiserver(
     from flotilla.apiserver.http.audit import AuditLevel, AuditSettings
     from flotilla.apiserver.http.limits import LimitSettings
     from flotilla.apiserver.server import APIServer, ServerSettings
+    from flotilla.cli.components.foreground import run_until_signalled
     from flotilla.cli.components.logging import configure_logging
 
     configure_logging(log_level)
@@ -223,35 +212,3 @@ def apiserver(
     run_until_signalled(
         server, lambda: f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})"
     )
-
-
-def run_until_signalled(server: Component, ready: Callable[[], str]) -> None:
-    """Run a component until SIGTERM or SIGINT, then stop it cleanly."""
-
-    async def main() -> None:
-        from flotilla.runtime.garbage import CollectorPacing
-
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        try:
-            await server.start()
-        except Exception as exc:
-            await server.stop()
-            raise click.ClickException(f"cannot start: {exc}") from exc
-        pacing = CollectorPacing()
-        pacing.start()  # before saying ready: it starts with a full collection of the start-up heap
-        click.echo(ready(), err=True)
-        try:
-            await stop.wait()
-        finally:
-            pacing.stop()
-        await server.stop()
-
-    try:
-        import uvloop
-
-        uvloop.run(main())
-    except ImportError:
-        asyncio.run(main())

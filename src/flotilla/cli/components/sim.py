@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from flotilla.cli.components.apiserver import run_until_signalled
+from flotilla.cli.components.foreground import run_until_signalled
 
 
 @click.group(invoke_without_command=True)
