@@ -1,45 +1,21 @@
-"""kubectl's resource arguments (`TYPE[,TYPE] [NAME…]`, `TYPE/NAME`), paths and printed names."""
+"""kubectl's resource arguments (`TYPE[,TYPE] [NAME…]`, `TYPE/NAME`) and the paths they read."""
 
 from __future__ import annotations
 
 import pytest
 
-from flotilla.cli.arguments.resources import (
-    ArgumentError,
-    ResourceRequest,
-    parse_arguments,
-    printed_name,
-    printed_object_name,
-    qualified_kind,
-    resource_path,
-)
+from flotilla.cli.arguments.resources import ArgumentError, ResourceRequest, parse_arguments, resource_path
 from flotilla.client.discovery import ResourceInfo
 
 DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)
 NAMESPACES = ResourceInfo("", "v1", "Namespace", "namespaces", namespaced=False)
 
 
-def test_paths_and_qualified_kinds() -> None:
+def test_paths_include_the_namespace_only_when_namespaced() -> None:
     """Paths include the namespace only for namespaced resources and quote names."""
     assert resource_path(DEPLOYMENTS, "web", "a b") == "/apis/apps/v1/namespaces/web/deployments/a%20b"
     assert resource_path(DEPLOYMENTS) == "/apis/apps/v1/deployments"
     assert resource_path(NAMESPACES, "ignored", "kube-system") == "/api/v1/namespaces/kube-system"
-    assert (qualified_kind("Deployment", "apps"), qualified_kind("Namespace", "")) == (
-        "deployment.apps",
-        "namespace",
-    )
-
-
-def test_printed_names_follow_kubectls_name_printer() -> None:
-    """Lower-case kind, dotted group for non-core kinds, then the name."""
-    assert printed_name("Deployment", "apps", "nginx") == "deployment.apps/nginx"
-    assert printed_name("ConfigMap", "", "settings") == "configmap/settings"
-    policy = {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "PropagationPolicy",
-        "metadata": {"name": "p"},
-    }
-    assert printed_object_name(policy) == "propagationpolicy.policy.karmada.io/p"
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """What the user hands a verb, read as kubectl reads it.
 
-`resources` parses kubectl's resource arguments (`TYPE[,TYPE…] [NAME…]`, `TYPE/NAME`) and spells
-resources and objects as kubectl prints them; `manifests` reads the manifests of `-f` from files,
-directories and standard input.
+`resources` parses kubectl's resource arguments (`TYPE[,TYPE…] [NAME…]`, `TYPE/NAME`) into requests
+and the paths they read; `manifests` reads the manifests of `-f` from files, directories and
+standard input.
 """

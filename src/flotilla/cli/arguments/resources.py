@@ -1,17 +1,17 @@
-"""kubectl's resource arguments and names: `TYPE[,TYPE…] [NAME…]`, `TYPE/NAME`, `deployment.apps/nginx`.
+"""kubectl's resource arguments: `TYPE[,TYPE…] [NAME…]`, `TYPE/NAME`, `deployment.apps/nginx`.
 
 `get` and `describe` take kubectl's argument forms (`parse_arguments`). Each TYPE is resolved per
 cluster, against that cluster's own discovery — a CRD may exist on a member and not on the hub — by
 the client's REST mapper (`RESTMapper.resources_for` in `flotilla.client.discovery`: short names,
-singulars, kinds, `.group`, `.version.group`, categories), which `apply` and `promote` use too. The
-rest spells resources and objects as kubectl prints them: `deployment.apps/nginx`, `pod/web-0`.
+singulars, kinds, `.group`, `.version.group`, categories), which `apply` and `promote` use too.
+`resource_path` is where the objects asked for are on a server; how kubectl prints their names is
+`output/names.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import quote
 
 from flotilla.client.discovery import ResourceInfo
@@ -55,25 +55,6 @@ def parse_arguments(arguments: Sequence[str]) -> list[ResourceRequest]:
     return [ResourceRequest(type_argument, tuple(arguments[1:])) for type_argument in type_arguments]
 
 
-# --- naming ---------------------------------------------------------------------------------------
-
-
 def resource_path(resource: ResourceInfo, namespace: str = "", name: str = "") -> str:
     """The URL path of the collection (or of one object) of `resource` in `namespace`."""
     return resource.path(quote(namespace, safe=""), quote(name, safe=""))
-
-
-def qualified_kind(kind: str, group: str) -> str:
-    """The lower-case `kind.group` kubectl prefixes names with: `deployment.apps`, bare `pod`."""
-    return f"{kind.lower()}.{group}" if group else kind.lower()
-
-
-def printed_name(kind: str, group: str, name: str) -> str:
-    """`deployment.apps/nginx`, `configmap/settings`: kubectl's name printer for an object."""
-    return f"{qualified_kind(kind, group)}/{name}"
-
-
-def printed_object_name(obj: Mapping[str, Any]) -> str:
-    """`printed_name` of a manifest, from its apiVersion, kind and name."""
-    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
-    return printed_name(str(obj.get("kind") or ""), group, str((obj.get("metadata") or {}).get("name") or ""))

@@ -132,7 +132,7 @@ def promote(
 
 
 def _print_lines(plan: PromotionPlan, cluster: str, suffix: str) -> None:
-    from flotilla.cli.arguments.resources import printed_object_name
+    from flotilla.cli.output.names import printed_object_name
 
     if plan.namespace is not None:
         click.echo(f"{printed_object_name(plan.namespace)} created{suffix}")
@@ -229,7 +229,7 @@ class Promoter:
         return plan
 
     async def _plan_dependencies(self, member_object: dict[str, Any], plan: PromotionPlan) -> None:
-        from flotilla.cli.arguments.resources import printed_name
+        from flotilla.cli.output.names import printed_name
         from flotilla.cli.propagation.promotion import dependency_references, promoted_template
 
         for reference in dependency_references(member_object):

@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from flotilla.api.karmada.constants import CACHED_FROM_CLUSTER_ANNOTATION, MANAGED_BY_KARMADA_LABEL
-from flotilla.cli.arguments.resources import printed_name, qualified_kind
+from flotilla.cli.output.names import printed_name, qualified_kind
 from flotilla.cli.output.tabwriter import GET_PADDING, align
 from flotilla.client.discovery import ResourceInfo
 

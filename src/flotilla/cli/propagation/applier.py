@@ -30,7 +30,7 @@ import click
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.cli.arguments.manifests import Manifest
-from flotilla.cli.arguments.resources import printed_object_name
+from flotilla.cli.output.names import printed_object_name
 from flotilla.cli.propagation.policies import apply_policy, propagates
 from flotilla.client import APIStatusError, Client, Conflict, NotFound
 from flotilla.client.client import APPLY_PATCH
