@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.cli.commands.accept import acceptance_problem, pending_registration, pending_registrations
+from flotilla.cli.registration.acceptance import (
+    acceptance_problem,
+    pending_registration,
+    pending_registrations,
+)
 from flotilla.cli.registration.request import new_agent_key, signing_request
 
 BOOTSTRAP_GROUPS = ["system:bootstrappers", "system:bootstrappers:karmada:default-cluster-token"]

@@ -15,114 +15,34 @@ ones with `kubectl certificate deny`).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import click
-from cryptography import x509
-from cryptography.x509.oid import NameOID
 
 from flotilla.api.duration import UNKNOWN, short_human_duration, timestamp
-from flotilla.api.karmada.agentrbac import AGENT_GROUP, agent_namespaces, agent_rbac_objects, cluster_of_agent
+from flotilla.api.karmada.agentrbac import agent_namespaces, agent_rbac_objects
 from flotilla.api.karmada.constants import CLUSTER
 from flotilla.api.karmada.registration import (
     ACCEPTED_BY_OPERATOR,
-    CLUSTER_ID_ANNOTATION,
     REQUESTER_ANNOTATION,
     pull_cluster,
     recorded_requester,
-    registration_conflict,
 )
 from flotilla.cli.hub.connection import HubTarget, hub_options, run
 from flotilla.cli.output.tabwriter import table
-from flotilla.cli.registration.request import CSR, SIGNER
+from flotilla.cli.registration.acceptance import (
+    PendingRegistration,
+    acceptance_problem,
+    pending_registrations,
+    undecided,
+)
+from flotilla.cli.registration.request import CSR
 from flotilla.client import AlreadyExists, Client, Conflict
 
 FIELD_MANAGER = "flotilla-accept"
-BOOTSTRAPPERS = "system:bootstrappers"
 ACCEPT_MESSAGE = "Cluster accepted by the hub operator (flotilla accept)."
-
-
-@dataclass(frozen=True, slots=True)
-class PendingRegistration:
-    request_name: str
-    cluster_name: str
-    cluster_id: str
-    requester: str
-    created: str
-    annotations: dict[str, Any]
-
-
-def _subject(csr: dict[str, Any], oid: x509.ObjectIdentifier) -> list[str]:
-    try:
-        pem = base64.b64decode((csr.get("spec") or {}).get("request") or "", validate=True)
-        request = x509.load_pem_x509_csr(pem)
-    except (binascii.Error, ValueError):
-        return []
-    return [str(attribute.value) for attribute in request.subject.get_attributes_for_oid(oid)]
-
-
-def _undecided(csr: dict[str, Any]) -> bool:
-    status = csr.get("status") or {}
-    decided = {c.get("type") for c in status.get("conditions") or [] if c.get("status", "True") == "True"}
-    return not status.get("certificate") and not decided & {"Approved", "Denied", "Failed"}
-
-
-def pending_registration(csr: dict[str, Any]) -> PendingRegistration | None:
-    """The registration a CSR makes, if it is a bootstrap identity's agent request still undecided."""
-    spec = csr.get("spec") or {}
-    groups = spec.get("groups") or []
-    if spec.get("signerName") != SIGNER or not _undecided(csr):
-        return None
-    if not any(group == BOOTSTRAPPERS or str(group).startswith(f"{BOOTSTRAPPERS}:") for group in groups):
-        return None
-    if _subject(csr, NameOID.ORGANIZATION_NAME) != [AGENT_GROUP]:
-        return None
-    common_names = _subject(csr, NameOID.COMMON_NAME)
-    cluster_name = cluster_of_agent(common_names[0]) if common_names else None
-    if cluster_name is None:
-        return None
-    metadata = csr.get("metadata") or {}
-    annotations = dict(metadata.get("annotations") or {})
-    return PendingRegistration(
-        request_name=str(metadata.get("name", "")),
-        cluster_name=cluster_name,
-        cluster_id=str(annotations.get(CLUSTER_ID_ANNOTATION) or ""),
-        requester=str(spec.get("username", "")),
-        created=str(metadata.get("creationTimestamp", "")),
-        annotations=annotations,
-    )
-
-
-def pending_registrations(csrs: list[dict[str, Any]]) -> list[PendingRegistration]:
-    found = (pending_registration(csr) for csr in csrs)
-    return sorted((p for p in found if p is not None), key=lambda p: (p.cluster_name, p.created))
-
-
-def acceptance_problem(name: str, pending: list[PendingRegistration], existing: dict[str, Any] | None) -> str:
-    """Why cluster `name` cannot be accepted now ("" when it can)."""
-    if not pending:
-        return (
-            f"no registration of cluster {name} is waiting for acceptance "
-            "(`flotilla accept --list` shows those that are)"
-        )
-    ids = sorted({p.cluster_id for p in pending})
-    if len(ids) > 1:
-        requests = ", ".join(p.request_name for p in pending)
-        shown = ", ".join(cluster_id or "unknown" for cluster_id in ids)
-        return (
-            f"several members ask to be cluster {name} (cluster ids {shown}); "
-            f"deny the unwanted requests among {requests} with `kubectl certificate deny`, then accept again"
-        )
-    # The operator's acceptance is consent: the name's recorded requester does not bind it.
-    return registration_conflict(
-        name, existing, pending[-1].annotations, pending[-1].requester, operator=True
-    )
 
 
 def _age(created: str, now: datetime) -> str:
@@ -194,7 +114,7 @@ async def _approve(hub: Client, request_name: str) -> None:
     """Append an Approved condition through the approval subresource (re-reading on a conflict)."""
     for _ in range(5):
         csr = await hub.get(CSR, request_name)
-        if not _undecided(csr):
+        if not undecided(csr):
             return
         status = csr.setdefault("status", {})
         status["conditions"] = [
