@@ -37,6 +37,12 @@ class WorkQueue(Generic[K]):
     def __len__(self) -> int:
         return len(self._queue)
 
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing being processed (keys waiting on a delay aside): every key added
+        so far has been reconciled, which tests wait for before asserting that nothing happens."""
+        return not self._queue and not self._processing
+
     def add(self, key: K) -> None:
         if self._shutdown:
             return

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from flotilla.client.connections import IDLE_TIMEOUT, ConnectionClosed, ConnectionPool
+from tests.support.waiting import eventually_async
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
@@ -120,10 +121,17 @@ async def answer_ok(exchange: Exchange) -> None:
     exchange.writer.write(OK)
 
 
-async def settle() -> None:
-    """Let the loop deliver what the server did (EOF, closed sockets) to the client's protocols."""
-    for _ in range(5):
-        await asyncio.sleep(0.01)
+async def spoiled(pool: ConnectionPool) -> None:
+    """Wait until what the server did to the idle connection (closed it, sent bytes nobody asked
+    for) has reached the client's protocol, so that the connection is no longer reusable."""
+    await eventually_async(
+        lambda: not any(connection.reusable for connection in pool._idle), what="the idle connection spoiled"
+    )
+
+
+async def received(server: ScriptedServer) -> None:
+    """Wait until the server has read a request (it is in flight)."""
+    await eventually_async(lambda: server.requests, what="a request read by the server")
 
 
 async def test_sequential_requests_share_one_keep_alive_connection() -> None:
@@ -143,7 +151,7 @@ async def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None
 
     async with serving(answer_then_close) as (server, pool):
         await pool.send("POST", request("POST", b"{}"), timeout=5)
-        await settle()
+        await spoiled(pool)
         response = await pool.send("POST", request("POST", b"{}"), timeout=5)
         assert response.status == 200
         assert server.requests == [(1, "POST"), (2, "POST")]
@@ -234,7 +242,7 @@ async def test_bytes_nobody_asked_for_make_an_idle_connection_unusable() -> None
 
     async with serving(answer_twice) as (server, pool):
         await pool.send("GET", request(), timeout=5)
-        await settle()
+        await spoiled(pool)
         await pool.send("GET", request(), timeout=5)
         assert [connection for connection, _ in server.requests] == [1, 2]
 
@@ -282,7 +290,7 @@ async def test_waiting_for_a_turn_counts_against_the_timeout() -> None:
 
     async with serving(answer_slowly, limit=1) as (server, pool):
         first = asyncio.create_task(pool.send("GET", request(), timeout=5))
-        await settle()
+        await received(server)
         with pytest.raises(TimeoutError):
             await pool.send("GET", request(), timeout=0.05)
         assert (await first).status == 200
@@ -313,9 +321,9 @@ async def test_closing_the_pool_fails_requests_in_flight_and_refuses_new_ones() 
     async def never_answer(exchange: Exchange) -> None:
         await asyncio.sleep(10)
 
-    async with serving(never_answer) as (_, pool):
+    async with serving(never_answer) as (server, pool):
         pending = asyncio.create_task(pool.send("GET", request(), timeout=5))
-        await settle()
+        await received(server)
         pool.close()
         with pytest.raises(ConnectionClosed):
             await pending

@@ -6,6 +6,7 @@ import asyncio
 import gc
 
 from flotilla.runtime.garbage import MIDDLE_THRESHOLD, CollectorPacing
+from tests.support.waiting import eventually_async
 
 
 async def test_start_takes_full_collections_off_the_allocation_trigger_and_stop_restores() -> None:
@@ -54,11 +55,8 @@ async def test_the_timer_runs_full_collections_that_reclaim_cycles() -> None:
         gc.collect(1)  # move the cycle past the young generation, as long-lived garbage is
         alive = {id(first), id(second)}
         del first, second
-        for _ in range(200):  # up to 10 s: a full collection of a big test process takes a while
-            if pacing.full_collections >= 2:
-                break
-            await asyncio.sleep(0.05)
-        assert pacing.full_collections >= 2
+        # A full collection of a big test process takes a while.
+        await eventually_async(lambda: pacing.full_collections >= 2, what="two timed full collections")
         assert not alive & {id(o) for o in gc.get_objects() if isinstance(o, Node)}
     finally:
         pacing.stop()
@@ -69,5 +67,7 @@ async def test_stop_cancels_the_timer() -> None:
     pacing = CollectorPacing(interval=0.02)
     pacing.start()
     pacing.stop()
-    await asyncio.sleep(0.1)
+    # A quiet window, as short as sound: timers run in the order they fall due, and a tick the stop
+    # failed to cancel was due one interval after start, before this sleep ends.
+    await asyncio.sleep(pacing.interval * 1.5)
     assert pacing.full_collections == 0

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from flotilla.runtime.controller import ControllerLoop, TerminalError
 from flotilla.runtime.health import Histogram, MetricFamily, render
 from flotilla.runtime.hubcontroller import HubController
 from flotilla.runtime.manager import controller_metrics
+from tests.support.waiting import eventually_async
 
 
 def test_counters_and_gauges_render_with_help_type_and_escaped_labels() -> None:
@@ -64,10 +63,7 @@ async def test_reconciles_are_counted_by_result_and_rendered_per_controller() ->
     for key in ("done", "later", "bad", "boom"):
         controller.enqueue(key)
     controller.start()
-    for _ in range(100):
-        if sum(controller.loop.stats.results.values()) == 4:
-            break
-        await asyncio.sleep(0.01)
+    await eventually_async(lambda: sum(controller.loop.stats.results.values()) == 4, what="four reconciles")
     await controller.stop()
     lines = render(controller_metrics([controller], is_leader=False))
     assert 'flotilla_reconcile_total{controller="flaky",result="success"} 1' in lines

@@ -7,7 +7,6 @@ uses cluster names and labels of its own, so tests do not see each other's objec
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -18,7 +17,6 @@ import pytest
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client, load_kubeconfig
-from flotilla.runtime.clock import ManualClock
 from flotilla.runtime.hubcontroller import ControllerContext
 from flotilla.runtime.informers import SharedInformers
 from flotilla.runtime.members import MemberClients
@@ -34,6 +32,7 @@ from flotilla.scheduler.scheduler import (
     result_differs,
     scheduled_status,
 )
+from tests.support.clock import ManualClock
 from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually_async
 
@@ -177,7 +176,6 @@ async def hub(hub_server: ServerProcess) -> AsyncIterator[Client]:
     client = Client(load_kubeconfig(hub_server.kubeconfig, None), field_manager="test")
     yield client
     await client.close()
-    await asyncio.sleep(0.05)  # TLS transports finish closing on the next loop turns
 
 
 @pytest.fixture
@@ -195,7 +193,6 @@ async def scheduler(hub_server: ServerProcess) -> AsyncIterator[SchedulerControl
     await informers.stop()
     await members.close()
     await client.close()
-    await asyncio.sleep(0.05)  # TLS transports finish closing on the next loop turns
 
 
 @pytest.fixture

@@ -185,7 +185,7 @@ async def test_a_live_watch_keeps_flowing_across_a_compaction(backend: Backend) 
     first = await backend.create("/k", b"1")
     stream = backend.watch("/", after_revision=first)
     consumer = asyncio.create_task(collect_until(stream, at_revision(first + 2)))
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)  # one loop turn: a watch registers on its first step, before it awaits
     second = await backend.update("/k", b"2", mod_revision=first)
     await backend.compact(second)
     await backend.update("/k", b"3", mod_revision=second)

@@ -100,7 +100,7 @@ async def test_group_commit_carries_many_writes_per_transaction(
         consumer = asyncio.create_task(
             collect_until(backend.watch("/", after_revision=0), at_revision(WRITERS))
         )
-        await asyncio.sleep(0.01)  # let the watch register before the writes start
+        await asyncio.sleep(0)  # one loop turn: the watch registers on its first step, before the writes
         await asyncio.gather(*(backend.create(f"/p{i:04d}", b"x") for i in range(WRITERS)))
         batches = await consumer
         events: list[Event] = flatten(batches)

@@ -126,7 +126,7 @@ async def test_updates_and_deletes_carry_the_previous_version(backend: Backend) 
     live = asyncio.create_task(
         collect_until(backend.watch("/", after_revision=updated), at_revision(updated + 1))
     )
-    await asyncio.sleep(0.01)  # registered before the delete: the DELETE comes from the live feed
+    await asyncio.sleep(0)  # registered on its first step, before the delete: the DELETE comes live
     deleted = await backend.delete("/k", mod_revision=updated)
     replayed = flatten(await collect_until(backend.watch("/", after_revision=0), at_revision(deleted)))
 
@@ -157,7 +157,7 @@ async def test_watch_ends_when_the_store_closes(backend: Backend) -> None:
     stream = backend.watch("/", after_revision=0)
     assert [event.revision for event in await anext(stream)] == [1]
     pending = asyncio.ensure_future(anext(stream))
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)  # one loop turn: the watch waits for the next change
     await backend.close()
     with pytest.raises(StopAsyncIteration):
         async with asyncio.timeout(5):
@@ -169,7 +169,7 @@ async def test_watch_from_a_future_revision_skips_writes_up_to_it(backend: Backe
     await backend.create("/k0", b"")
     stream = backend.watch("/", after_revision=3)
     pending = asyncio.ensure_future(anext(stream))
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)  # one loop turn: a watch registers on its first step, before it awaits
     for key in ("/k1", "/k2", "/k3"):
         await backend.create(key, b"")
     async with asyncio.timeout(5):

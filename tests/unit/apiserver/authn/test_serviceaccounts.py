@@ -20,17 +20,10 @@ from flotilla.apiserver.authn.serviceaccounts import (
     TokenIssuer,
     load_or_create_key,
 )
+from tests.support.clock import ManualClock
 from tests.unit.apiserver.authn.objects import Objects, pod, service_account
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +39,9 @@ def objects() -> Objects:
     return found
 
 
-def authenticator(key: ServiceAccountKey, objects: Objects, clock: Clock) -> ServiceAccountTokenAuthenticator:
+def authenticator(
+    key: ServiceAccountKey, objects: Objects, clock: ManualClock
+) -> ServiceAccountTokenAuthenticator:
     return ServiceAccountTokenAuthenticator([key.public_key], objects, clock)
 
 
@@ -80,7 +75,7 @@ def test_issued_claims_follow_kube(key: ServiceAccountKey, objects: Objects) -> 
 
 def test_a_valid_token_authenticates_as_the_service_account(key: ServiceAccountKey, objects: Objects) -> None:
     """The user is system:serviceaccount:<ns>:<name> in the service-account groups, with its uid."""
-    result = authenticator(key, objects, Clock(NOW + timedelta(minutes=5))).authenticate_token(
+    result = authenticator(key, objects, ManualClock(NOW + timedelta(minutes=5))).authenticate_token(
         issue(key, objects), []
     )
     assert result is not None
@@ -96,9 +91,9 @@ def test_expiry_is_checked_against_the_clock_with_one_minute_leeway(
 ) -> None:
     """A 600 s token works at 600 s + 59 s and is refused as expired at 600 s + 61 s."""
     token = issue(key, objects, 600)
-    clock = Clock(NOW + timedelta(seconds=659))
+    clock = ManualClock(NOW + timedelta(seconds=659))
     assert authenticator(key, objects, clock).authenticate_token(token, []) is not None
-    clock.now = NOW + timedelta(seconds=661)
+    clock.advance(2)
     with pytest.raises(InvalidToken, match="service account token has expired"):
         authenticator(key, objects, clock).authenticate_token(token, [])
 
@@ -106,7 +101,7 @@ def test_expiry_is_checked_against_the_clock_with_one_minute_leeway(
 def test_a_token_used_before_it_is_valid_is_refused(key: ServiceAccountKey, objects: Objects) -> None:
     """nbf more than a minute ahead of the clock is refused."""
     with pytest.raises(InvalidToken, match="not valid yet"):
-        authenticator(key, objects, Clock(NOW - timedelta(minutes=2))).authenticate_token(
+        authenticator(key, objects, ManualClock(NOW - timedelta(minutes=2))).authenticate_token(
             issue(key, objects), []
         )
 
@@ -114,7 +109,7 @@ def test_a_token_used_before_it_is_valid_is_refused(key: ServiceAccountKey, obje
 def test_audiences_must_intersect(key: ServiceAccountKey, objects: Objects) -> None:
     """A token for vault is refused by the API and accepted when vault is the audience asked for."""
     token = issue(key, objects, audiences=("vault",))
-    check = authenticator(key, objects, Clock(NOW))
+    check = authenticator(key, objects, ManualClock(NOW))
     with pytest.raises(
         InvalidToken, match=r'token audiences \["vault"\] is invalid for the target audiences'
     ):
@@ -128,7 +123,7 @@ def test_deleting_or_recreating_the_service_account_revokes_its_tokens(
 ) -> None:
     """A missing account, one recreated with another uid, or one deleted over a minute ago fails."""
     token = issue(key, objects)
-    check = authenticator(key, objects, Clock(NOW))
+    check = authenticator(key, objects, ManualClock(NOW))
     objects.add(service_account(uid="other"))
     with pytest.raises(InvalidToken, match=r"service account UID \(other\) does not match claim \(sa-uid\)"):
         check.authenticate_token(token, [])
@@ -147,7 +142,7 @@ def test_pod_bound_tokens_die_with_the_pod(key: ServiceAccountKey, objects: Obje
     objects.add(pod("web-1", node="node-a"))
     binding = Binding(pod=ObjectReference("web-1", "pod-uid"), node=ObjectReference("node-a", ""))
     token = issue(key, objects, binding=binding)
-    check = authenticator(key, objects, Clock(NOW))
+    check = authenticator(key, objects, ManualClock(NOW))
     result = check.authenticate_token(token, [])
     assert result is not None
     assert result.user.extra["authentication.kubernetes.io/pod-name"] == ["web-1"]
@@ -167,12 +162,12 @@ def test_a_token_signed_by_another_key_is_refused(key: ServiceAccountKey, object
         service_account(), [], 600, NOW
     )
     with pytest.raises(InvalidToken, match="invalid signature"):
-        authenticator(key, objects, Clock(NOW)).authenticate_token(forged, [])
+        authenticator(key, objects, ManualClock(NOW)).authenticate_token(forged, [])
 
 
 def test_tokens_of_other_issuers_and_non_jwts_are_not_ours(key: ServiceAccountKey, objects: Objects) -> None:
     """Other issuers, opaque strings and JSON are left to other authenticators."""
-    check = authenticator(key, objects, Clock(NOW))
+    check = authenticator(key, objects, ManualClock(NOW))
     other_issuer = jws.sign_compact({"iss": "https://elsewhere"}, key.private_key, key.key_id)
     for token in (other_issuer, "abcdef.0123456789abcdef", '{"iss": "x"}', "a.b.c"):
         assert check.authenticate_token(token, []) is None

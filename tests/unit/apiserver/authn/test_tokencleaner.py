@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.tokencleaner import TokenCleaner
 from flotilla.storage.memory import MemoryBackend
+from tests.support.waiting import eventually_async
 from tests.unit.apiserver.authn.objects import bootstrap_secret
 
 SECRET = GroupVersionKind("", "v1", "Secret")
@@ -38,11 +38,10 @@ async def test_expired_tokens_are_deleted_and_others_kept() -> None:
             SECRET,
             bootstrap_secret("dddddd", "0123456789abcdef", expiration=stamp(now - timedelta(seconds=1))),
         )
-        for _ in range(200):
-            names = {s["metadata"]["name"] for s in client.list(SECRET, "kube-system")}
-            if "bootstrap-token-aaaaaa" not in names and "bootstrap-token-dddddd" not in names:
-                break
-            await asyncio.sleep(0.01)
+        names = await eventually_async(
+            lambda: {s["metadata"]["name"] for s in client.list(SECRET, "kube-system")},
+            until=lambda names: not names & {"bootstrap-token-aaaaaa", "bootstrap-token-dddddd"},
+        )
         assert names == {"bootstrap-token-bbbbbb", "bootstrap-token-cccccc"}
     finally:
         await cleaner.stop()

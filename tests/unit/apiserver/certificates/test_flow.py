@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -27,6 +26,7 @@ from flotilla.apiserver.writes import normalize
 from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, update_flow
 from flotilla.storage.memory import MemoryBackend
+from tests.support.clock import ManualClock
 from tests.support.waiting import eventually_async
 from tests.unit.apiserver.certificates.requests import AGENT_USAGES, certificate_request, signing_request
 
@@ -45,6 +45,20 @@ async def api() -> AsyncIterator[EmbeddedAPI]:
         yield server
     finally:
         await server.stop()
+
+
+async def settled(api: EmbeddedAPI) -> None:
+    """Wait until the approver and the signer have reconciled every change so far (negative checks):
+    from then on, what they have not done they will not do, which no fixed wait could promise."""
+    certificates = api.controllers.certificates
+    await eventually_async(
+        lambda: (
+            api.cache.revision == api.backend.current_revision()
+            and certificates.approver.queue.idle
+            and certificates.signer.queue.idle
+        ),
+        what="the approver and the signer have caught up",
+    )
 
 
 def served_csr(api: EmbeddedAPI) -> ServedResource:
@@ -221,7 +235,7 @@ async def test_agent_requests_from_bootstrap_identities_are_approved_and_signed(
         issued(api, "agent").subject.rfc4514_string()
         == "CN=system:karmada:agent:member1,O=system:karmada:agents"
     )
-    await asyncio.sleep(0.1)
+    await settled(api)
     assert not (stored(api, "from-jane").get("status") or {}).get("conditions")
     assert not (stored(api, "not-agent").get("status") or {}).get("conditions")
 
@@ -235,10 +249,11 @@ async def test_the_cleaner_deletes_requests_decided_more_than_an_hour_ago(api: E
         api, BOB, signing_request("pending", certificate_request("b"), signer="example.com/manual")
     )
     await decide(api, "denied", SYSTEM_USER, "Denied")
+    clock = ManualClock(datetime.now(UTC))
+    api.context.clock = clock
     cleaner = CSRCleaner(api.context)
     assert await cleaner.clean_once() == 0
-    later = datetime.now(UTC) + timedelta(hours=2)
-    api.context.clock = lambda: later
+    clock.advance(2 * 3600)
     assert await cleaner.clean_once() == 1
     assert api.client("test").get(CSR, "", "denied") is None
     assert api.client("test").get(CSR, "", "pending") is not None

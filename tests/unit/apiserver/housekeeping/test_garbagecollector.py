@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -148,9 +147,15 @@ def reference(owner: CachedObject | dict[str, Any], *, blocking: bool = False) -
     }
 
 
-async def quiet() -> None:
-    """Give the collector time to do what it should not (negative checks)."""
-    await asyncio.sleep(0.2)
+async def quiet(api: Harness) -> None:
+    """Wait until the collector has reconciled every change so far (negative checks): from then on,
+    what it has not done it will not do, which no fixed wait could promise."""
+    collector = api.collector
+    assert collector is not None
+    await eventually_async(
+        lambda: api.ctx.cache.revision == api.ctx.backend.current_revision() and collector.queue.idle,
+        what="the collector has caught up",
+    )
 
 
 @pytest.fixture
@@ -229,7 +234,7 @@ async def test_foreground_deletion_waits_for_a_blocking_dependent(api: Harness) 
         return current is not None and bool(current.metadata.get("deletionTimestamp"))
 
     await eventually_async(lambda: held_is_deleting() and api.gone(loose))
-    await quiet()
+    await quiet(api)
     waiting = api.get(owner)
     assert waiting is not None and waiting.metadata["finalizers"] == ["foregroundDeletion"]
     await api.drop_finalizers(held)
@@ -249,7 +254,7 @@ async def test_foreground_deletion_of_a_chain_goes_bottom_up(api: Harness) -> No
         return current is not None and "foregroundDeletion" in (current.metadata.get("finalizers") or [])
 
     await eventually_async(middle_waits)
-    await quiet()
+    await quiet(api)
     assert api.get(top) is not None
     await api.drop_finalizers(bottom)
     await eventually_async(lambda: api.gone(top) and api.gone(middle) and api.gone(bottom))
@@ -304,7 +309,7 @@ async def test_a_cluster_scoped_dependent_of_a_namespaced_owner_is_left_alone(ap
     dependent = await create_object(api.ctx, namespace, obj, system_options("test"))
     await eventually_async(lambda: len(api.events("default")) == 1)
     await api.delete(owner, "Background")
-    await quiet()
+    await quiet(api)
     assert api.get(dependent) is not None
     assert api.events("default")[0].obj["involvedObject"] == {
         "apiVersion": "v1",
@@ -319,7 +324,7 @@ async def test_a_dependent_of_an_unserved_kind_is_left_alone(api: Harness) -> No
     api.start_collector()
     unknown = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": "u-w"}
     dependent = await api.configmap("dependent", unknown)
-    await quiet()
+    await quiet(api)
     assert api.get(dependent) is not None
 
 

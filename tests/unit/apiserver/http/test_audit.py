@@ -20,6 +20,7 @@ from flotilla.apiserver.http.audit import (
 )
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.users import UserInfo
+from tests.support.waiting import eventually_async
 
 RECEIVED = datetime(2026, 6, 1, 12, 0, 0, 123456, tzinfo=UTC)
 SECRETS = RequestInfo("", "v1", "default", "secrets", "", "", "create")
@@ -156,11 +157,8 @@ async def test_the_writer_survives_a_failed_write_and_resumes(tmp_path: Path) ->
     audit = AuditLog(AuditSettings(AuditLevel.METADATA, path))
     audit.start()
     audit.record({"n": 1})
-    for _ in range(200):
-        if audit._queue.empty():
-            break
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.5)  # the batch taken off the queue is being written (and failing)
+    # Handed to the writer thread, which has tried to write it (and failed).
+    await eventually_async(lambda: not audit._lines and audit._handed_over.value == 0, what="a failed write")
     path.rmdir()
     audit.record({"n": 2})
     await asyncio.wait_for(audit.stop(), timeout=10)
@@ -191,8 +189,14 @@ async def test_lines_wait_on_the_loop_and_stop_writes_them(tmp_path: Path) -> No
     for index in range(3):
         audit.record({"n": index})
     assert audit._queue.empty()  # still on the loop: nothing woke the writer thread yet
-    await asyncio.sleep(0.2)
-    assert [orjson.loads(line)["n"] for line in path.read_text().splitlines()] == [0, 1, 2]
+    await eventually_async(lambda: written(path) == [0, 1, 2], what="the lines written together")
     audit.record({"n": 3})
     await audit.stop()
-    assert [orjson.loads(line)["n"] for line in path.read_text().splitlines()] == [0, 1, 2, 3]
+    assert written(path) == [0, 1, 2, 3]
+
+
+def written(path: Path) -> list[int]:
+    """The `n` of every line in the audit log so far."""
+    if not path.exists():
+        return []
+    return [orjson.loads(line)["n"] for line in path.read_text().splitlines()]

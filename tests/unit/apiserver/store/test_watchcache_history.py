@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from flotilla.apiserver.store.watchcache import CachedObject, WatchCache, Watcher
 from flotilla.storage import Backend, CompactedError
+from tests.support.waiting import eventually_async
 from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, opened_backend
 from tests.unit.storage.operations import run_in_new_loop
 
@@ -202,7 +203,8 @@ async def test_a_compaction_that_overtakes_the_replay_expires_the_watcher(
             await cache.wait_for(backend.current_revision())
             watcher = cache.watch(CONFIGMAPS, namespace="", predicate=None, after=1)
             assert not watcher.current
-            await asyncio.sleep(0.05)  # the first page is queued; the next waits for the writer
+            # The catch-up queues its first page in one step, then waits for the writer to take it.
+            await eventually_async(lambda: watcher.queue, what="the first page of the replay")
             await backend.compact(backend.current_revision())
             seen: list[Seen] = []
             await drain(cache, backend, watcher, seen)
