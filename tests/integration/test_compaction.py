@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import ssl
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
@@ -29,10 +29,25 @@ def churn(api: client.CoreV1Api, updates: int, objects: int) -> None:
         thread.join()
 
 
+COMPACTED = re.compile(r"event='compaction\.done'.*?\brevision=(\d+)")
+WINDOW = 300
+
+
+def caught_up(server: ServerProcess, api: client.CoreV1Api) -> None:
+    """Wait until the server has compacted to the window behind its current revision: the store is
+    as small as compaction makes it (no more compaction follows until the next writes)."""
+    current = int(api.list_namespaced_config_map("default").metadata.resource_version)
+
+    def compacted_to() -> int:
+        return max((int(found) for found in COMPACTED.findall(server.log())), default=0)
+
+    eventually(lambda: compacted_to() >= current - WINDOW, what=f"compaction to {current - WINDOW}")
+
+
 def test_store_stops_growing_and_old_watches_expire(tmp_path: Path) -> None:
     """With a 300-revision window, two rounds of 1,500 updates leave the database the same size."""
     server = ServerProcess(
-        tmp_path / "hub", ["--history-window", "300", "--compaction-interval", "0.5"]
+        tmp_path / "hub", ["--history-window", str(WINDOW), "--compaction-interval", "0.5"]
     ).start()
     try:
         configuration = client.Configuration()
@@ -49,11 +64,10 @@ def test_store_stops_growing_and_old_watches_expire(tmp_path: Path) -> None:
                 first = first or created.metadata.resource_version
             database = server.data_dir / "store.db"
             churn(api, 1500, 50)
-            eventually(lambda: "compaction.done" in server.log(), what="a compaction")
-            time.sleep(1.5)
+            caught_up(server, api)
             after_first_round = database.stat().st_size
             churn(api, 1500, 50)
-            time.sleep(1.5)
+            caught_up(server, api)
             after_second_round = database.stat().st_size
             assert after_second_round <= after_first_round * 1.2 + 200_000, (
                 after_first_round,

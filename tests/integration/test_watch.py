@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import ssl
-import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +48,23 @@ class API:
             "PATCH", f"{self.base}/{name}", {"metadata": {"labels": labels}}, "application/merge-patch+json"
         )
 
-    def events(self, query: str, count: int, timeout: float = 10) -> list[dict[str, Any]]:
-        """Read `count` events of a watch (or until the server ends it)."""
+    def events(
+        self,
+        query: str,
+        count: int,
+        timeout: float = 10,
+        *,
+        then: Callable[[], object] | None = None,
+        after: int = 0,
+    ) -> list[dict[str, Any]]:
+        """Read `count` events of a watch (or until the server ends it); once `after` of them have
+        come (the watch is open and serving), call `then` — its changes arrive live."""
         request = urllib.request.Request(f"{self.server.url}{self.base}?watch=true&{query}")
         found: list[dict[str, Any]] = []
         with urllib.request.urlopen(request, context=self.tls, timeout=timeout) as response:
             while len(found) < count:
+                if then is not None and len(found) == after:
+                    then()
                 line = response.readline()
                 if not line:
                     break
@@ -69,19 +80,11 @@ def api(server: ServerProcess, tls: ssl.SSLContext) -> API:
     return client
 
 
-def later(action: Any, delay: float = 0.3) -> threading.Thread:
-    thread = threading.Thread(target=lambda: (time.sleep(delay), action()))
-    thread.start()
-    return thread
-
-
 def test_watch_without_resource_version_starts_with_current_state(api: API) -> None:
     """No resourceVersion: synthetic ADDED events for existing objects, then live changes."""
     api.create("a")
     api.create("b")
-    thread = later(lambda: api.create("c"))
-    events = api.events("", 3)
-    thread.join()
+    events = api.events("", 3, then=lambda: api.create("c"), after=2)
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
         ("ADDED", "a"),
         ("ADDED", "b"),
@@ -171,15 +174,14 @@ def test_resource_version_older_than_history_gets_410_in_stream(tmp_path: Path) 
 def test_table_watch_sends_rows(api: API) -> None:
     """A watch asking for Tables gets one-row tables, with column definitions only in the first."""
     api.create("row1")
-    thread = later(lambda: api.create("row2"))
     request = urllib.request.Request(
         f"{api.server.url}{api.base}?watch=true",
         headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"},
     )
     with urllib.request.urlopen(request, context=api.tls, timeout=10) as response:
         first = json.loads(response.readline())
+        api.create("row2")  # the watch is open: row2 comes live
         second = json.loads(response.readline())
-    thread.join()
     assert first["object"]["kind"] == "Table"
     assert [c["name"] for c in first["object"]["columnDefinitions"]][:2] == ["Name", "Data"]
     assert first["object"]["rows"][0]["cells"][0] == "row1"
