@@ -5,7 +5,7 @@ the members (`DIR/sim.yaml`) and the hub's port — then hands over to `LocalHub
 API server, the sim and the controller manager, joins the members and supervises them in the
 foreground (restarting one that dies). `down` stops a running `up` from another terminal (or the
 leftovers of one that was killed) through the pids in `DIR/up.json`. The pieces live in
-`localhub*.py`; this module is the command line: options, messages, exit codes.
+`localhub/`; this module is the command line: options, messages, exit codes.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import click
 
 if TYPE_CHECKING:
     from flotilla.cli.localhub.members import MemberPlacement
-    from flotilla.cli.localhub.state import UpState
 
 DEFAULT_DATA_DIR = Path(".flotilla")
 DEFAULT_MEMBERS = 3
@@ -298,6 +297,7 @@ def down(data_dir: Path, grace: float) -> None:
       flotilla down --data-dir /tmp/demo --grace 2
     """
     from flotilla.cli.localhub.state import StateError, read_state
+    from flotilla.cli.localhub.stopping import stop_up
 
     data_dir = data_dir.resolve()
     try:
@@ -311,36 +311,10 @@ def down(data_dir: Path, grace: float) -> None:
         click.echo(f"Nothing is running in {_shown(data_dir)}.")
         return
     try:
-        stopped = asyncio.run(_down(data_dir, state, grace))
+        stopped = asyncio.run(stop_up(data_dir, state, grace, say=click.echo))
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from exc
     if stopped:
         click.echo(f"{_mark()} stopped: {', '.join(stopped)}")
     else:
         click.echo(f"Nothing was running in {_shown(data_dir)} (the recorded processes had already exited).")
-
-
-async def _down(data_dir: Path, state: UpState, grace: float) -> list[str]:
-    """Stop the running `up` (it stops its components), then whatever it left; the roles that were running."""
-    from flotilla.cli.localhub.processes import alive, belongs_to, terminate
-    from flotilla.cli.localhub.state import CONTROLLER_MANAGER, read_state, up_is_running, write_state
-
-    running = {name: pid for name, pid in state.components.items() if belongs_to(pid, data_dir)}
-    stopped: list[str] = []
-    if state.up_pid is not None and up_is_running(data_dir) and alive(state.up_pid):
-        click.echo(f"Stopping flotilla up (pid {state.up_pid}) in {_shown(data_dir)} …")
-        # `up` stops the controller manager, then the sim and the API server, each within `grace`.
-        await terminate({"up": state.up_pid}, 2 * grace + 5)
-        stopped.append("up")
-        state = read_state(data_dir) or state
-    leftovers = {name: pid for name, pid in state.components.items() if belongs_to(pid, data_dir)}
-    # Clients before servers, as `up` itself stops them.
-    for batch in (
-        {k: v for k, v in leftovers.items() if k == CONTROLLER_MANAGER},
-        {k: v for k, v in leftovers.items() if k != CONTROLLER_MANAGER},
-    ):
-        if batch:
-            await terminate(batch, grace)
-    stopped += [name for name in running if not alive(running[name])]
-    write_state(data_dir, replace(state, up_pid=None, components={}))
-    return stopped

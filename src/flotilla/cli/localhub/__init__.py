@@ -4,5 +4,6 @@
 processes, joins the members, waits until they are Ready and restarts what dies. Below it: `state`
 (the record in `DIR/up.json` and its lock), `processes` (children, logs, leftovers), `restarts`
 (when a death is a crash loop), `members` (which members and their placement labels), `clusters`
-(joining them on the hub and waiting for Ready) and `guide` (what the user is told at the end).
+(joining them on the hub and waiting for Ready), `guide` (what the user is told at the end) and
+`stopping` (how `flotilla down` stops a running `up` and what it left).
 """
