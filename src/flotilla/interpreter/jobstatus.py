@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.conditions import find_condition, kept_if_unchanged
 from flotilla.api.times import format_time, timestamp
 from flotilla.interpreter import kinds
 from flotilla.interpreter.statusitems import StatusItems, counter, item_status
@@ -45,17 +46,9 @@ def job_finished(status: Mapping[str, Any]) -> str | None:
 
 
 def _condition(kind: str, reason: str, message: str, previous: list[Any], now: datetime) -> dict[str, Any]:
-    for condition in previous:
-        if (
-            isinstance(condition, Mapping)
-            and condition.get("type") == kind
-            and condition.get("status") == "True"
-            and condition.get("reason") == reason
-            and condition.get("message") == message
-        ):
-            return copy.deepcopy(dict(condition))
+    """A True condition, the previous one kept while unchanged (the Job controller's rule)."""
     stamp = format_time(now)
-    return {
+    condition = {
         "type": kind,
         "status": "True",
         "lastProbeTime": stamp,
@@ -63,6 +56,8 @@ def _condition(kind: str, reason: str, message: str, previous: list[Any], now: d
         "reason": reason,
         "message": message,
     }
+    existing = find_condition([c for c in previous if isinstance(c, Mapping)], kind)
+    return kept_if_unchanged(condition, existing)
 
 
 def aggregate_job(template: dict[str, Any], items: StatusItems, now: datetime) -> None:

@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 import orjson
 import structlog
 
+from flotilla.api.conditions import find_condition, stamped_condition
 from flotilla.api.karmada import constants
 from flotilla.api.times import format_time
 from flotilla.client import ClientError, NotFound
@@ -121,18 +122,13 @@ def scheduled_status(
     """
     current = binding.get("status") or {}
     previous = _scheduled_condition_of(current) or {}
-    transition = previous.get("lastTransitionTime") if previous.get("status") == condition.status else None
-    status: dict[str, Any] = {
-        "conditions": [
-            {
-                "type": constants.CONDITION_SCHEDULED,
-                "status": condition.status,
-                "reason": condition.reason,
-                "message": condition.message,
-                "lastTransitionTime": transition or now,
-            }
-        ]
+    wanted = {
+        "type": constants.CONDITION_SCHEDULED,
+        "status": condition.status,
+        "reason": condition.reason,
+        "message": condition.message,
     }
+    status: dict[str, Any] = {"conditions": [stamped_condition(wanted, previous, now)]}
     if result is not None:
         status["schedulerObservedGeneration"] = (binding.get("metadata") or {}).get("generation", 0)
         if refresh_time or not current.get("lastScheduledTime"):
@@ -186,12 +182,8 @@ def binding_event(
     )
 
 
-def _scheduled_condition_of(status: Mapping[str, Any]) -> dict[str, Any] | None:
-    for condition in status.get("conditions") or []:
-        if condition.get("type") == constants.CONDITION_SCHEDULED:
-            found: dict[str, Any] = condition
-            return found
-    return None
+def _scheduled_condition_of(status: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    return find_condition(status.get("conditions"), constants.CONDITION_SCHEDULED)
 
 
 class SchedulerController(HubController):

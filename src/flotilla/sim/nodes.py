@@ -34,6 +34,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.conditions import stamped_condition
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_micro_time, format_time
 from flotilla.apiserver import errors
@@ -152,20 +153,15 @@ def node_conditions(
                 status, reason, message = "Unknown", "NodeStatusUnknown", STOPPED_POSTING
         elif health is NodeHealth.NOT_READY and kind == "Ready":
             status, reason, message = "False", "KubeletNotReady", NOT_READY_MESSAGE
-        old = before.get(kind)
-        transition = stamp
-        if old is not None and old.get("status") == status and old.get("lastTransitionTime"):
-            transition = str(old["lastTransitionTime"])
-        conditions.append(
-            {
-                "type": kind,
-                "status": status,
-                "lastHeartbeatTime": heartbeat,
-                "lastTransitionTime": transition,
-                "reason": reason,
-                "message": message,
-            }
-        )
+        condition = {
+            "type": kind,
+            "status": status,
+            "lastHeartbeatTime": heartbeat,
+            "lastTransitionTime": stamp,
+            "reason": reason,
+            "message": message,
+        }
+        conditions.append(stamped_condition(condition, before.get(kind), stamp))
     return conditions
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.conditions import find_condition, set_status_condition
 from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.selectors import Operator, Requirement
@@ -599,10 +600,7 @@ class Scheduler:
 
     async def _record_failure(self, key: PodKey, pod: Mapping[str, Any], message: str) -> None:
         wanted = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
-        current = next(
-            (c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"),
-            None,
-        )
+        current = find_condition((pod.get("status") or {}).get("conditions"), "PodScheduled")
         if current is not None and all(current.get(k) == v for k, v in wanted.items()):
             return  # already said; kube would only bump an event series
         stamp = format_time(self._clock.now())
@@ -662,16 +660,9 @@ def _has_condition(pod: Mapping[str, Any], kind: str, status: str) -> bool:
 
 
 def _set_condition(pod: dict[str, Any], condition: dict[str, Any], stamp: str) -> None:
-    """Put a pod condition in place; its transition time moves only when its status changes."""
-    conditions = pod.setdefault("status", {}).setdefault("conditions", [])
-    for existing in conditions:
-        if existing.get("type") == condition["type"]:
-            if existing.get("status") != condition["status"]:
-                existing["lastTransitionTime"] = stamp
-            existing.update(condition)
-            existing.setdefault("lastProbeTime", None)
-            for absent in ("reason", "message"):
-                if absent not in condition:
-                    existing.pop(absent, None)
-            return
-    conditions.append({**condition, "lastProbeTime": None, "lastTransitionTime": stamp})
+    """Put a pod condition in place as `podutil.UpdatePodCondition` does: the condition replaces the
+    one of its type (lastProbeTime unset), and its transition time moves only when its status changes."""
+    status = pod.setdefault("status", {})
+    status["conditions"] = set_status_condition(
+        status.get("conditions"), {**condition, "lastProbeTime": None}, stamp
+    )

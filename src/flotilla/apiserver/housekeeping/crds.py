@@ -14,6 +14,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.conditions import set_status_condition
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
@@ -105,7 +106,6 @@ class CRDController(CacheController):
             obj: dict[str, Any] = current.copy()
             spec = obj.get("spec") or {}
             status = obj.setdefault("status", {})
-            old = {c.get("type"): c for c in status.get("conditions") or []}
             wanted = [
                 _condition(
                     "NamesAccepted",
@@ -122,17 +122,10 @@ class CRDController(CacheController):
                     now,
                 ),
             ]
-            conditions = []
+            # kube's `SetCRDCondition`: the transition time moves only when the status does.
+            conditions = status.get("conditions")
             for condition in wanted:
-                previous = old.get(condition["type"])
-                if (
-                    previous
-                    and previous.get("status") == condition["status"]
-                    and previous.get("reason") == condition["reason"]
-                ):
-                    conditions.append(previous)
-                else:
-                    conditions.append(condition)
+                conditions = set_status_condition(conditions, condition, now)
             status["conditions"] = conditions
             names = dict(spec.get("names") or {})
             names.setdefault("singular", str(names.get("kind", "")).lower())

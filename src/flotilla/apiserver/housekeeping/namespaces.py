@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from flotilla.api.conditions import kept_if_unchanged
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
@@ -132,26 +133,19 @@ class NamespaceController(CacheController):
             obj: dict[str, Any] = current.copy()
             status = obj.setdefault("status", {})
             old = {c.get("type"): c for c in status.get("conditions") or []}
-            conditions = []
-            for kind, state, reason, message in wanted:
-                previous = old.get(kind)
-                if previous and (previous.get("status"), previous.get("reason"), previous.get("message")) == (
-                    state,
-                    reason,
-                    message,
-                ):
-                    conditions.append(previous)
-                else:
-                    conditions.append(
-                        {
-                            "type": kind,
-                            "status": state,
-                            "lastTransitionTime": now,
-                            "reason": reason,
-                            "message": message,
-                        }
-                    )
-            status["conditions"] = conditions
+            status["conditions"] = [
+                kept_if_unchanged(
+                    {
+                        "type": kind,
+                        "status": state,
+                        "lastTransitionTime": now,
+                        "reason": reason,
+                        "message": message,
+                    },
+                    old.get(kind),
+                )
+                for kind, state, reason, message in wanted
+            ]
             status["phase"] = "Terminating"
             return obj
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flotilla.api.conditions import set_status_condition
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
@@ -18,6 +19,7 @@ from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.writes.pipeline import WriteOptions, update_flow
 
 POD = GroupVersionKind("", "v1", "Pod")
+_SCHEDULED = {"type": "PodScheduled", "status": "True", "lastProbeTime": None}
 
 
 async def bind_pod(
@@ -39,19 +41,9 @@ async def bind_pod(
         pod = current.copy()
         pod["metadata"].pop("resourceVersion", None)
         pod["spec"]["nodeName"] = node
-        conditions = pod.setdefault("status", {}).setdefault("conditions", [])
-        for condition in conditions:
-            if condition.get("type") == "PodScheduled":
-                if condition.get("status") != "True":
-                    condition["lastTransitionTime"] = stamp
-                condition["status"] = "True"
-                condition.pop("reason", None)
-                condition.pop("message", None)
-                break
-        else:
-            conditions.append(
-                {"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp}
-            )
+        status = pod.setdefault("status", {})
+        # kube's `podutil.UpdatePodCondition` with {PodScheduled, True}: the condition is replaced.
+        status["conditions"] = set_status_condition(status.get("conditions"), _SCHEDULED, stamp)
         return pod
 
     info = RequestInfo("", "v1", namespace, "pods", name, "binding", "create")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from flotilla.api.conditions import set_status_condition
 from flotilla.api.karmada.constants import CLUSTER_CONDITION_READY
 from flotilla.api.karmada.model import Condition, find_condition
 from flotilla.api.times import format_time
@@ -107,20 +108,12 @@ def threshold_adjusted(
 
 
 def set_condition(conditions: list[Condition], condition: Condition, now: datetime) -> list[Condition]:
-    """`conditions` with `condition` set by type, as `meta.SetStatusCondition` does it.
-
-    The transition time moves only when the status changes; reason and message follow the new
-    condition either way. Other condition types are kept in place.
-    """
-    existing = find_condition(conditions, condition.type)
-    if existing is not None and existing.status == condition.status and existing.last_transition_time:
-        stamp = existing.last_transition_time
-    else:
-        stamp = condition.last_transition_time or format_time(now)
-    updated = condition.model_copy(update={"last_transition_time": stamp})
-    if existing is None:
-        return [*conditions, updated]
-    return [updated if c.type == condition.type else c for c in conditions]
+    """`conditions` with `condition` set by type, as `meta.SetStatusCondition` does it (see
+    `flotilla.api.conditions`): the transition time moves only when the status changes."""
+    updated = set_status_condition(
+        [c.to_object() for c in conditions], condition.to_object(), format_time(now)
+    )
+    return [Condition.from_object(c) for c in updated]
 
 
 def ready_condition(conditions: list[Condition]) -> Condition | None:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.conditions import set_status_condition
 from flotilla.api.karmada import constants
 from flotilla.api.times import format_time
 
@@ -71,20 +72,11 @@ def dispatching_condition(generation: int, *, suspended: bool) -> Condition:
 def set_conditions(
     current: Sequence[Mapping[str, Any]], updates: Sequence[Condition], now: datetime
 ) -> list[Condition]:
-    """`current` with each update replacing the condition of its type (kept in place, else appended)."""
+    """`current` with each update set by type (`meta.SetStatusCondition`, see `flotilla.api.conditions`)."""
     result = [dict(condition) for condition in current]
+    stamp = format_time(now)
     for update in updates:
-        position = next((i for i, c in enumerate(result) if c.get("type") == update["type"]), None)
-        previous = None if position is None else result[position]
-        stamped = dict(update)
-        if previous is not None and previous.get("status") == update["status"]:
-            stamped["lastTransitionTime"] = previous.get("lastTransitionTime") or format_time(now)
-        else:
-            stamped["lastTransitionTime"] = format_time(now)
-        if position is None:
-            result.append(stamped)
-        else:
-            result[position] = stamped
+        result = set_status_condition(result, update, stamp)
     return result
 
 

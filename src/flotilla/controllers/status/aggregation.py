@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.conditions import find_condition, stamped_condition
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ResourceHealth
 from flotilla.api.scheme import GroupVersion
@@ -38,7 +39,7 @@ def _conditions(obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _condition(obj: Mapping[str, Any], condition_type: str) -> Mapping[str, Any] | None:
-    return next((c for c in _conditions(obj) if c.get("type") == condition_type), None)
+    return find_condition(_conditions(obj), condition_type)
 
 
 def _is_template(identifier: Mapping[str, Any], template: Mapping[str, Any]) -> bool:
@@ -96,18 +97,11 @@ def fully_applied_condition(
 ) -> dict[str, Any]:
     """The binding's `FullyApplied` condition (its transition time kept while the status is unchanged)."""
     applied = fully_applied(targets, items)
-    condition: dict[str, Any] = {
+    condition = {
         "type": constants.CONDITION_FULLY_APPLIED,
         "status": "True" if applied else "False",
         "reason": REASON_FULLY_APPLIED if applied else REASON_NOT_FULLY_APPLIED,
         "message": MESSAGE_FULLY_APPLIED if applied else MESSAGE_NOT_FULLY_APPLIED,
-        "lastTransitionTime": format_time(now),
     }
     existing = _condition(binding, constants.CONDITION_FULLY_APPLIED)
-    if (
-        existing is not None
-        and existing.get("status") == condition["status"]
-        and existing.get("lastTransitionTime")
-    ):
-        condition["lastTransitionTime"] = existing["lastTransitionTime"]
-    return condition
+    return stamped_condition(condition, existing, format_time(now))

@@ -20,10 +20,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import structlog
 
+from flotilla.api.conditions import find_condition
 from flotilla.api.objects import copy_object
 from flotilla.api.times import format_time, format_time_in, timestamp
 from flotilla.apiserver import errors
-from flotilla.sim.controllers import conditions, ownership
+from flotilla.sim.controllers import ownership
 from flotilla.sim.controllers.base import Key, SimController
 from flotilla.sim.controllers.cronschedule import CronSchedule
 from flotilla.sim.controllers.events import NORMAL, WARNING
@@ -46,7 +47,7 @@ def job_name(cron_job: CronJob, scheduled: datetime) -> str:
 def finished_condition(job: dict[str, Any]) -> str:
     """ "Complete" or "Failed" when the Job has finished, else ""."""
     for kind in ("Complete", "Failed"):
-        found = conditions.find((job.get("status") or {}).get("conditions"), kind)
+        found = find_condition((job.get("status") or {}).get("conditions"), kind)
         if found is not None and found.get("status") == "True":
             return kind
     return ""

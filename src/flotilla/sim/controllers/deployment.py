@@ -27,6 +27,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.conditions import find_condition, set_workload_condition
 from flotilla.api.objects import controller_of, copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
@@ -378,7 +379,7 @@ class DeploymentController(SimController):
     async def _write_conditions(self, deployment: Deployment, condition: dict[str, Any]) -> Deployment:
         updated = copy_object(deployment)
         status = updated.setdefault("status", {})
-        status["conditions"] = conditions.set_condition(status.get("conditions"), condition)
+        status["conditions"] = set_workload_condition(status.get("conditions"), condition)
         if status == (deployment.get("status") or {}):
             return deployment
         return await self.client.update(DEPLOYMENT, updated, subresource="status")
@@ -386,7 +387,7 @@ class DeploymentController(SimController):
     async def _check_paused_conditions(self, deployment: Deployment) -> Deployment:
         if not deploymentstatus.has_progress_deadline(deployment):
             return deployment
-        current = conditions.find(
+        current = find_condition(
             (deployment.get("status") or {}).get("conditions"), deploymentstatus.PROGRESSING
         )
         if current is not None and current.get("reason") == deploymentstatus.PROGRESS_DEADLINE_EXCEEDED:
@@ -440,5 +441,5 @@ def _selects(deployment: Deployment, labels: dict[str, str]) -> bool:
 
 
 def _progressing(deployment: Deployment) -> bool:
-    found = conditions.find((deployment.get("status") or {}).get("conditions"), deploymentstatus.PROGRESSING)
+    found = find_condition((deployment.get("status") or {}).get("conditions"), deploymentstatus.PROGRESSING)
     return found is not None

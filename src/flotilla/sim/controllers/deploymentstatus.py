@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.conditions import find_condition, set_workload_condition
 from flotilla.api.times import timestamp
 from flotilla.sim.controllers import conditions
 from flotilla.sim.controllers.rollout import (
@@ -81,7 +82,7 @@ def calculate_status(
             "Deployment does not have minimum availability.",
             now,
         )
-    status["conditions"] = conditions.set_condition(current, condition)
+    status["conditions"] = set_workload_condition(current, condition)
     return status
 
 
@@ -116,7 +117,7 @@ def is_progressing(deployment: Mapping[str, Any], new_status: Mapping[str, Any])
 def timed_out(deployment: Mapping[str, Any], status: Mapping[str, Any], now: datetime) -> bool:
     if not has_progress_deadline(deployment):
         return False
-    condition = conditions.find(status.get("conditions"), PROGRESSING)
+    condition = find_condition(status.get("conditions"), PROGRESSING)
     if condition is None:
         return False
     if condition.get("reason") == PROGRESS_DEADLINE_EXCEEDED:
@@ -138,7 +139,7 @@ def rollout_status(
     status = calculate_status(deployment, all_sets, new, now)
     if not has_progress_deadline(deployment):
         status["conditions"] = conditions.without(status["conditions"], PROGRESSING)
-    current = conditions.find((deployment.get("status") or {}).get("conditions"), PROGRESSING)
+    current = find_condition((deployment.get("status") or {}).get("conditions"), PROGRESSING)
     finished = (
         _count(status, "replicas") == _count(status, "updatedReplicas")
         and current is not None
@@ -151,7 +152,7 @@ def rollout_status(
             condition = conditions.deployment_condition(
                 PROGRESSING, "True", NEW_REPLICA_SET_AVAILABLE, f"{subject} has successfully progressed.", now
             )
-            status["conditions"] = conditions.set_condition(status["conditions"], condition)
+            status["conditions"] = set_workload_condition(status["conditions"], condition)
         elif is_progressing(deployment, status):
             condition = conditions.deployment_condition(
                 PROGRESSING, "True", REPLICA_SET_UPDATED, f"{subject} is progressing.", now
@@ -164,10 +165,10 @@ def rollout_status(
             condition = conditions.deployment_condition(
                 PROGRESSING, "False", PROGRESS_DEADLINE_EXCEEDED, f"{subject} has timed out progressing.", now
             )
-            status["conditions"] = conditions.set_condition(status["conditions"], condition)
+            status["conditions"] = set_workload_condition(status["conditions"], condition)
     failures = _replica_failures(all_sets, new)
     if failures:
-        status["conditions"] = conditions.set_condition(status["conditions"], failures[0])
+        status["conditions"] = set_workload_condition(status["conditions"], failures[0])
     else:
         status["conditions"] = conditions.without(status["conditions"], REPLICA_FAILURE)
     return status
@@ -198,7 +199,7 @@ def _replica_failures(all_sets: Sequence[ReplicaSet | None], new: ReplicaSet | N
 
 def progress_recheck(deployment: Mapping[str, Any], status: Mapping[str, Any], now: datetime) -> float | None:
     """Seconds until a stalled rollout is checked against its deadline (kube's `requeueStuckDeployment`)."""
-    current = conditions.find((deployment.get("status") or {}).get("conditions"), PROGRESSING)
+    current = find_condition((deployment.get("status") or {}).get("conditions"), PROGRESSING)
     if not has_progress_deadline(deployment) or current is None:
         return None
     if is_complete(deployment, status) or current.get("reason") == PROGRESS_DEADLINE_EXCEEDED:

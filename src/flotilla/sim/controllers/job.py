@@ -26,6 +26,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.conditions import find_condition
 from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.api.times import format_time, timestamp
@@ -111,7 +112,7 @@ def past_backoff_on_failure(job: dict[str, Any], active: list[Pod]) -> bool:
 
 
 def _active_condition(status: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    found = conditions.find(status.get("conditions"), kind)
+    found = find_condition(status.get("conditions"), kind)
     return dict(found) if found is not None and found.get("status") == "True" else None
 
 
@@ -156,7 +157,7 @@ class JobController(SimController):
             if self._complete(job, succeeded, len(found.active)):
                 outcome = conditions.job_condition(SUCCESS_CRITERIA_MET, "True", *COMPLETIONS_REACHED, now)
         found = JobPods.of(self._owned(job))
-        if outcome is not None and conditions.find(status.get("conditions"), outcome["type"]) is None:
+        if outcome is not None and find_condition(status.get("conditions"), outcome["type"]) is None:
             status["conditions"] = [*(status.get("conditions") or []), outcome]
         finished = outcome is not None and not found.active and not found.terminating
         if finished:
@@ -297,7 +298,7 @@ class JobController(SimController):
     def _record_suspension(self, job: dict[str, Any], status: dict[str, Any], now: datetime) -> None:
         """`Suspended` True while suspended; False (and a new startTime) on resume, if it was ever set."""
         suspended = bool(job["spec"].get("suspend"))
-        current = conditions.find(status.get("conditions"), SUSPENDED)
+        current = find_condition(status.get("conditions"), SUSPENDED)
         if suspended and (current is None or current.get("status") != "True"):
             condition = conditions.job_condition(SUSPENDED, "True", "JobSuspended", "Job suspended", now)
         elif not suspended and current is not None and current.get("status") == "True":
@@ -309,7 +310,7 @@ class JobController(SimController):
 
     def _finish(self, status: dict[str, Any], outcome: dict[str, Any], now: datetime) -> None:
         terminal = COMPLETE if outcome["type"] == SUCCESS_CRITERIA_MET else FAILED
-        if conditions.find(status.get("conditions"), terminal) is None:
+        if find_condition(status.get("conditions"), terminal) is None:
             final = conditions.job_condition(
                 terminal, "True", outcome.get("reason", ""), outcome.get("message", ""), now
             )
@@ -319,12 +320,12 @@ class JobController(SimController):
 
     async def _record_finish(self, job: dict[str, Any], status: dict[str, Any]) -> None:
         meta = job["metadata"]
-        complete = conditions.find(status.get("conditions"), COMPLETE)
+        complete = find_condition(status.get("conditions"), COMPLETE)
         if complete is not None:
             await self.events.record(job, JOB, NORMAL, "Completed", "Job completed")
             log.info("job.completed", namespace=meta["namespace"], name=meta["name"])
             return
-        failed = conditions.find(status.get("conditions"), FAILED) or {}
+        failed = find_condition(status.get("conditions"), FAILED) or {}
         await self.events.record(
             job, JOB, WARNING, str(failed.get("reason", FAILED)), str(failed.get("message", ""))
         )

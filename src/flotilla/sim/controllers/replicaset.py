@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.conditions import find_condition, set_workload_condition
 from flotilla.api.objects import controller_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object, label_selector_from_set
 from flotilla.apiserver import errors
@@ -199,11 +200,11 @@ def replica_set_status(
     ready = [pod for pod in active if pods.is_ready(pod)]
     available = sum(1 for pod in ready if pods.is_available(pod, min_ready, now))
     status_conditions = [dict(c) for c in previous.get("conditions") or ()]
-    has_failure = conditions.find(status_conditions, REPLICA_FAILURE) is not None
+    has_failure = find_condition(status_conditions, REPLICA_FAILURE) is not None
     if failure is not None and not has_failure:
         wanted = int(replica_set["spec"].get("replicas", 1))
         reason = "FailedCreate" if len(active) < wanted else "FailedDelete"
-        status_conditions = conditions.set_condition(
+        status_conditions = set_workload_condition(
             status_conditions,
             conditions.replica_set_condition(REPLICA_FAILURE, "True", reason, str(failure), now),
         )

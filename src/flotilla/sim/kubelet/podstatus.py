@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.conditions import stamped_condition
 from flotilla.api.times import format_time
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
@@ -78,12 +79,7 @@ def with_conditions(
             if kind in existing:
                 result.append(dict(existing[kind]))
             continue
-        old = existing.get(kind)
-        if old is not None and old.get("status") == new["status"] and old.get("lastTransitionTime"):
-            new = {**new, "lastTransitionTime": old["lastTransitionTime"]}
-        elif not new.get("lastTransitionTime"):
-            new = {**new, "lastTransitionTime": stamp}
-        result.append(new)
+        result.append(stamped_condition(new, existing.get(kind), stamp))
     result.extend(dict(c) for c in status.get("conditions") or [] if c.get("type") not in KUBELET_CONDITIONS)
     return result
 

@@ -6,9 +6,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from flotilla.api.conditions import find_condition
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.sim.controllers import conditions
 from flotilla.sim.controllers.deployment import DeploymentController
 from flotilla.sim.controllers.deploymentrevisions import DESIRED_REPLICAS, MAX_REPLICAS, REVISION
 from flotilla.sim.controllers.kinds import DEPLOYMENT, POD, REPLICA_SET
@@ -103,7 +103,7 @@ async def test_a_rollout_completes_once_the_kubelet_reports_pods_ready(
         await client.create(DEPLOYMENT, deployment())
         await eventually(
             lambda: (
-                (conditions.find((get(client).get("status") or {}).get("conditions"), "Available") or {}).get(
+                (find_condition((get(client).get("status") or {}).get("conditions"), "Available") or {}).get(
                     "reason"
                 )
                 == "MinimumReplicasUnavailable"
@@ -113,13 +113,13 @@ async def test_a_rollout_completes_once_the_kubelet_reports_pods_ready(
         await run_pods_until(client, "default", lambda: rollout_finished(client))
         await eventually(
             lambda: (
-                (conditions.find(get(client)["status"].get("conditions"), "Progressing") or {}).get("reason")
+                (find_condition(get(client)["status"].get("conditions"), "Progressing") or {}).get("reason")
                 == "NewReplicaSetAvailable"
             )
         )
         status = get(client)["status"]
         assert status["readyReplicas"] == 3 and "unavailableReplicas" not in status
-        available = conditions.find(status["conditions"], "Available")
+        available = find_condition(status["conditions"], "Available")
         assert available is not None and available["status"] == "True"
         assert available["reason"] == "MinimumReplicasAvailable"
 
@@ -202,7 +202,7 @@ async def test_a_paused_deployment_does_not_roll(api: EmbeddedAPI, client: Local
         await set_image(client, "nginx:1.28")
         await eventually(
             lambda: (
-                (conditions.find(get(client)["status"]["conditions"], "Progressing") or {}).get("reason")
+                (find_condition(get(client)["status"]["conditions"], "Progressing") or {}).get("reason")
                 == "DeploymentPaused"
             )
         )

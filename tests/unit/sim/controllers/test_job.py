@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from flotilla.api.conditions import find_condition
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.sim.controllers import completionindexes, conditions
+from flotilla.sim.controllers import completionindexes
 from flotilla.sim.controllers.job import JobController
 from flotilla.sim.controllers.kinds import EVENT, JOB, POD
 from tests.unit.sim.controllers.fakekubelet import eventually, pods_of, set_phase, set_ready
@@ -63,7 +64,7 @@ async def test_a_job_runs_parallel_pods_until_enough_succeed(api: EmbeddedAPI, c
         assert status["terminating"] == 0 and status["uncountedTerminatedPods"] == {}
         assert "completionTime" in status
         assert condition_types(client) == ["SuccessCriteriaMet", "Complete"]
-        complete = conditions.find(status["conditions"], "Complete")
+        complete = find_condition(status["conditions"], "Complete")
         assert complete is not None and complete["reason"] == "CompletionsReached"
         assert len(pods_of(client, "default", uid)) == 3
         await eventually(
@@ -98,7 +99,7 @@ async def test_failures_beyond_the_backoff_limit_fail_the_job(api: EmbeddedAPI, 
         await set_phase(client, running_pods(client, uid)[0], "Failed")
         await eventually(lambda: "Failed" in condition_types(client))
         assert condition_types(client) == ["FailureTarget", "Failed"]
-        failed = conditions.find(status_of(client)["conditions"], "Failed")
+        failed = find_condition(status_of(client)["conditions"], "Failed")
         assert failed is not None and failed["reason"] == "BackoffLimitExceeded"
         assert failed["message"] == "Job has reached the specified backoff limit"
         assert status_of(client)["failed"] == 2 and "completionTime" not in status_of(client)
@@ -141,7 +142,7 @@ async def test_a_suspended_job_runs_no_pods_until_resumed(api: EmbeddedAPI, clie
         await eventually(lambda: len(running_pods(client, uid)) == 1)
         await eventually(
             lambda: (
-                (conditions.find(status_of(client).get("conditions"), "Suspended") or {}).get("reason")
+                (find_condition(status_of(client).get("conditions"), "Suspended") or {}).get("reason")
                 == "JobResumed"
             )
         )
