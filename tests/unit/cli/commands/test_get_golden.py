@@ -21,7 +21,8 @@ from flotilla.cli.hub.operationscope import OperationScope
 from flotilla.cli.output.printers import HUB_CLUSTER, parse_table
 from flotilla.client.discovery import ResourceInfo
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
+"""Answers of a real hub and its members, shared by the tests of `get`, `describe` and the descriptions."""
 CLUSTERS = ResourceInfo("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", namespaced=False)
 DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)
 PROPAGATION_POLICIES = ResourceInfo(

@@ -14,7 +14,8 @@ from flotilla.cli.output.descriptions import Description, body, events_section, 
 from flotilla.cli.output.karmadadescriptions import propagation_section
 from flotilla.client.discovery import ResourceInfo
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
+"""Answers of a real hub and its members, shared by the tests of `get`, `describe` and the descriptions."""
 NOW = datetime(2026, 11, 29, 20, 15, tzinfo=UTC)
 CLUSTERS = ResourceInfo("cluster.karmada.io", "v1alpha1", "Cluster", "clusters", namespaced=False)
 CONFIGMAPS = ResourceInfo("", "v1", "ConfigMap", "configmaps", namespaced=True)

@@ -16,7 +16,8 @@ from typing import Any
 from flotilla.cli.commands.describe import Related, render_description
 from flotilla.client.discovery import ResourceInfo
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
+"""Answers of a real hub and its members, shared by the tests of `get`, `describe` and the descriptions."""
 NOW = datetime(2026, 11, 29, 20, 15, tzinfo=UTC)
 DEPLOYMENTS = ResourceInfo("apps", "v1", "Deployment", "deployments", namespaced=True)
 
