@@ -37,6 +37,14 @@ from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.selectors import Operator, Requirement
 from flotilla.api.times import format_micro_time, format_time
+from flotilla.api.tolerations import (
+    NO_SCHEDULE,
+    Taint,
+    Toleration,
+    taints_of,
+    tolerations_of,
+    untolerated_taint,
+)
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.store.watchcache import CacheEvent
@@ -58,6 +66,7 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 """What kube's scoring assumes for a container that requests no cpu / memory."""
 MAX_NODE_SCORE = 100
+_UNSCHEDULABLE = Taint(UNSCHEDULABLE_TAINT, effect=NO_SCHEDULE)
 EVENT_MESSAGE_LIMIT = 1024
 
 UNSCHEDULABLE_REASON = "node(s) were unschedulable"
@@ -214,43 +223,26 @@ class Rejection:
     resolvable: bool = False
 
 
-def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.get("effect"):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
-
-
-def _tolerations(pod: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return list((pod.get("spec") or {}).get("tolerations") or [])
+def _tolerations(pod: Mapping[str, Any]) -> tuple[Toleration, ...]:
+    return tolerations_of((pod.get("spec") or {}).get("tolerations"))
 
 
 def check_unschedulable(pod: Mapping[str, Any], node: Mapping[str, Any]) -> Rejection | None:
     """NodeUnschedulable: a cordoned node takes only pods tolerating its unschedulable taint."""
     if not (node.get("spec") or {}).get("unschedulable"):
         return None
-    taint = {"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"}
-    if any(tolerates(t, taint) for t in _tolerations(pod)):
+    if any(toleration.tolerates(_UNSCHEDULABLE) for toleration in _tolerations(pod)):
         return None
     return Rejection((UNSCHEDULABLE_REASON,))
 
 
 def check_taints(pod: Mapping[str, Any], node: Mapping[str, Any]) -> Rejection | None:
     """TaintToleration: the first NoSchedule / NoExecute taint the pod does not tolerate rejects it."""
-    tolerations = _tolerations(pod)
-    for taint in (node.get("spec") or {}).get("taints") or []:
-        if taint.get("effect") not in ("NoSchedule", "NoExecute"):
-            continue
-        if not any(tolerates(t, taint) for t in tolerations):
-            reason = f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
-            return Rejection((reason,))
-    return None
+    taints = taints_of((node.get("spec") or {}).get("taints"))
+    taint = untolerated_taint(taints, _tolerations(pod)) if taints else None
+    if taint is None:
+        return None
+    return Rejection((f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",))
 
 
 _NODE_SELECTOR_OPERATORS = {

@@ -19,6 +19,7 @@ from typing import Any
 
 from flotilla.api.quantities import QuantityError, milli_units, parse_quantity, whole_units
 from flotilla.api.times import timestamp
+from flotilla.api.tolerations import Taint, taints_of
 from flotilla.scheduler.core.placement import Placement, placement_from_object
 from flotilla.scheduler.core.wirefields import integer_of, mapping_of, mappings_of, strings_of, text_of
 
@@ -31,19 +32,6 @@ class TargetCluster:
 
     name: str
     replicas: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Taint:
-    key: str
-    value: str = ""
-    effect: str = ""
-
-    def __str__(self) -> str:
-        """`key=value:effect` with empty parts left out, as kube's `Taint.ToString()`."""
-        if not self.effect:
-            return f"{self.key}={self.value}:" if self.value else self.key
-        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,10 +190,7 @@ class ClusterInfo:
             provider=text_of(spec.get("provider")),
             region=text_of(spec.get("region")),
             zones=zones,
-            taints=tuple(
-                Taint(text_of(item.get("key")), text_of(item.get("value")), text_of(item.get("effect")))
-                for item in mappings_of(spec.get("taints"))
-            ),
+            taints=taints_of(spec.get("taints")),
             api_enablements=frozenset(
                 (text_of(enablement.get("groupVersion")), text_of(resource.get("kind")))
                 for enablement in mappings_of(status.get("apiEnablements"))

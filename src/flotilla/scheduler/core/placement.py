@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from flotilla.api.selectors import NOTHING, LabelSelector, SelectorError, label_selector_from_object
+from flotilla.api.tolerations import Toleration, tolerations_of
 from flotilla.scheduler.core.wirefields import integer_of, mapping_of, mappings_of, strings_of, text_of
 
 DYNAMIC_WEIGHT_BY_AVAILABLE_REPLICAS = "AvailableReplicas"
@@ -78,14 +79,6 @@ class ClusterAffinityTerm:
     name: str
     affinity: ClusterAffinity
     overflow: tuple[OverflowAffinity, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Toleration:
-    key: str = ""
-    operator: str = ""
-    value: str = ""
-    effect: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,15 +180,7 @@ def _read_placement(placement: object) -> Placement:
             )
             for term in mappings_of(raw.get("clusterAffinities"))
         ),
-        cluster_tolerations=tuple(
-            Toleration(
-                text_of(item.get("key")),
-                text_of(item.get("operator")),
-                text_of(item.get("value")),
-                text_of(item.get("effect")),
-            )
-            for item in mappings_of(raw.get("clusterTolerations"))
-        ),
+        cluster_tolerations=tolerations_of(raw.get("clusterTolerations")),
         spread_constraints=tuple(
             _spread_constraint(item) for item in mappings_of(raw.get("spreadConstraints"))
         ),

@@ -9,11 +9,10 @@ tolerated. A pod already there may stay unless a NoExecute taint is not tolerate
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-NO_SCHEDULE = "NoSchedule"
-NO_EXECUTE = "NoExecute"
+from flotilla.api.tolerations import NO_EXECUTE, taints_of, tolerations_of, untolerated_taint
 
 
 def _labels(node: Mapping[str, Any]) -> Mapping[str, str]:
@@ -75,36 +74,14 @@ def fits_node(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
     return terms is None or any(term_matches(term, node) for term in terms)
 
 
-def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
-    """kube's `ToleratesTaint`: effect and key match when set; Exists ignores the value."""
-    if toleration.get("effect") and toleration["effect"] != taint.get("effect"):
-        return False
-    if toleration.get("key") and toleration["key"] != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
-
-
-def untolerated(
-    taints: Iterable[Mapping[str, Any]], tolerations: Sequence[Mapping[str, Any]], effects: tuple[str, ...]
-) -> Mapping[str, Any] | None:
-    """The first taint with one of `effects` that no toleration covers."""
-    for taint in taints:
-        if taint.get("effect") in effects and not any(tolerates(t, taint) for t in tolerations):
-            return taint
-    return None
-
-
 def should_run(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> tuple[bool, bool]:
     """(a new pod belongs on the node, an existing pod may stay there)."""
     if pod_spec.get("nodeName") and pod_spec["nodeName"] != (node.get("metadata") or {}).get("name"):
         return False, False
     if not fits_node(pod_spec, node):
         return False, False
-    taints = (node.get("spec") or {}).get("taints") or []
-    tolerations = pod_spec.get("tolerations") or []
-    if untolerated(taints, tolerations, (NO_SCHEDULE, NO_EXECUTE)) is None:
+    taints = taints_of((node.get("spec") or {}).get("taints"))
+    tolerations = tolerations_of(pod_spec.get("tolerations"))
+    if untolerated_taint(taints, tolerations) is None:
         return True, True
-    return False, untolerated(taints, tolerations, (NO_EXECUTE,)) is None
+    return False, untolerated_taint(taints, tolerations, (NO_EXECUTE,)) is None

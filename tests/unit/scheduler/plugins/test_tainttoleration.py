@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from flotilla.scheduler.core.inputs import Taint
-from flotilla.scheduler.core.placement import Toleration
-from flotilla.scheduler.plugins.tainttoleration import TaintToleration, tolerates
+from flotilla.scheduler.plugins.tainttoleration import TaintToleration
 from tests.unit.scheduler.manifests import binding, cluster
 
 UNREACHABLE = {"key": "cluster.karmada.io/unreachable", "effect": "NoSchedule"}
@@ -48,21 +44,3 @@ def test_cluster_already_in_the_result_passes_despite_a_new_taint() -> None:
         binding(replicas=1, clusters={"a": 1}), cluster("a", taints=[UNREACHABLE])
     )
     assert result.is_success
-
-
-@pytest.mark.parametrize(
-    ("toleration", "taint", "expected"),
-    [
-        (Toleration("k", "Equal", "v", "NoSchedule"), Taint("k", "v", "NoSchedule"), True),
-        (Toleration("k", "", "v", ""), Taint("k", "v", "NoExecute"), True),
-        (Toleration("k", "Equal", "w", "NoSchedule"), Taint("k", "v", "NoSchedule"), False),
-        (Toleration("k", "Exists", "", "NoSchedule"), Taint("k", "anything", "NoSchedule"), True),
-        (Toleration("", "Exists", "", ""), Taint("any", "x", "NoExecute"), True),
-        (Toleration("k", "Exists", "", "NoExecute"), Taint("k", "", "NoSchedule"), False),
-        (Toleration("other", "Exists", "", ""), Taint("k", "", "NoSchedule"), False),
-        (Toleration("k", "Lt", "5", ""), Taint("k", "1", "NoSchedule"), False),
-    ],
-)
-def test_toleration_matching_follows_kube(toleration: Toleration, taint: Taint, expected: bool) -> None:
-    """Key, effect and value are matched with kube's `ToleratesTaint` rules."""
-    assert tolerates(toleration, taint) is expected

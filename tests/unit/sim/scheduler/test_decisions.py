@@ -15,7 +15,6 @@ from flotilla.sim.scheduler import (
     fit_error_message,
     pod_request,
     schedule,
-    tolerates,
 )
 
 GI = 1024**3
@@ -81,23 +80,6 @@ def test_scoring_assumes_defaults_for_containers_without_requests() -> None:
 
 
 # -- filters -------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("toleration", "expected"),
-    [
-        ({"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}, True),
-        ({"key": "k", "value": "v"}, True),
-        ({"key": "k", "operator": "Exists"}, True),
-        ({"operator": "Exists"}, True),
-        ({"key": "k", "value": "other"}, False),
-        ({"key": "k", "operator": "Exists", "effect": "NoExecute"}, False),
-        ({"key": "other", "operator": "Exists"}, False),
-    ],
-)
-def test_tolerations_match_taints_by_key_value_and_effect(toleration: dict[str, str], expected: bool) -> None:
-    """kube's ToleratesTaint: empty effect or key match any, Exists ignores the value."""
-    assert tolerates(toleration, {"key": "k", "value": "v", "effect": "NoSchedule"}) is expected
 
 
 def test_the_first_untolerated_hard_taint_rejects_a_node_in_kubes_words() -> None:

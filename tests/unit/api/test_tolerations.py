@@ -1,0 +1,107 @@
+"""Tolerations tolerate taints by kube's `ToleratesTaint`, for Karmada's clusters and simulated nodes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flotilla.api.tolerations import (
+    NO_EXECUTE,
+    Taint,
+    Toleration,
+    taints_of,
+    tolerations_of,
+    untolerated_taint,
+)
+
+
+@pytest.mark.parametrize(
+    ("toleration", "taint", "expected"),
+    [
+        (Toleration("k", "Equal", "v", "NoSchedule"), Taint("k", "v", "NoSchedule"), True),
+        (Toleration("k", "", "v", ""), Taint("k", "v", "NoExecute"), True),
+        (Toleration("k", "Equal", "w", "NoSchedule"), Taint("k", "v", "NoSchedule"), False),
+        (Toleration("k", "Exists", "", "NoSchedule"), Taint("k", "anything", "NoSchedule"), True),
+        (Toleration("", "Exists", "", ""), Taint("any", "x", "NoExecute"), True),
+        (Toleration("", "Equal", "x", ""), Taint("any", "x", "NoExecute"), True),
+        (Toleration("k", "Exists", "", "NoExecute"), Taint("k", "", "NoSchedule"), False),
+        (Toleration("other", "Exists", "", ""), Taint("k", "", "NoSchedule"), False),
+        (Toleration("k", "Lt", "5", ""), Taint("k", "1", "NoSchedule"), False),
+        (Toleration("k", "exists", "", ""), Taint("k", "", "NoSchedule"), False),
+    ],
+)
+def test_toleration_matching_follows_kube(toleration: Toleration, taint: Taint, expected: bool) -> None:
+    """Effect, then key, then the operator: Exists any value, Equal or none the same value, others nothing."""
+    assert toleration.tolerates(taint) is expected
+
+
+@pytest.mark.parametrize(
+    ("toleration", "expected"),
+    [
+        ({"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}, True),
+        ({"key": "k", "value": "v"}, True),
+        ({"key": "k", "operator": "Exists"}, True),
+        ({"operator": "Exists"}, True),
+        ({"key": "k", "value": "other"}, False),
+        ({"key": "k", "operator": "Exists", "effect": "NoExecute"}, False),
+        ({"key": "other", "operator": "Exists"}, False),
+        ({"key": "k", "value": None, "operator": None}, False),
+    ],
+)
+def test_tolerations_of_json_read_absent_and_null_fields_as_empty(
+    toleration: dict[str, str], expected: bool
+) -> None:
+    """A pod's JSON toleration reads as its typed form; `null` and absent are both empty."""
+    (typed,) = tolerations_of([toleration])
+    assert typed.tolerates(Taint.from_object({"key": "k", "value": "v", "effect": "NoSchedule"})) is expected
+
+
+def test_the_first_untolerated_filtered_taint_is_returned() -> None:
+    """PreferNoSchedule only scores; the first NoSchedule/NoExecute taint nothing tolerates is the answer."""
+    taints = taints_of(
+        [
+            {"key": "soft", "effect": "PreferNoSchedule"},
+            {"key": "gpu", "value": "true", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"},
+            "not a taint",
+        ]
+    )
+    assert untolerated_taint(taints, ()) == Taint("gpu", "true", "NoSchedule")
+    tolerant = tolerations_of([{"key": "gpu", "operator": "Exists"}])
+    assert untolerated_taint(taints, tolerant) == Taint("node.kubernetes.io/unreachable", "", "NoExecute")
+    assert untolerated_taint(taints, tolerant, (NO_EXECUTE,)) == Taint(
+        "node.kubernetes.io/unreachable", "", "NoExecute"
+    )
+    assert untolerated_taint(taints, tolerations_of([{"operator": "Exists"}])) is None
+
+
+@pytest.mark.parametrize(
+    ("taint", "written"),
+    [
+        (Taint("k", "v", "NoSchedule"), "k=v:NoSchedule"),
+        (Taint("k", "", "NoSchedule"), "k:NoSchedule"),
+        (Taint("k", "v", ""), "k=v:"),
+        (Taint("k", "", ""), "k"),
+    ],
+)
+def test_a_taint_prints_as_kube_taint_to_string(taint: Taint, written: str) -> None:
+    """`Taint.ToString()`: empty parts left out, which the schedulers' reasons quote."""
+    assert str(taint) == written
+
+
+_FIELD = st.sampled_from(["", "k", "v", "NoSchedule", "NoExecute"])
+
+
+@given(_FIELD, _FIELD, st.sampled_from(["", "Equal", "Exists", "Lt"]), _FIELD, _FIELD, _FIELD, _FIELD)
+def test_exists_tolerates_at_least_what_equal_tolerates(
+    key: str, value: str, operator: str, effect: str, taint_key: str, taint_value: str, taint_effect: str
+) -> None:
+    """Relaxing Equal to Exists never loses a taint; an empty effect or key never tolerates less."""
+    taint = Taint(taint_key, taint_value, taint_effect)
+    toleration = Toleration(key, operator, value, effect)
+    if toleration.tolerates(taint):
+        assert Toleration(key, "Exists", "", effect).tolerates(taint)
+        assert Toleration(key, operator, value, "").tolerates(taint)
+    if operator == "Exists" and toleration.tolerates(taint):
+        assert Toleration("", "Exists", "", effect).tolerates(taint)
