@@ -6,14 +6,16 @@ placement uses: `exclude`, `labelSelector`, `fieldSelector` and `clusterNames`. 
 - a cluster listed in `exclude` never matches;
 - every term that is set must match (labels AND names AND fields); an affinity with no terms
   matches every cluster;
-- `fieldSelector.matchExpressions` test the cluster's `spec.provider` and `spec.region` like node
-  selector requirements test labels (`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`; a
-  cluster without the field has no such label). The `zone` key tests `spec.zones`: `In` needs
-  every zone of the cluster among the values, `NotIn` none of them, `Exists` at least one zone,
-  `DoesNotExist` none. The deprecated `spec.zone` counts as a single zone when `zones` is empty.
+- `fieldSelector.matchExpressions` test the cluster's `spec.provider` and `spec.region` as node
+  selector requirements test labels (`flotilla.api.nodeaffinity`: `In`, `NotIn`, `Exists`,
+  `DoesNotExist`, `Gt`, `Lt`; a cluster without the field has no such label). The `zone` key
+  tests `spec.zones`: `In` needs every zone of the cluster among the values, `NotIn` none of them,
+  `Exists` at least one zone, `DoesNotExist` none. The deprecated `spec.zone` counts as a single
+  zone when `zones` is empty.
 
 An invalid label selector or field requirement matches nothing, as in Karmada. The scheduler needs
-the same test; the two copies are to be merged into one module of `flotilla.api.karmada`.
+the same test (`flotilla.scheduler.core.affinity`, on its typed placement); the node selector
+part is shared, the rest of the two copies is still to be merged into `flotilla.api.karmada`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from flotilla.api.nodeaffinity import requirements_selector
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.interpreter import kinds
 
@@ -56,28 +59,10 @@ def _zones_match(requirement: Mapping[str, Any], zones: Sequence[str]) -> bool:
     return False
 
 
-def _field_matches(requirement: Mapping[str, Any], value: str | None) -> bool:
-    """A node-selector-style requirement against one field value (None: the cluster has no such field)."""
-    operator = requirement.get("operator")
-    values = _string_list(requirement.get("values"))
-    if operator in ("In", "NotIn"):
-        if not values:
-            return False
-        return (value in values) if operator == "In" else (value not in values)
-    if operator in ("Exists", "DoesNotExist"):
-        if values:
-            return False
-        return (value is not None) if operator == "Exists" else (value is None)
-    if operator in ("Gt", "Lt"):
-        try:
-            bound = int(values[0]) if len(values) == 1 else None
-            actual = int(value) if value is not None else None
-        except ValueError:
-            return False
-        if bound is None or actual is None:
-            return False
-        return actual > bound if operator == "Gt" else actual < bound
-    return False
+def _field_matches(requirement: Mapping[str, Any], key: str, value: str | None) -> bool:
+    """A node selector requirement against one field value (None: the cluster has no such field)."""
+    selector = requirements_selector([requirement])
+    return selector is not None and selector.matches({} if value is None else {key: value})
 
 
 def _cluster_fields(cluster: Mapping[str, Any]) -> dict[str, str]:
@@ -99,7 +84,7 @@ def field_selector_matches(cluster: Mapping[str, Any], field_selector: Mapping[s
         if key == ZONE_FIELD:
             if not _zones_match(requirement, cluster_zones(cluster)):
                 return False
-        elif not isinstance(key, str) or not _field_matches(requirement, fields.get(key)):
+        elif not isinstance(key, str) or not _field_matches(requirement, key, fields.get(key)):
             return False
     return True
 

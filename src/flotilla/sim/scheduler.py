@@ -33,9 +33,9 @@ from typing import Any
 import structlog
 
 from flotilla.api.conditions import find_condition, set_status_condition
+from flotilla.api.nodeaffinity import RequiredNodeAffinity, required_terms
 from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.api.selectors import Operator, Requirement
 from flotilla.api.times import format_micro_time, format_time
 from flotilla.api.tolerations import (
     NO_SCHEDULE,
@@ -245,57 +245,9 @@ def check_taints(pod: Mapping[str, Any], node: Mapping[str, Any]) -> Rejection |
     return Rejection((f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",))
 
 
-_NODE_SELECTOR_OPERATORS = {
-    "In": Operator.IN,
-    "NotIn": Operator.NOT_IN,
-    "Exists": Operator.EXISTS,
-    "DoesNotExist": Operator.DOES_NOT_EXIST,
-    "Gt": Operator.GREATER_THAN,
-    "Lt": Operator.LESS_THAN,
-}
-
-
-def _requirements_match(requirements: Iterable[Mapping[str, Any]], values: Mapping[str, str]) -> bool:
-    for requirement in requirements:
-        operator = _NODE_SELECTOR_OPERATORS.get(str(requirement.get("operator")))
-        given = tuple(str(v) for v in requirement.get("values") or [])
-        if operator is None or (operator in (Operator.IN, Operator.NOT_IN) and not given):
-            return False  # kube cannot build a selector from it: the term matches nothing
-        if not Requirement(str(requirement.get("key", "")), operator, given).matches(values):
-            return False
-    return True
-
-
-def term_matches(term: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
-    """One nodeSelectorTerm: its matchExpressions on labels AND matchFields on `metadata.name`."""
-    expressions = term.get("matchExpressions") or []
-    field_requirements = term.get("matchFields") or []
-    if not expressions and not field_requirements:
-        return False
-    metadata = node.get("metadata") or {}
-    if any(r.get("key") != "metadata.name" for r in field_requirements):
-        return False
-    return _requirements_match(expressions, metadata.get("labels") or {}) and _requirements_match(
-        field_requirements, {"metadata.name": str(metadata.get("name", ""))}
-    )
-
-
-def _required_terms(pod: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
-    affinity = ((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
-    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-    if required is None:
-        return None
-    return list(required.get("nodeSelectorTerms") or [])
-
-
 def check_node_affinity(pod: Mapping[str, Any], node: Mapping[str, Any]) -> Rejection | None:
-    """NodeAffinity: every `nodeSelector` label, and one of the required terms (they are ORed)."""
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    selector = (pod.get("spec") or {}).get("nodeSelector") or {}
-    if any(labels.get(key) != value for key, value in selector.items()):
-        return Rejection((AFFINITY_REASON,))
-    terms = _required_terms(pod)
-    if terms is not None and not any(term_matches(term, node) for term in terms):
+    """NodeAffinity: every `nodeSelector` label, and one of the required terms (kube's `nodeaffinity`)."""
+    if not RequiredNodeAffinity.of_pod_spec(pod.get("spec") or {}).matches(node):
         return Rejection((AFFINITY_REASON,))
     return None
 
@@ -306,7 +258,7 @@ def affinity_node_names(pod: Mapping[str, Any]) -> set[str] | None:
     When every required term pins `metadata.name` with `In`, only those nodes are evaluated (an
     empty set means the terms contradict each other).
     """
-    terms = _required_terms(pod)
+    terms = required_terms(pod.get("spec") or {})
     if not terms:
         return None
     names: set[str] = set()

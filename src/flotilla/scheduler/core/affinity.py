@@ -2,9 +2,10 @@
 
 `cluster_matches` is Karmada's `ClusterMatches`: an `exclude`d name never matches; otherwise every
 part that is set must match — the label selector against the cluster's labels, the field
-selector against `provider`/`region` (label-selector semantics) and `zone` (against the cluster's
-whole `zones` list), and `clusterNames`. Nothing set matches every cluster. A field expression
-kube would refuse (an unknown operator, `In` without values) matches nothing, as in Karmada.
+selector against `provider`/`region` (node selector requirements, `flotilla.api.nodeaffinity`)
+and `zone` (against the cluster's whole `zones` list), and `clusterNames`. Nothing set matches
+every cluster. A field expression kube would refuse (an unknown operator, `In` without values)
+matches nothing, as in Karmada.
 
 A binding's affinity comes as one `clusterAffinity`, or as ordered `clusterAffinities` terms of
 which the scheduler uses the one it currently observes (`status.schedulerObservingAffinityName`).
@@ -86,34 +87,10 @@ def _field_matches(cluster: ClusterInfo, requirement: FieldRequirement) -> bool:
     if requirement.key == ZONE_FIELD:
         return _zones_match(requirement, cluster.zones)
     if requirement.key == PROVIDER_FIELD:
-        value = cluster.provider
-    elif requirement.key == REGION_FIELD:
-        value = cluster.region
-    else:
-        value = ""
-    return _value_matches(requirement, value or None)
-
-
-def _value_matches(requirement: FieldRequirement, value: str | None) -> bool:
-    """kube's node-selector requirement semantics on one field that may be absent."""
-    operator, values = requirement.operator, requirement.values
-    if operator == "In":
-        return bool(values) and value is not None and value in values
-    if operator == "NotIn":
-        return bool(values) and (value is None or value not in values)
-    if operator == "Exists":
-        return not values and value is not None
-    if operator == "DoesNotExist":
-        return not values and value is None
-    if operator in ("Gt", "Lt"):
-        if len(values) != 1 or value is None:
-            return False
-        try:
-            bound, actual = int(values[0]), int(value)
-        except ValueError:
-            return False
-        return actual > bound if operator == "Gt" else actual < bound
-    return False
+        return requirement.matches(cluster.provider)
+    if requirement.key == REGION_FIELD:
+        return requirement.matches(cluster.region)
+    return requirement.matches("")
 
 
 def _zones_match(requirement: FieldRequirement, zones: Sequence[str]) -> bool:

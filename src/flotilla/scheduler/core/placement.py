@@ -16,11 +16,12 @@ import enum
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from flotilla.api.nodeaffinity import requirements_selector
 from flotilla.api.selectors import NOTHING, LabelSelector, SelectorError, label_selector_from_object
 from flotilla.api.tolerations import Toleration, tolerations_of
 from flotilla.scheduler.core.wirefields import integer_of, mapping_of, mappings_of, strings_of, text_of
@@ -49,11 +50,24 @@ class Strategy(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class FieldRequirement:
-    """One `fieldSelector.matchExpressions` entry: key provider, region or zone."""
+    """One `fieldSelector.matchExpressions` entry: key provider, region or zone.
+
+    Except for `zone`, it is a node selector requirement on the cluster's field, built once into a
+    label selector as Karmada builds it (`flotilla.api.nodeaffinity`); one kube would refuse
+    matches nothing."""
 
     key: str
     operator: str
     values: tuple[str, ...] = ()
+    _selector: LabelSelector | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        expression = {"key": self.key, "operator": self.operator, "values": list(self.values)}
+        object.__setattr__(self, "_selector", requirements_selector([expression]))
+
+    def matches(self, value: str) -> bool:
+        """Whether a cluster whose field holds `value` ("" when it has none) meets the requirement."""
+        return self._selector is not None and self._selector.matches({self.key: value} if value else {})
 
 
 @dataclass(frozen=True, slots=True)

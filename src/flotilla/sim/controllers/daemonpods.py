@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.nodeaffinity import required_terms
 from flotilla.api.objects import copy_object
 from flotilla.sim.controllers import nodeplacement, pods
 
@@ -61,7 +62,7 @@ def target_node(pod: Pod) -> str:
     """The node a daemon pod is for: its nodeName, else the node its affinity pins it to."""
     if pods.node_name(pod):
         return pods.node_name(pod)
-    terms = nodeplacement.required_terms(pod.get("spec") or {}) or []
+    terms = required_terms(pod.get("spec") or {}) or []
     if len(terms) == 1:
         for requirement in terms[0].get("matchFields") or ():
             values = requirement.get("values") or []
