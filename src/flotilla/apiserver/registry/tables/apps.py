@@ -11,10 +11,10 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.duration import since
+from flotilla.api.selectors import SelectorError
 from flotilla.apiserver.registry.tables.descriptions import swagger_doc
 from flotilla.apiserver.registry.tables.labels import (
     NONE,
-    InvalidSelectorError,
     format_label_selector,
     format_labels,
     selector_string,
@@ -48,7 +48,7 @@ def _deployment_row(deployment: dict[str, Any], now: datetime) -> list[Cell]:
     names, images = container_cells(mapping(deployment, "spec", "template", "spec"))
     try:
         selector = selector_string(child(deployment, "spec", "selector"))
-    except InvalidSelectorError:
+    except SelectorError:
         selector = "<invalid>"
     ready = integer(deployment, "status", "readyReplicas")
     desired = integer(deployment, "spec", "replicas", default=1)

@@ -2,21 +2,19 @@
 
 Two Go helpers are mirrored: `labels.FormatLabels` (a plain map, keys sorted, `<none>` when empty) and
 `LabelSelectorAsSelector(...).String()` (a `metav1.LabelSelector`: one requirement per `matchLabels`
-entry and per `matchExpressions` entry, sorted by key, set values sorted). `metav1.FormatLabelSelector`
-adds `<none>` for an empty result and `<error>` for a selector that cannot be converted.
+entry and per `matchExpressions` entry, sorted by key, set values sorted — `flotilla.api.selectors`
+converts and prints it). `metav1.FormatLabelSelector` adds `<none>` for an empty result and
+`<error>` for a selector that cannot be converted (an unknown operator, values where none belong or
+none where they must, a key or value that is not a label's).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flotilla.apiserver.registry.tables.objects import objects, string_map, text
+from flotilla.api.selectors import SelectorError, label_selector_from_object
 
 NONE = "<none>"
-
-
-class InvalidSelectorError(ValueError):
-    """A label selector Kubernetes refuses to convert (unknown operator, wrong number of values)."""
 
 
 def format_labels(labels: dict[str, str]) -> str:
@@ -26,38 +24,19 @@ def format_labels(labels: dict[str, str]) -> str:
     return ",".join(f"{key}={labels[key]}" for key in sorted(labels))
 
 
-def _requirement(expression: dict[str, Any]) -> tuple[str, str]:
-    key = text(expression, "key")
-    operator = text(expression, "operator")
-    raw_values = expression.get("values")
-    values = [value for value in raw_values if isinstance(value, str)] if isinstance(raw_values, list) else []
-    if operator in ("In", "NotIn"):
-        if not values:
-            raise InvalidSelectorError(f"values: must be specified for operator {operator}")
-        word = "in" if operator == "In" else "notin"
-        return key, f"{key} {word} ({','.join(sorted(values))})"
-    if operator in ("Exists", "DoesNotExist"):
-        if values:
-            raise InvalidSelectorError(f"values: must not be specified for operator {operator}")
-        return key, key if operator == "Exists" else f"!{key}"
-    raise InvalidSelectorError(f"{operator!r} is not a valid label selector operator")
-
-
 def selector_string(selector: Any) -> str:
-    """What `LabelSelectorAsSelector(selector).String()` gives: `""` for a nil or empty selector."""
+    """What `LabelSelectorAsSelector(selector).String()` gives: `""` for a nil or empty selector.
+
+    Raises `SelectorError` for a selector kube cannot convert (`flotilla.api.selectors` converts it)."""
     if not isinstance(selector, dict):
         return ""
-    requirements = [(key, f"{key}={value}") for key, value in string_map(selector, "matchLabels").items()]
-    requirements += [_requirement(expression) for expression in objects(selector, "matchExpressions")]
-    # Go sorts requirements by key only; a stable sort keeps matchLabels before expressions on ties.
-    requirements.sort(key=lambda requirement: requirement[0])
-    return ",".join(rendered for _, rendered in requirements)
+    return str(label_selector_from_object(selector))
 
 
 def format_label_selector(selector: Any) -> str:
     """`metav1.FormatLabelSelector`: the selector string, `<none>` if empty, `<error>` if invalid."""
     try:
         rendered = selector_string(selector)
-    except InvalidSelectorError:
+    except SelectorError:
         return "<error>"
     return rendered or NONE

@@ -30,3 +30,4 @@ def test_format_label_selector_distinguishes_empty_and_invalid() -> None:
         format_label_selector({"matchExpressions": [{"key": "a", "operator": "In", "values": []}]})
         == "<error>"
     )
+    assert format_label_selector({"matchLabels": {"not a key!": "x"}}) == "<error>"
