@@ -12,6 +12,8 @@ same everywhere:
   acquire and renew times, an Event's `eventTime`, audit stages).
 - `format_time_in` is Go's `Format(time.RFC3339)` of a time in a zone (`2024-05-01T12:00:00+02:00`,
   `Z` at offset zero), as the CronJob controller writes its scheduled-timestamp annotation.
+- `format_rfc3339_nano` is Go's `Format(time.RFC3339Nano)`: the fraction's trailing zeros dropped
+  (none at all on a whole second), as CEL's `string(timestamp)` writes it.
 - `parse_timestamp` reads what `metav1.Time` accepts (Go's `time.Parse(time.RFC3339, …)`): a
   date, `T`, a time whose hour may have one digit, an optional fraction (`.` or `,`, truncated to
   microseconds here), and `Z` or a `±hh:mm` offset; ASCII digits only, nothing zone-less. `""` and
@@ -67,6 +69,13 @@ def format_time_in(moment: datetime, zone: tzinfo) -> str:
     local = _utc(moment).astimezone(zone)
     text = local.isoformat(timespec="seconds")
     return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def format_rfc3339_nano(moment: datetime) -> str:
+    """Go's `Format(time.RFC3339Nano)`: UTC, the fraction without trailing zeros (none if whole)."""
+    utc = _utc(moment)
+    fraction = f".{utc.microsecond:06d}".rstrip("0") if utc.microsecond else ""
+    return format_time(utc)[:-1] + fraction + "Z"
 
 
 @functools.lru_cache(maxsize=1024)

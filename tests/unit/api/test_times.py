@@ -13,6 +13,7 @@ from flotilla.api.times import (
     ZERO_TIME,
     InvalidTimestampError,
     format_micro_time,
+    format_rfc3339_nano,
     format_time,
     format_time_in,
     parse_timestamp,
@@ -39,6 +40,13 @@ def test_a_naive_moment_is_taken_as_utc_and_early_years_are_padded() -> None:
     """Nothing in Kubernetes is local time; Go pads the year to four digits (the zero time)."""
     assert format_time(datetime(2024, 5, 1, 10, 0, 3)) == "2024-05-01T10:00:03Z"  # noqa: DTZ001 - the case under test
     assert format_time(datetime(1, 1, 1, tzinfo=UTC)) == ZERO_TIME
+
+
+def test_rfc3339_nano_drops_the_fractions_trailing_zeros() -> None:
+    """Go's RFC3339Nano layout (CEL's `string(timestamp)`): `.5`, `.123456`, nothing on a whole second."""
+    assert format_rfc3339_nano(MOMENT.replace(microsecond=500000)) == "2024-05-01T10:00:03.5Z"
+    assert format_rfc3339_nano(MOMENT) == "2024-05-01T10:00:03.123456Z"
+    assert format_rfc3339_nano(MOMENT.replace(microsecond=0)) == "2024-05-01T10:00:03Z"
 
 
 def test_a_time_in_a_zone_carries_its_offset_and_z_at_zero() -> None:

@@ -63,6 +63,7 @@ def run(text: str, value: Any = None, limit: int = 1_000_000) -> Any:
             True,
         ),
         ("duration('1h') > duration('30m') && timestamp('2024-03-01T00:00:00Z').getFullYear() == 2024", True),
+        ("string(timestamp('2024-03-01T00:00:01.50Z'))", "2024-03-01T00:00:01.5Z"),
         ("int('12') + 1 == 13 && string(1.5) == '1.5' && double(1) == 1.0 && uint(3) == 3u", True),
         ("type(self) == map && type(1) == int && type('') == string", True),
         ("1 == 1.0 && !(true == 1) && [1, 2] == [1, 2] && {'a': 1} == {'a': 1}", True),

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flotilla.api import regexes
 from flotilla.api.duration import parse_go_duration
-from flotilla.api.times import InvalidTimestampError, parse_timestamp
+from flotilla.api.times import InvalidTimestampError, format_rfc3339_nano, parse_timestamp
 from flotilla.apiserver.registry.cel.budget import Budget
 from flotilla.apiserver.registry.cel.library import register
 from flotilla.apiserver.registry.cel.values import (
@@ -113,7 +113,7 @@ def _string(budget: Budget, value: Any) -> str:
         except UnicodeDecodeError:
             raise EvalError("invalid UTF-8 in bytes, cannot convert to string") from None
     if isinstance(value, datetime):
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        return format_rfc3339_nano(value)
     if isinstance(value, timedelta):
         return _duration_text(value)
     text = getattr(value, "cel_string", None)
