@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiohttp import web
+
 MASTERS_GROUP = "system:masters"
 """The cluster's super-users: allowed everything, never limited."""
 AUTHENTICATED_GROUP = "system:authenticated"
@@ -46,3 +48,8 @@ def with_authenticated_group(user: UserInfo) -> UserInfo:
 
 ANONYMOUS = UserInfo("system:anonymous", (UNAUTHENTICATED_GROUP,))
 """A request without credentials."""
+
+
+USER_KEY = web.RequestKey("flotilla.request.user", UserInfo)
+"""Where the API middleware keeps the user a request was authenticated as (or impersonates), for
+admission, field managers and audit."""

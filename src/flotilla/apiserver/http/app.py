@@ -22,7 +22,7 @@ from flotilla.apiserver.http.openapi.endpoints import OPENAPI, OpenAPICache, ope
 from flotilla.apiserver.http.responseheaders import make_headers_safe
 from flotilla.apiserver.http.responses import status_response, warning_headers
 from flotilla.apiserver.requestinfo import request_info
-from flotilla.apiserver.users import ANONYMOUS, UserInfo
+from flotilla.apiserver.users import ANONYMOUS, USER_KEY, UserInfo
 
 log = structlog.get_logger("flotilla.apiserver")
 
@@ -98,9 +98,9 @@ async def _authenticate(request: web.Request) -> AuthorizationAttributes:
     if asks_to_impersonate(request.headers):
         user, denied = impersonate(request.headers, user, ctx.authorizer)
         if denied is not None:
-            request["user"] = user
+            request[USER_KEY] = user
             raise forbidden(denied, "")
-    request["user"] = user
+    request[USER_KEY] = user
     return _attributes(request, user)
 
 

@@ -49,7 +49,7 @@ from flotilla.apiserver.encoding.bodies import PATCH_TYPES, decode_body, decode_
 from flotilla.apiserver.http.responseheaders import escape_unsafe
 from flotilla.apiserver.registry.identifiers import RandomIdentifiers
 from flotilla.apiserver.requestinfo import RequestInfo, request_info
-from flotilla.apiserver.users import UserInfo
+from flotilla.apiserver.users import USER_KEY, UserInfo
 from flotilla.runtime.privatefiles import private_directory, private_file
 
 log = structlog.get_logger("flotilla.apiserver.http.audit")
@@ -304,7 +304,7 @@ class AuditLog:
             # aiohttp keeps a body the handler read, so this reads the network only if nobody did.
             with contextlib.suppress(web.HTTPException, ConnectionError, ValueError):
                 request_body = request_object(await request.read(), request.headers.get("Content-Type"))
-        user = request.get("user")
+        user = request.get(USER_KEY)
         decision = request.get(AUTHORIZATION_DECISION_KEY)
         self.record(
             audit_event(

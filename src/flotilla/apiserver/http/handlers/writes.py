@@ -25,7 +25,7 @@ from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.requestwarnings import request_warnings
 from flotilla.apiserver.store.watchcache import CachedObject
-from flotilla.apiserver.users import ANONYMOUS, UserInfo
+from flotilla.apiserver.users import ANONYMOUS, USER_KEY, UserInfo
 from flotilla.apiserver.writes import normalize
 from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.apiserver.writes.offloop import OFF_LOOP_BYTES, on_or_off_loop
@@ -40,7 +40,7 @@ from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, inva
 
 def request_user(request: web.Request) -> UserInfo:
     """The authenticated user of a request (set by the API middleware)."""
-    found = request.get("user")
+    found = request.get(USER_KEY)
     return found if isinstance(found, UserInfo) else ANONYMOUS
 
 
