@@ -62,11 +62,15 @@ def parse_request_info(path: str, method: str, query: MultiMapping[str]) -> Requ
 
 def _verb(method: str, name: str, query: MultiMapping[str]) -> str:
     if method in ("GET", "HEAD"):
+        if name:
+            # As in kube, only a collection is watched: a named GET is a get whatever its query says
+            # (a watch of one object selects it with fieldSelector=metadata.name=…).
+            return "get"
         # kube reads `watch` as any boolean query parameter: present and not "0" or "false" is true.
         watch = query.getall("watch", [])
         if watch and watch[0] != "0" and watch[0].lower() != "false":
             return "watch"
-        return "get" if name else "list"
+        return "list"
     if method == "DELETE":
         return "delete" if name else "deletecollection"
     return _VERBS.get(method, method.lower())
