@@ -27,6 +27,7 @@ validated keys or values.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -55,14 +56,35 @@ def _strings(value: object) -> tuple[str, ...] | None:
     return tuple(value)
 
 
-def _requirement(expression: object) -> Requirement | None:
-    """One expression as `labels.NewRequirement` accepts it, or None where kube returns an error."""
-    if not isinstance(expression, Mapping):
+Triple = tuple[str, str, tuple[str, ...]]
+"""A requirement as written (key, operator, values), hashable so parses can be remembered."""
+
+
+def _triple(requirement: object) -> Triple | None:
+    """A requirement's parts, or None when it is not shaped as one (not an object, odd types)."""
+    if not isinstance(requirement, Mapping):
         return None
-    operator = _OPERATORS.get(str(expression.get("operator")))
-    key = expression.get("key")
-    values = _strings(expression.get("values"))
-    if operator is None or not isinstance(key, str) or values is None or qualified_name_errors(key):
+    key, operator = requirement.get("key"), requirement.get("operator")
+    values = _strings(requirement.get("values"))
+    if not isinstance(key, str) or not isinstance(operator, str) or values is None:
+        return None
+    return key, operator, values
+
+
+def _triples(requirements: Sequence[object]) -> tuple[Triple, ...] | None:
+    found = []
+    for requirement in requirements:
+        triple = _triple(requirement)
+        if triple is None:
+            return None
+        found.append(triple)
+    return tuple(found)
+
+
+def _requirement(key: str, operator_text: str, values: tuple[str, ...]) -> Requirement | None:
+    """One expression as `labels.NewRequirement` accepts it, or None where kube returns an error."""
+    operator = _OPERATORS.get(operator_text)
+    if operator is None or qualified_name_errors(key):
         return None
     if operator in (Operator.IN, Operator.NOT_IN) and not values:
         return None
@@ -77,16 +99,24 @@ def _requirement(expression: object) -> Requirement | None:
     return Requirement(key, operator, values)
 
 
-def requirements_selector(expressions: Sequence[object]) -> LabelSelector | None:
-    """Node selector requirements as a label selector (`nodeSelectorRequirementsAsSelector`), or None
-    when one of them is invalid — a selector kube cannot build selects nothing."""
+@functools.lru_cache(maxsize=1024)
+def _selector(expressions: tuple[Triple, ...]) -> LabelSelector | None:
+    """The selector of some expressions, remembered: the same pod templates and placements are
+    matched against every node or cluster, and validating and compiling them costs more than matching."""
     requirements = []
     for expression in expressions:
-        requirement = _requirement(expression)
+        requirement = _requirement(*expression)
         if requirement is None:
             return None
         requirements.append(requirement)
     return LabelSelector(tuple(requirements))
+
+
+def requirements_selector(expressions: Sequence[object]) -> LabelSelector | None:
+    """Node selector requirements as a label selector (`nodeSelectorRequirementsAsSelector`), or None
+    when one of them is invalid — a selector kube cannot build selects nothing."""
+    triples = _triples(expressions)
+    return None if triples is None else _selector(triples)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,15 +131,11 @@ class FieldRequirement:
         return (fields.get(self.key, "") == self.value) is self.equal
 
 
-def _field_requirements(requirements: Sequence[object]) -> tuple[FieldRequirement, ...] | None:
+def _field_requirements(requirements: tuple[Triple, ...]) -> tuple[FieldRequirement, ...] | None:
     """`nodeSelectorRequirementsAsFieldSelector`, or None when kube returns an error."""
     found = []
-    for requirement in requirements:
-        if not isinstance(requirement, Mapping):
-            return None
-        operator, key = requirement.get("operator"), requirement.get("key")
-        values = _strings(requirement.get("values"))
-        if operator not in ("In", "NotIn") or not isinstance(key, str) or values is None or len(values) != 1:
+    for key, operator, values in requirements:
+        if operator not in ("In", "NotIn") or len(values) != 1:
             return None
         found.append(FieldRequirement(key, operator == "In", values[0]))
     return tuple(found)
@@ -131,19 +157,27 @@ class NodeSelectorTerm:
         field_requirements = term.get("matchFields") or []
         if not isinstance(expressions, list) or not isinstance(field_requirements, list):
             return None
-        if not expressions and not field_requirements:
+        expression_triples, field_triples = _triples(expressions), _triples(field_requirements)
+        if expression_triples is None or field_triples is None:
             return None
-        labels = requirements_selector(expressions) if expressions else None
-        fields = _field_requirements(field_requirements)
-        if (expressions and labels is None) or fields is None:
-            return None
-        return cls(labels, fields)
+        return _term(expression_triples, field_triples)
 
     def matches(self, labels: Mapping[str, str], name: str) -> bool:
         if self.labels is not None and not self.labels.matches(labels):
             return False
         # kube tests fields only when the node has some: a node without a name passes them.
         return not name or all(field.matches({NAME_FIELD: name}) for field in self.fields)
+
+
+@functools.lru_cache(maxsize=1024)
+def _term(expressions: tuple[Triple, ...], fields: tuple[Triple, ...]) -> NodeSelectorTerm | None:
+    if not expressions and not fields:
+        return None
+    labels = _selector(expressions) if expressions else None
+    field_requirements = _field_requirements(fields)
+    if (expressions and labels is None) or field_requirements is None:
+        return None
+    return NodeSelectorTerm(labels, field_requirements)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +189,12 @@ class NodeSelector:
     @classmethod
     def from_object(cls, selector: Mapping[str, Any]) -> NodeSelector:
         raw = selector.get("nodeSelectorTerms")
-        terms = (NodeSelectorTerm.from_object(term) for term in (raw if isinstance(raw, list) else ()))
-        return cls(tuple(term for term in terms if term is not None))
+        return cls.of_terms(raw if isinstance(raw, list) else [])
+
+    @classmethod
+    def of_terms(cls, terms: Sequence[object]) -> NodeSelector:
+        built = (NodeSelectorTerm.from_object(term) for term in terms)
+        return cls(tuple(term for term in built if term is not None))
 
     def matches(self, node: Mapping[str, Any]) -> bool:
         labels, name = _labels_and_name(node)
@@ -188,17 +226,24 @@ class RequiredNodeAffinity:
     @classmethod
     def of_pod_spec(cls, pod_spec: Mapping[str, Any]) -> RequiredNodeAffinity:
         selector = pod_spec.get("nodeSelector")
+        if not selector and not pod_spec.get("affinity"):
+            return _ANY_NODE  # most pods: nothing to read
         terms = required_terms(pod_spec)
         return cls(
             selector if isinstance(selector, Mapping) else {},
-            None if terms is None else NodeSelector.from_object({"nodeSelectorTerms": terms}),
+            None if terms is None else NodeSelector.of_terms(terms),
         )
 
     def matches(self, node: Mapping[str, Any]) -> bool:
+        if not self.node_selector and self.affinity is None:
+            return True
         labels, name = _labels_and_name(node)
         if any(labels.get(key) != value for key, value in self.node_selector.items()):
             return False
         return self.affinity is None or any(term.matches(labels, name) for term in self.affinity.terms)
+
+
+_ANY_NODE = RequiredNodeAffinity({}, None)
 
 
 def _labels_and_name(node: Mapping[str, Any]) -> tuple[Mapping[str, str], str]:
