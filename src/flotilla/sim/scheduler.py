@@ -37,14 +37,7 @@ from flotilla.api.nodeaffinity import RequiredNodeAffinity, required_terms
 from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_micro_time, format_time
-from flotilla.api.tolerations import (
-    NO_SCHEDULE,
-    Taint,
-    Toleration,
-    taints_of,
-    tolerations_of,
-    untolerated_taint,
-)
+from flotilla.api.tolerations import NO_SCHEDULE, untolerated
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.store.watchcache import CacheEvent
@@ -66,7 +59,7 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 """What kube's scoring assumes for a container that requests no cpu / memory."""
 MAX_NODE_SCORE = 100
-_UNSCHEDULABLE = Taint(UNSCHEDULABLE_TAINT, effect=NO_SCHEDULE)
+_UNSCHEDULABLE = {"key": UNSCHEDULABLE_TAINT, "effect": NO_SCHEDULE}
 EVENT_MESSAGE_LIMIT = 1024
 
 UNSCHEDULABLE_REASON = "node(s) were unschedulable"
@@ -223,26 +216,26 @@ class Rejection:
     resolvable: bool = False
 
 
-def _tolerations(pod: Mapping[str, Any]) -> tuple[Toleration, ...]:
-    return tolerations_of((pod.get("spec") or {}).get("tolerations"))
+def _tolerations(pod: Mapping[str, Any]) -> Any:
+    return (pod.get("spec") or {}).get("tolerations")
 
 
 def check_unschedulable(pod: Mapping[str, Any], node: Mapping[str, Any]) -> Rejection | None:
     """NodeUnschedulable: a cordoned node takes only pods tolerating its unschedulable taint."""
     if not (node.get("spec") or {}).get("unschedulable"):
         return None
-    if any(toleration.tolerates(_UNSCHEDULABLE) for toleration in _tolerations(pod)):
+    if untolerated([_UNSCHEDULABLE], _tolerations(pod)) is None:
         return None
     return Rejection((UNSCHEDULABLE_REASON,))
 
 
 def check_taints(pod: Mapping[str, Any], node: Mapping[str, Any]) -> Rejection | None:
     """TaintToleration: the first NoSchedule / NoExecute taint the pod does not tolerate rejects it."""
-    taints = taints_of((node.get("spec") or {}).get("taints"))
-    taint = untolerated_taint(taints, _tolerations(pod)) if taints else None
+    taint = untolerated((node.get("spec") or {}).get("taints"), _tolerations(pod))
     if taint is None:
         return None
-    return Rejection((f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",))
+    key, value = taint.get("key") or "", taint.get("value") or ""
+    return Rejection((f"node(s) had untolerated taint {{{key}: {value}}}",))
 
 
 def check_node_affinity(pod: Mapping[str, Any], node: Mapping[str, Any]) -> Rejection | None:

@@ -11,7 +11,9 @@ from flotilla.api.tolerations import (
     Taint,
     Toleration,
     taints_of,
+    tolerates,
     tolerations_of,
+    untolerated,
     untolerated_taint,
 )
 
@@ -53,8 +55,10 @@ def test_tolerations_of_json_read_absent_and_null_fields_as_empty(
     toleration: dict[str, str], expected: bool
 ) -> None:
     """A pod's JSON toleration reads as its typed form; `null` and absent are both empty."""
+    taint = {"key": "k", "value": "v", "effect": "NoSchedule"}
     (typed,) = tolerations_of([toleration])
-    assert typed.tolerates(Taint.from_object({"key": "k", "value": "v", "effect": "NoSchedule"})) is expected
+    assert typed.tolerates(Taint.from_object(taint)) is expected
+    assert tolerates(toleration, taint) is expected
 
 
 def test_the_first_untolerated_filtered_taint_is_returned() -> None:
@@ -74,6 +78,19 @@ def test_the_first_untolerated_filtered_taint_is_returned() -> None:
         "node.kubernetes.io/unreachable", "", "NoExecute"
     )
     assert untolerated_taint(taints, tolerations_of([{"operator": "Exists"}])) is None
+
+
+def test_json_taints_are_filtered_as_the_typed_ones() -> None:
+    """`untolerated` answers on a node's and a pod's JSON what `untolerated_taint` answers on typed ones."""
+    taints = [
+        {"key": "soft", "effect": "PreferNoSchedule"},
+        {"key": "gpu", "value": "true", "effect": "NoSchedule"},
+        {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"},
+    ]
+    assert untolerated(taints, None) == taints[1]
+    assert untolerated(taints, [{"key": "gpu", "operator": "Exists"}, "junk"]) == taints[2]
+    assert untolerated(taints, [{"operator": "Exists"}]) is None
+    assert untolerated(None, None) is None
 
 
 @pytest.mark.parametrize(
@@ -97,9 +114,13 @@ _FIELD = st.sampled_from(["", "k", "v", "NoSchedule", "NoExecute"])
 def test_exists_tolerates_at_least_what_equal_tolerates(
     key: str, value: str, operator: str, effect: str, taint_key: str, taint_value: str, taint_effect: str
 ) -> None:
-    """Relaxing Equal to Exists never loses a taint; an empty effect or key never tolerates less."""
+    """Relaxing Equal to Exists never loses a taint, nor an empty effect or key; JSON reads as typed."""
     taint = Taint(taint_key, taint_value, taint_effect)
     toleration = Toleration(key, operator, value, effect)
+    as_json = {"key": key, "operator": operator, "value": value, "effect": effect}
+    assert tolerates(as_json, {"key": taint_key, "value": taint_value, "effect": taint_effect}) is (
+        toleration.tolerates(taint)
+    )
     if toleration.tolerates(taint):
         assert Toleration(key, "Exists", "", effect).tolerates(taint)
         assert Toleration(key, operator, value, "").tolerates(taint)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flotilla.api.nodeaffinity import RequiredNodeAffinity
-from flotilla.api.tolerations import NO_EXECUTE, taints_of, tolerations_of, untolerated_taint
+from flotilla.api.tolerations import NO_EXECUTE, untolerated
 
 
 def fits_node(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
@@ -27,8 +27,8 @@ def should_run(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> tuple[bo
         return False, False
     if not fits_node(pod_spec, node):
         return False, False
-    taints = taints_of((node.get("spec") or {}).get("taints"))
-    tolerations = tolerations_of(pod_spec.get("tolerations"))
-    if untolerated_taint(taints, tolerations) is None:
+    taints = (node.get("spec") or {}).get("taints")
+    tolerations = pod_spec.get("tolerations")
+    if untolerated(taints, tolerations) is None:
         return True, True
-    return False, untolerated_taint(taints, tolerations, (NO_EXECUTE,)) is None
+    return False, untolerated(taints, tolerations, (NO_EXECUTE,)) is None
