@@ -48,6 +48,10 @@ _NANO = Fraction(1, 10**9)
 _MILLI = Fraction(1, 1000)
 _MAX_BINARY = Fraction(2**63 - 1)
 _MAX_INT32 = 2**31 - 1
+MAX_DECIMAL_EXPONENT = 1000
+"""Amounts are exact fractions, so `1e9999999` would be a number of ten million digits: computing it
+held the API server for good. kube keeps such exponents symbolic and accepts up to int32; no real
+amount comes near 10^1000, so past it a quantity is refused — a deliberate difference."""
 _GO_SPACES = " \t\n\v\f\r\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
 _GO_WHITESPACE = _GO_SPACES + "".join(map(chr, range(0x2000, 0x200B)))
 """What Go's `strings.TrimSpace` removes (`unicode.IsSpace`); Python's `str.strip()` removes more."""
@@ -247,6 +251,11 @@ def _interpret(suffix: str) -> tuple[int, int, Format]:
             exponent = int(exponent_text)
             # kube keeps the exponent in an int32 scale it negates, and refuses what does not fit.
             if abs(exponent) <= _MAX_INT32:
+                if abs(exponent) > MAX_DECIMAL_EXPONENT:
+                    raise QuantityError(
+                        f"unable to parse numeric part of quantity: the exponent {exponent} is out of "
+                        f"range (at most {MAX_DECIMAL_EXPONENT} either way)"
+                    )
                 return 10, exponent, Format.DECIMAL_EXPONENT
     raise QuantityError(SUFFIX_ERROR)
 

@@ -520,3 +520,19 @@ def test_a_scale_that_is_not_a_scale_is_refused(
     assert answer.is_status(code), answer.body
     assert message in answer.message
     assert probe.send("GET", f"{DEPLOYMENTS}/scaled").body["spec"]["replicas"] == 1
+
+
+def test_a_quantity_with_a_huge_exponent_is_refused_at_once(probe: Probe) -> None:
+    """`cpu: 1e9999999` would be an exact number of ten million digits: 422 at once, server responsive."""
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "huge-exponent"},
+        "spec": {
+            "containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1e9999999"}}}]
+        },
+    }
+    with probe.responsiveness():
+        answer = probe.send("POST", "/api/v1/namespaces/default/pods", pod, timeout=10)
+    assert answer.is_status(422), answer.body
+    assert "out of range" in answer.message
