@@ -4,9 +4,9 @@
 or another client certificate),
 with a deadline on every request, and returns what came back — or raises `NoResponse` when the
 server closed the connection without answering, which is itself a defect (D5). `Responsiveness` runs
-`GET /readyz` in a thread on its own kept-alive connection every 20 ms while the body of the `with`
-runs, and fails the test when one answer took longer than the limit (100 ms by default): a request
-that blocks the event loop blocks `/readyz` too.
+`GET /readyz` from a child process (`tests/support/readyz.py`) on its own kept-alive connection
+every 20 ms while the body of the `with` runs, and fails the test when one answer took longer than
+the limit (100 ms by default): a request that blocks the event loop blocks `/readyz` too.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 import http.client
 import json
 import ssl
+import subprocess
+import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -25,7 +26,6 @@ from urllib.parse import urlsplit
 from tests.support.processes import ServerProcess
 
 READY_LIMIT_SECONDS = 0.1
-PING_INTERVAL_SECONDS = 0.02
 
 
 class NoResponse(AssertionError):
@@ -128,7 +128,8 @@ class Probe:
 
 
 class Responsiveness:
-    """While open, `/readyz` is asked every 20 ms; on exit, the slowest answer must be under `limit`."""
+    """While open, `/readyz` is asked every 20 ms from another process (`tests/support/readyz.py`);
+    on exit, the slowest answer must be under `limit`."""
 
     def __init__(self, probe: Probe, limit: float) -> None:
         self.probe = probe
@@ -136,18 +137,36 @@ class Responsiveness:
         self.slowest = 0.0
         self.answers = 0
         self.failures: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="readyz-watchdog", daemon=True)
+        self._child: subprocess.Popen[str] | None = None
+        self._reader = threading.Thread(target=self._read, name="readyz-watchdog-reader", daemon=True)
+        self._ready = threading.Event()
 
     def __enter__(self) -> Responsiveness:
-        self._thread.start()
+        server = self.probe.server
+        self._child = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.readyz", server.url, str(server.data_dir / "pki")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._reader.start()
+        self._ready.wait(timeout=30)
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self._stop.set()
-        self._thread.join(timeout=60)
+        child = self._child
+        assert child is not None and child.stdin is not None
+        child.stdin.close()
+        try:
+            child.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        self._reader.join(timeout=10)
+        if child.stdout is not None:
+            child.stdout.close()
         if kind is not None:
             return
         assert not self.failures, f"/readyz failed while the request ran: {self.failures[:3]}"
@@ -156,27 +175,15 @@ class Responsiveness:
             f"{self.limit * 1000:.0f} ms): the request blocked the server"
         )
 
-    def _run(self) -> None:
-        connection = self.probe.connect(timeout=60)
-        try:
-            connection.request("GET", "/readyz")  # the TLS handshake is not part of what is measured
-            connection.getresponse().read()
-            while not self._stop.is_set():
-                started = time.monotonic()
-                try:
-                    connection.request("GET", "/readyz")
-                    response = connection.getresponse()
-                    response.read()
-                except (OSError, http.client.HTTPException) as exc:
-                    self.failures.append(f"{type(exc).__name__}: {exc}")
-                    connection.close()
-                    connection = self.probe.connect(timeout=60)
-                    continue
-                elapsed = time.monotonic() - started
-                self.slowest = max(self.slowest, elapsed)
+    def _read(self) -> None:
+        assert self._child is not None and self._child.stdout is not None
+        for line in self._child.stdout:
+            word, _, rest = line.strip().partition(" ")
+            if word == "ready":
+                self._ready.set()
+            elif word == "ok":
+                self.slowest = max(self.slowest, float(rest))
                 self.answers += 1
-                if response.status != 200:
-                    self.failures.append(f"HTTP {response.status}")
-                self._stop.wait(PING_INTERVAL_SECONDS)
-        finally:
-            connection.close()
+            elif word == "failed":
+                self.failures.append(rest)
+        self._ready.set()
