@@ -32,6 +32,10 @@ from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
 from flotilla.apiserver.writes.patching import apply_patch
 from flotilla.apiserver.writes.pipeline import WriteOptions, create_object, system_options, update_flow
 
+__all__ = ["MERGE_PATCH", "CacheEvent", "CachedObject", "LocalClient"]
+"""`CacheEvent` (and the `CachedObject`s it holds) is what `on_change` handlers receive: re-exported so
+that callers outside the API server (the sim) import the event with the client, not from the store."""
+
 MERGE_PATCH = "application/merge-patch+json"
 
 

@@ -46,6 +46,9 @@ from flotilla.runtime.privatefiles import make_private
 from flotilla.storage import Backend
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
+__all__ = ["APIServer", "APISettings", "ServerSettings", "tls_context"]
+"""`APISettings` is re-exported: `ServerSettings.api` is one, and callers outside (the sim) build it."""
+
 log = structlog.get_logger("flotilla.apiserver.server")
 
 

@@ -15,8 +15,7 @@ from typing import Protocol
 import structlog
 import yaml
 
-from flotilla.apiserver.context import APISettings
-from flotilla.apiserver.server import APIServer, ServerSettings
+from flotilla.apiserver.server import APIServer, APISettings, ServerSettings
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.sim.controllers import WorkloadControllers
 from flotilla.sim.kubelet import Kubelet

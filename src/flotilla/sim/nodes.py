@@ -38,8 +38,7 @@ from flotilla.api.conditions import stamped_condition
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_micro_time, format_time
 from flotilla.apiserver import errors
-from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.spec import ClusterSpec

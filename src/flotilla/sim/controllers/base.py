@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.controllers.events import EventRecorder

@@ -28,7 +28,7 @@ import structlog
 from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.localclient import CacheEvent
 from flotilla.runtime.controller import TerminalError
 from flotilla.sim.controllers import daemonsetrollout, nodeplacement, ownership, pods
 from flotilla.sim.controllers.base import Key, SimController, object_key

@@ -31,7 +31,7 @@ from flotilla.api.conditions import find_condition, set_workload_condition
 from flotilla.api.objects import controller_of, copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.localclient import CacheEvent
 from flotilla.runtime.controller import TerminalError
 from flotilla.sim.controllers import conditions, deploymentrevisions, deploymentstatus, ownership, rollout
 from flotilla.sim.controllers.base import Key, SimController

@@ -30,7 +30,7 @@ import structlog
 from flotilla.api.selectors import label_selector_from_set
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.localclient import CacheEvent
 from flotilla.sim.controllers import ownership, pods
 from flotilla.sim.controllers.base import Key, SimController
 from flotilla.sim.controllers.kinds import ENDPOINT_SLICE, ENDPOINTS, NODE, POD, SERVICE

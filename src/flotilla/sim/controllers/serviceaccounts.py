@@ -14,8 +14,7 @@ from typing import Any
 import structlog
 
 from flotilla.apiserver import errors
-from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.sim.controllers.base import Key, SimController
 from flotilla.sim.controllers.kinds import CONFIG_MAP, NAMESPACE, SERVICE_ACCOUNT

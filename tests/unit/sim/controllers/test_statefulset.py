@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.apiserver.embedded import EmbeddedAPI
-from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.store.watchcache import CacheEvent
+from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.sim.controllers.kinds import CONTROLLER_REVISION, PERSISTENT_VOLUME_CLAIM, POD, STATEFUL_SET
 from flotilla.sim.controllers.statefulpods import POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL
 from flotilla.sim.controllers.statefulset import StatefulSetController
