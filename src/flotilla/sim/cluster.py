@@ -19,8 +19,8 @@ from flotilla.apiserver.server import APIServer, APISettings, ServerSettings
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.sim.controllers import WorkloadControllers
 from flotilla.sim.kubelet import Kubelet
+from flotilla.sim.kubescheduler.scheduler import Scheduler
 from flotilla.sim.nodes import NodeSimulator
-from flotilla.sim.scheduler import Scheduler
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim")

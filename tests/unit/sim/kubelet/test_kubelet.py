@@ -12,8 +12,8 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
 from flotilla.sim.kubelet import Kubelet
+from flotilla.sim.kubescheduler.scheduler import Scheduler
 from flotilla.sim.nodes import NodeSimulator
-from flotilla.sim.scheduler import Scheduler
 from flotilla.sim.spec import Timing
 from tests.unit.sim.nodes.harness import (
     EVENT,

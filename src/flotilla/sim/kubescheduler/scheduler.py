@@ -45,7 +45,7 @@ from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.nodes import UNSCHEDULABLE_TAINT
 from flotilla.sim.spec import ClusterSpec
 
-log = structlog.get_logger("flotilla.sim.scheduler")
+log = structlog.get_logger("flotilla.sim.kubescheduler")
 
 NAME = "default-scheduler"
 SCHEDULER_NAME = "default-scheduler"

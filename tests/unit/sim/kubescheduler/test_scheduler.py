@@ -9,8 +9,8 @@ from typing import Any
 
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
+from flotilla.sim.kubescheduler.scheduler import Scheduler
 from flotilla.sim.nodes import NodeSimulator
-from flotilla.sim.scheduler import Scheduler
 from tests.unit.sim.nodes.harness import (
     EVENT,
     NODE,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from flotilla.sim.scheduler import (
+from flotilla.sim.kubescheduler.scheduler import (
     NodeUsage,
     Rejection,
     check_node_affinity,
