@@ -19,7 +19,7 @@ from flotilla.apiserver.server import APIServer, APISettings, ServerSettings
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.sim.controllers import WorkloadControllers
 from flotilla.sim.kubelet import Kubelet
-from flotilla.sim.kubescheduler.scheduler import Scheduler
+from flotilla.sim.kubescheduler import KubeScheduler
 from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.spec import ClusterSpec
 
@@ -62,7 +62,7 @@ class SimulatedCluster:
         self.nodes = NodeSimulator(embedded.client("kubelet"), spec, self.clock)
         self.components: list[Component] = [
             self.nodes,
-            Scheduler(embedded.client("kube-scheduler"), spec, self.clock),
+            KubeScheduler(embedded.client("kube-scheduler"), spec, self.clock),
             Kubelet(embedded.client("kubelet"), spec, self.clock),
             WorkloadControllers(embedded.client("kube-controller-manager"), spec, self.clock),
         ]

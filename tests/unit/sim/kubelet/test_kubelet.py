@@ -12,7 +12,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
 from flotilla.sim.kubelet import Kubelet
-from flotilla.sim.kubescheduler.scheduler import Scheduler
+from flotilla.sim.kubescheduler import KubeScheduler
 from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.spec import Timing
 from tests.unit.sim.nodes.harness import (
@@ -40,7 +40,7 @@ async def simulated_cluster(**spec: Any) -> AsyncIterator[tuple[LocalClient, Nod
         nodes = NodeSimulator(api.client("kubelet"), cluster, clock)
         components = [
             nodes,
-            Scheduler(api.client("kube-scheduler"), cluster, clock),
+            KubeScheduler(api.client("kube-scheduler"), cluster, clock),
             Kubelet(api.client("kubelet"), cluster, clock),
         ]
         for component in components:

@@ -1,4 +1,4 @@
-"""The scheduler's pure core: requests, filters, kube's messages and the choice of node."""
+"""The simulated kube-scheduler's pure core: requests, filters, kube's messages and the choice of node."""
 
 from __future__ import annotations
 
@@ -6,16 +6,9 @@ from typing import Any
 
 import pytest
 
-from flotilla.sim.kubescheduler.scheduler import (
-    NodeUsage,
-    Rejection,
-    check_node_affinity,
-    check_resources,
-    check_taints,
-    fit_error_message,
-    pod_request,
-    schedule,
-)
+from flotilla.sim.kubescheduler.decision import fit_error_message, schedule
+from flotilla.sim.kubescheduler.filters import Rejection, check_node_affinity, check_resources, check_taints
+from flotilla.sim.kubescheduler.resources import NodeUsage, pod_request
 
 GI = 1024**3
 

@@ -1,4 +1,4 @@
-"""The scheduler component on an in-memory API server: binding, conditions, events, event-driven retries."""
+"""The simulated kube-scheduler on an in-memory API server: binding, conditions, events, retries on events."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
-from flotilla.sim.kubescheduler.scheduler import Scheduler
+from flotilla.sim.kubescheduler import KubeScheduler
 from flotilla.sim.nodes import NodeSimulator
 from tests.unit.sim.nodes.harness import (
     EVENT,
@@ -26,13 +26,13 @@ START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 @asynccontextmanager
-async def scheduled_cluster(**spec: Any) -> AsyncIterator[tuple[LocalClient, Scheduler]]:
+async def scheduled_cluster(**spec: Any) -> AsyncIterator[tuple[LocalClient, KubeScheduler]]:
     """Nodes and a scheduler (no kubelet: pods stay Pending once bound)."""
     cluster = cluster_spec(**spec)
     clock = ManualClock(START)
     async with embedded_api() as api:
         nodes = NodeSimulator(api.client("kubelet"), cluster, clock)
-        scheduler = Scheduler(api.client("kube-scheduler"), cluster, clock)
+        scheduler = KubeScheduler(api.client("kube-scheduler"), cluster, clock)
         await nodes.start()
         await scheduler.start()
         try:
