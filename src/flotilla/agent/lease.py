@@ -14,8 +14,6 @@ logged and tried again at the next tick; the hub's grace period covers a few mis
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import copy
 from collections.abc import Callable
 from datetime import datetime
@@ -28,6 +26,7 @@ from flotilla.api.times import format_micro_time
 from flotilla.client import AlreadyExists, Client, Conflict, NotFound
 from flotilla.controllers.cluster.lease import LEASE
 from flotilla.runtime.clock import Clock
+from flotilla.runtime.periodic import PeriodicTask
 
 log = structlog.get_logger("flotilla.agent")
 
@@ -90,26 +89,14 @@ class LeaseRenewer:
         self._interval = interval
         self._duration = lease_duration_seconds(interval)
         self._lease: Object | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._timer = PeriodicTask("agent.lease_renewal", self.renew, interval, first_delay=0.0)
         self.renewed_at: datetime | None = None
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="agent-lease")
+        self._timer.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.renew()
-            except Exception as exc:
-                log.warning("agent.lease_renewal_failed", cluster=self._cluster_name, error=str(exc))
-            await asyncio.sleep(self._interval)
+        await self._timer.stop()
 
     async def renew(self) -> None:
         """Renew the Lease once (creating it when missing)."""

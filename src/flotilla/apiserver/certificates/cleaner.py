@@ -14,7 +14,6 @@ after start, later ones every `interval` (kube's is an hour).
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import contextlib
@@ -36,6 +35,7 @@ from flotilla.apiserver.certificates.signingrequests import (
 )
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
+from flotilla.runtime.periodic import PeriodicTask
 
 log = structlog.get_logger("flotilla.apiserver.certificates")
 
@@ -89,17 +89,13 @@ class CSRCleaner:
         self.ctx = ctx
         self.interval = interval
         self.first_delay = first_delay
-        self._task: asyncio.Task[None] | None = None
+        self._timer = PeriodicTask(self.NAME, self.clean_once, interval, first_delay=first_delay)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=self.NAME)
+        self._timer.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._timer.stop()
 
     async def clean_once(self) -> int:
         """Delete every request past its time; returns how many were deleted."""
@@ -123,13 +119,3 @@ class CSRCleaner:
                 deleted += 1
                 log.info("certificates.csr.cleaned", name=item.name, reason=reason)
         return deleted
-
-    async def _run(self) -> None:
-        delay = self.first_delay
-        while True:
-            await asyncio.sleep(delay)
-            delay = self.interval
-            try:
-                await self.clean_once()
-            except errors.APIError as exc:
-                log.warning("certificates.csr.clean_failed", error=exc.message)

@@ -7,7 +7,6 @@ last occurrence (or creation) is older than the TTL, straight from the cache's v
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from datetime import datetime, timedelta
 
@@ -18,6 +17,7 @@ from flotilla.api.times import timestamp
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.writes.deletion import DeleteOptions, delete_object
+from flotilla.runtime.periodic import PeriodicTask
 
 log = structlog.get_logger("flotilla.apiserver.events")
 
@@ -42,17 +42,13 @@ class EventExpiry:
         self.ctx = ctx
         self.ttl = ttl
         self.interval = interval
-        self._task: asyncio.Task[None] | None = None
+        self._timer = PeriodicTask(self.NAME, self.expire_once, interval)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=self.NAME)
+        self._timer.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._timer.stop()
 
     async def expire_once(self) -> int:
         served = self.ctx.registry.by_kind(EVENT)
@@ -76,11 +72,3 @@ class EventExpiry:
         if expired:
             log.info("events.expired", count=expired)
         return expired
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.expire_once()
-            except errors.APIError as exc:
-                log.warning("events.expiry_failed", error=exc.message)

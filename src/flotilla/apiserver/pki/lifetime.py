@@ -16,8 +16,6 @@ The ServiceAccount signing key (`sa.key`) is a bare key with no expiry; it is li
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import ipaddress
 import os
 import ssl
@@ -34,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from flotilla.api.duration import short_human_duration
 from flotilla.apiserver.pki import directory as pki
+from flotilla.runtime.periodic import PeriodicTask
 
 log = structlog.get_logger("flotilla.apiserver.pki.lifetime")
 
@@ -216,7 +215,7 @@ class ServingCertificateReloader:
         self.paths = paths
         self.interval = interval
         self._loaded = _stamp(paths)
-        self._task: asyncio.Task[None] | None = None
+        self._timer = PeriodicTask(self.NAME, self.check_once, interval)
 
     def check_once(self) -> bool:
         """Reload if the files changed since the last load; whether a new certificate is now served."""
@@ -234,16 +233,7 @@ class ServingCertificateReloader:
         return True
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=self.NAME)
+        self._timer.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            self.check_once()
+        await self._timer.stop()

@@ -11,12 +11,12 @@ pages: a store under steady churn stops growing). Watchers resuming from a compa
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import time
 from dataclasses import dataclass
 
 import structlog
 
+from flotilla.runtime.periodic import PeriodicTask
 from flotilla.storage import Backend, StorageError
 
 log = structlog.get_logger("flotilla.apiserver.store.compactor")
@@ -36,18 +36,16 @@ class Compactor:
     def __init__(self, backend: Backend, settings: CompactionSettings) -> None:
         self._backend = backend
         self._settings = settings
-        self._task: asyncio.Task[None] | None = None
         self.compactions = 0
+        self._last = time.monotonic()
+        self._timer = PeriodicTask("compactor", self._check, min(settings.check_every, settings.interval))
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="compactor")
+        self._last = time.monotonic()
+        self._timer.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._timer.stop()
 
     def due(self, since_last: float) -> int | None:
         """The revision to compact to now, or None (pure: tests call it directly)."""
@@ -69,12 +67,8 @@ class Compactor:
         self.compactions += 1
         log.info("compaction.done", revision=target, removed=removed)
 
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        last = loop.time()
-        while True:
-            await asyncio.sleep(min(self._settings.check_every, self._settings.interval))
-            target = self.due(loop.time() - last)
-            if target is not None:
-                await self.compact_once(target)
-                last = loop.time()
+    async def _check(self) -> None:
+        target = self.due(time.monotonic() - self._last)
+        if target is not None:
+            await self.compact_once(target)
+            self._last = time.monotonic()
