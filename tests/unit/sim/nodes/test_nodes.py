@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from flotilla.api.times import format_micro_time
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
-from flotilla.sim.nodes import (
+from flotilla.sim.nodes.simulator import (
     NODE_LEASE_NAMESPACE,
     NodeHealth,
     NodeSimulator,
