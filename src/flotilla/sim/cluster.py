@@ -20,7 +20,7 @@ from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.sim.controllers import WorkloadControllers
 from flotilla.sim.kubelet import Kubelet
 from flotilla.sim.kubescheduler import KubeScheduler
-from flotilla.sim.nodes.simulator import NodeSimulator
+from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim")

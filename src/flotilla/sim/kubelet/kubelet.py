@@ -29,7 +29,7 @@ from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.kubelet.addresses import PodAddresses, PodKey
 from flotilla.sim.kubelet.stages import STAGES, Stage, StageContext, StageEvent, stage_for
-from flotilla.sim.nodes.simulator import is_managed, ready_status
+from flotilla.sim.nodes.objects import is_managed, ready_status
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim.kubelet")

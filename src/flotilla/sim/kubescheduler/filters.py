@@ -17,7 +17,7 @@ from typing import Any
 from flotilla.api.nodeaffinity import RequiredNodeAffinity, required_terms
 from flotilla.api.tolerations import NO_SCHEDULE, untolerated
 from flotilla.sim.kubescheduler.resources import NodeUsage, PodRequest, allocatable
-from flotilla.sim.nodes.simulator import UNSCHEDULABLE_TAINT
+from flotilla.sim.nodes.taints import UNSCHEDULABLE_TAINT
 
 _UNSCHEDULABLE = {"key": UNSCHEDULABLE_TAINT, "effect": NO_SCHEDULE}
 

@@ -13,7 +13,7 @@ from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
 from flotilla.sim.kubelet import Kubelet
 from flotilla.sim.kubescheduler import KubeScheduler
-from flotilla.sim.nodes.simulator import NodeSimulator
+from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.spec import Timing
 from tests.unit.sim.nodes.harness import (
     EVENT,

@@ -10,7 +10,7 @@ from typing import Any
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
 from flotilla.sim.kubescheduler import KubeScheduler
-from flotilla.sim.nodes.simulator import NodeSimulator
+from flotilla.sim.nodes import NodeSimulator
 from tests.unit.sim.nodes.harness import (
     EVENT,
     NODE,

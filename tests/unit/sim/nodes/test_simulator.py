@@ -8,15 +8,8 @@ from datetime import UTC, datetime
 from flotilla.api.times import format_micro_time
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
-from flotilla.sim.nodes.simulator import (
-    NODE_LEASE_NAMESPACE,
-    NodeHealth,
-    NodeSimulator,
-    desired_taints,
-    internal_ip,
-    is_managed,
-    pod_cidr,
-)
+from flotilla.sim.nodes import NodeSimulator
+from flotilla.sim.nodes.objects import NODE_LEASE_NAMESPACE, NodeHealth, is_managed
 from flotilla.sim.spec import Timing
 from tests.unit.sim.nodes.harness import (
     FAST,
@@ -77,13 +70,6 @@ async def test_nodes_are_registered_with_capacity_labels_and_conditions() -> Non
     internal = [a["address"] for n in found for a in n["status"]["addresses"] if a["type"] == "InternalIP"]
     assert len(set(internal)) == 3
     assert len({n["spec"]["podCIDR"] for n in found}) == 3
-
-
-def test_addresses_and_pod_ranges_are_unique_per_node_index() -> None:
-    """InternalIPs and pod CIDRs never repeat across a thousand nodes."""
-    assert len({internal_ip(i) for i in range(1000)}) == 1000
-    assert len({pod_cidr(i) for i in range(1000)}) == 1000
-    assert pod_cidr(0) == "10.244.0.0/24" and pod_cidr(256) == "10.245.0.0/24"
 
 
 async def test_each_node_lease_is_renewed_with_a_micro_time() -> None:
@@ -174,21 +160,6 @@ async def test_cordon_adds_the_unschedulable_taint_and_uncordon_removes_it() -> 
         ("node.kubernetes.io/unschedulable", "NoSchedule"),
     }
     assert taint_keys(uncordoned) == {("dedicated", "NoSchedule")}
-
-
-def test_desired_taints_keep_the_time_a_controller_taint_was_added() -> None:
-    """Recomputing taints for an unchanged node changes nothing, timeAdded included."""
-    node = {"spec": {"unschedulable": True}}
-    first = desired_taints(node, NodeHealth.UNREACHABLE, START)
-    later = desired_taints(
-        {"spec": {"unschedulable": True, "taints": first}}, NodeHealth.UNREACHABLE, datetime.now(UTC)
-    )
-    assert later == first
-    assert {(t["key"], t["effect"]) for t in first} == {
-        ("node.kubernetes.io/unschedulable", "NoSchedule"),
-        ("node.kubernetes.io/unreachable", "NoSchedule"),
-        ("node.kubernetes.io/unreachable", "NoExecute"),
-    }
 
 
 async def test_unreachable_nodes_go_unknown_lose_their_leases_and_recover() -> None:
