@@ -5,21 +5,27 @@ namesake in kube-controller-manager 1.32 does: Deployments → ReplicaSets → P
 DaemonSets, Jobs and CronJobs, the endpoints of Services, and the `default` ServiceAccount and root CA
 ConfigMap of every namespace. They only read what the simulated kubelet reports about pods;
 they never fake a pod's state. `WorkloadControllers` starts and stops them together.
+
+One room per workload kind — `deployments/`, `replicasets/`, `statefulsets/`, `daemonsets/`, `jobs/`
+(Jobs and CronJobs) — beside `endpoints.py` and `serviceaccounts.py`; the kinds never import each
+other. What they share sits below them: `podowners/` (kube's rules for objects that own pods:
+ownership, pod states, templates, revisions, conditions) over `framework/` (how a controller runs:
+queue and watches, events, slow start, the kinds named once).
 """
 
 from __future__ import annotations
 
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import Clock
-from flotilla.sim.controllers.base import SimController
-from flotilla.sim.controllers.cronjob import CronJobController
-from flotilla.sim.controllers.daemonset import DaemonSetController
-from flotilla.sim.controllers.deployment import DeploymentController
+from flotilla.sim.controllers.daemonsets.daemonset import DaemonSetController
+from flotilla.sim.controllers.deployments.deployment import DeploymentController
 from flotilla.sim.controllers.endpoints import EndpointsController
-from flotilla.sim.controllers.job import JobController
-from flotilla.sim.controllers.replicaset import ReplicaSetController
+from flotilla.sim.controllers.framework.controller import SimController
+from flotilla.sim.controllers.jobs.cronjob import CronJobController
+from flotilla.sim.controllers.jobs.job import JobController
+from flotilla.sim.controllers.replicasets.replicaset import ReplicaSetController
 from flotilla.sim.controllers.serviceaccounts import ServiceAccountsController
-from flotilla.sim.controllers.statefulset import StatefulSetController
+from flotilla.sim.controllers.statefulsets.statefulset import StatefulSetController
 from flotilla.sim.spec import ClusterSpec
 
 

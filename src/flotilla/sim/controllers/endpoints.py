@@ -31,10 +31,10 @@ from flotilla.api.selectors import label_selector_from_set
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent
-from flotilla.sim.controllers import ownership, pods
-from flotilla.sim.controllers.base import Key, SimController
-from flotilla.sim.controllers.kinds import ENDPOINT_SLICE, ENDPOINTS, NODE, POD, SERVICE
-from flotilla.sim.controllers.podtemplates import canonical_json
+from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.kinds import ENDPOINT_SLICE, ENDPOINTS, NODE, POD, SERVICE
+from flotilla.sim.controllers.podowners import ownership, pods
+from flotilla.sim.controllers.podowners.podtemplates import canonical_json
 
 log = structlog.get_logger("flotilla.sim.controllers")
 

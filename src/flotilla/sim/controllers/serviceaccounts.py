@@ -16,8 +16,8 @@ import structlog
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
-from flotilla.sim.controllers.base import Key, SimController
-from flotilla.sim.controllers.kinds import CONFIG_MAP, NAMESPACE, SERVICE_ACCOUNT
+from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.kinds import CONFIG_MAP, NAMESPACE, SERVICE_ACCOUNT
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim.controllers")

@@ -16,7 +16,7 @@ from typing import Any
 from flotilla.api.times import format_time
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import SystemClock
-from flotilla.sim.controllers.kinds import POD
+from flotilla.sim.controllers.framework.kinds import POD
 
 _addresses = itertools.count(2)
 

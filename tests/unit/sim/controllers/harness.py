@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.runtime.clock import Clock, SystemClock
-from flotilla.sim.controllers.base import SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.spec import ClusterSpec, Timing
 
 SPEC = ClusterSpec(name="test", nodes=3, timing=Timing(pod_start=0, pod_complete=0))

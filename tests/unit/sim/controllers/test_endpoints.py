@@ -13,7 +13,7 @@ from flotilla.sim.controllers.endpoints import (
     EndpointsController,
     resolve_port,
 )
-from flotilla.sim.controllers.kinds import ENDPOINT_SLICE, ENDPOINTS, POD, SERVICE
+from flotilla.sim.controllers.framework.kinds import ENDPOINT_SLICE, ENDPOINTS, POD, SERVICE
 from tests.unit.sim.controllers.fakekubelet import eventually, set_ready
 from tests.unit.sim.controllers.harness import running
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import SystemClock
-from flotilla.sim.controllers.kinds import CONFIG_MAP, NAMESPACE, SERVICE_ACCOUNT
+from flotilla.sim.controllers.framework.kinds import CONFIG_MAP, NAMESPACE, SERVICE_ACCOUNT
 from flotilla.sim.controllers.serviceaccounts import ROOT_CA_DESCRIPTION, ServiceAccountsController
 from tests.unit.sim.controllers.fakekubelet import eventually
 from tests.unit.sim.controllers.harness import SPEC

@@ -9,7 +9,7 @@ from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import SystemClock
 from flotilla.sim.controllers import WorkloadControllers
-from flotilla.sim.controllers.kinds import DEPLOYMENT, ENDPOINTS, POD, REPLICA_SET, SERVICE
+from flotilla.sim.controllers.framework.kinds import DEPLOYMENT, ENDPOINTS, POD, REPLICA_SET, SERVICE
 from tests.unit.sim.controllers.fakekubelet import eventually, run_pods_until
 from tests.unit.sim.controllers.harness import SPEC, pod_template
 

@@ -20,9 +20,9 @@ from flotilla.api.objects import copy_object
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.sim.controllers import ownership
-from flotilla.sim.controllers.kinds import CONTROLLER_REVISION
-from flotilla.sim.controllers.podtemplates import canonical_json, compute_hash
+from flotilla.sim.controllers.framework.kinds import CONTROLLER_REVISION
+from flotilla.sim.controllers.podowners import ownership
+from flotilla.sim.controllers.podowners.podtemplates import canonical_json, compute_hash
 
 _MAX_NAME_PREFIX = 223
 MAX_COLLISIONS = 10

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from flotilla.sim.controllers import pods
-from flotilla.sim.controllers.daemonpods import Pod, is_updated
-from flotilla.sim.controllers.rollout import scaled_value
+from flotilla.sim.controllers.daemonsets.daemonpods import Pod, is_updated
+from flotilla.sim.controllers.deployments.rollout import scaled_value
+from flotilla.sim.controllers.podowners import pods
 
 
 def split_node_pods(

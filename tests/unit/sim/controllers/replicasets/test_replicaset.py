@@ -8,9 +8,9 @@ from typing import Any
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock, SystemClock
-from flotilla.sim.controllers import pods
-from flotilla.sim.controllers.kinds import POD, REPLICA_SET
-from flotilla.sim.controllers.replicaset import ReplicaSetController, replica_set_status
+from flotilla.sim.controllers.framework.kinds import POD, REPLICA_SET
+from flotilla.sim.controllers.podowners import pods
+from flotilla.sim.controllers.replicasets.replicaset import ReplicaSetController, replica_set_status
 from tests.unit.sim.controllers.fakekubelet import eventually, pods_of, ready_all, set_ready
 from tests.unit.sim.controllers.harness import pod_template, running
 

@@ -14,9 +14,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-from flotilla.sim.controllers import ownership, pods
-from flotilla.sim.controllers.kinds import STATEFUL_SET
-from flotilla.sim.controllers.podtemplates import pod_from_template
+from flotilla.sim.controllers.framework.kinds import STATEFUL_SET
+from flotilla.sim.controllers.podowners import ownership, pods
+from flotilla.sim.controllers.podowners.podtemplates import pod_from_template
 
 REVISION_LABEL = "controller-revision-hash"
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"

@@ -22,12 +22,12 @@ from flotilla.api.objects import controller_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object, label_selector_from_set
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers import conditions, ownership, pods
-from flotilla.sim.controllers.base import Key, SimController
-from flotilla.sim.controllers.events import NORMAL, WARNING
-from flotilla.sim.controllers.kinds import POD, REPLICA_SET
-from flotilla.sim.controllers.podtemplates import generate_name_prefix, pod_from_template
-from flotilla.sim.controllers.slowstart import slow_start
+from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.events import NORMAL, WARNING
+from flotilla.sim.controllers.framework.kinds import POD, REPLICA_SET
+from flotilla.sim.controllers.framework.slowstart import slow_start
+from flotilla.sim.controllers.podowners import conditions, ownership, pods
+from flotilla.sim.controllers.podowners.podtemplates import generate_name_prefix, pod_from_template
 
 log = structlog.get_logger("flotilla.sim.controllers")
 

@@ -18,7 +18,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
-from flotilla.sim.controllers.events import EventRecorder
+from flotilla.sim.controllers.framework.events import EventRecorder
 from flotilla.sim.spec import ClusterSpec
 
 Key = tuple[str, str]

@@ -32,12 +32,13 @@ from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.api.times import format_time, timestamp
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers import completionindexes, conditions, ownership, pods
-from flotilla.sim.controllers.base import Key, SimController
-from flotilla.sim.controllers.events import NORMAL, WARNING
-from flotilla.sim.controllers.kinds import JOB, POD
-from flotilla.sim.controllers.podtemplates import pod_from_template
-from flotilla.sim.controllers.slowstart import slow_start
+from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.events import NORMAL, WARNING
+from flotilla.sim.controllers.framework.kinds import JOB, POD
+from flotilla.sim.controllers.framework.slowstart import slow_start
+from flotilla.sim.controllers.jobs import completionindexes
+from flotilla.sim.controllers.podowners import conditions, ownership, pods
+from flotilla.sim.controllers.podowners.podtemplates import pod_from_template
 
 log = structlog.get_logger("flotilla.sim.controllers")
 

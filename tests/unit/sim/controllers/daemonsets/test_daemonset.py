@@ -6,10 +6,10 @@ from typing import Any
 
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.sim.controllers import nodeplacement
-from flotilla.sim.controllers.daemonpods import REVISION_LABEL, target_node
-from flotilla.sim.controllers.daemonset import DaemonSetController
-from flotilla.sim.controllers.kinds import DAEMON_SET, NODE, POD
+from flotilla.sim.controllers.daemonsets import nodeplacement
+from flotilla.sim.controllers.daemonsets.daemonpods import REVISION_LABEL, target_node
+from flotilla.sim.controllers.daemonsets.daemonset import DaemonSetController
+from flotilla.sim.controllers.framework.kinds import DAEMON_SET, NODE, POD
 from tests.unit.sim.controllers.fakekubelet import eventually, run_pods_until
 from tests.unit.sim.controllers.harness import pod_template, running
 

@@ -14,7 +14,7 @@ Each reconcile follows kube's `syncDeployment`:
   within maxUnavailable (`rollout.py`); Recreate scales old ReplicaSets to zero, waits until their
   pods are gone, then creates and scales the new one;
 - once complete, old ReplicaSets beyond `revisionHistoryLimit` (scaled to zero) are deleted;
-- status and conditions are recomputed from the ReplicaSets (`deploymentstatus.py`), and a rollout
+- status and conditions are recomputed from the ReplicaSets (`status.py`), and a rollout
   making no progress is looked at again when its progress deadline passes.
 
 ReplicaSets are resized with `update` at the resourceVersion read, so a decision made on a state
@@ -33,11 +33,13 @@ from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers import conditions, deploymentrevisions, deploymentstatus, ownership, rollout
-from flotilla.sim.controllers.base import Key, SimController
-from flotilla.sim.controllers.events import NORMAL, WARNING
-from flotilla.sim.controllers.kinds import DEPLOYMENT, POD, REPLICA_SET
-from flotilla.sim.controllers.podtemplates import (
+from flotilla.sim.controllers.deployments import revisions, rollout
+from flotilla.sim.controllers.deployments import status as deploymentstatus
+from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.events import NORMAL, WARNING
+from flotilla.sim.controllers.framework.kinds import DEPLOYMENT, POD, REPLICA_SET
+from flotilla.sim.controllers.podowners import conditions, ownership
+from flotilla.sim.controllers.podowners.podtemplates import (
     POD_TEMPLATE_HASH_LABEL,
     compute_hash,
     equal_ignoring_hash,
@@ -206,18 +208,18 @@ class DeploymentController(SimController):
         template = deployment["spec"]["template"]
         found = next((rs for rs in owned if equal_ignoring_hash(rs["spec"]["template"], template)), None)
         old = [dict(rs) for rs in owned if rs is not found]
-        new_revision = deploymentrevisions.max_revision(old) + 1
+        new_revision = revisions.max_revision(old) + 1
         surge = rollout.max_surge(deployment)
         if found is not None:
             new = dict(found)
-            changed = deploymentrevisions.set_new_replica_set_annotations(
+            changed = revisions.set_new_replica_set_annotations(
                 deployment, new, new_revision, exists=True, surge=surge
             )
             min_ready = int(deployment["spec"].get("minReadySeconds") or 0)
             if changed or int(new["spec"].get("minReadySeconds") or 0) != min_ready:
                 new["spec"]["minReadySeconds"] = min_ready
                 return deployment, await self.client.update(REPLICA_SET, new), old
-            deployment = await self._set_revision(deployment, deploymentrevisions.revision(new))
+            deployment = await self._set_revision(deployment, revisions.revision(new))
             if deploymentstatus.has_progress_deadline(deployment) and not _progressing(deployment):
                 message = f'Found new replica set "{new["metadata"]["name"]}"'
                 deployment = await self._set_progressing(
@@ -254,7 +256,7 @@ class DeploymentController(SimController):
             },
         }
         new["spec"]["replicas"] = rollout.new_replica_set_replicas(deployment, [*old, new], new)
-        deploymentrevisions.set_new_replica_set_annotations(
+        revisions.set_new_replica_set_annotations(
             deployment, new, new_revision, exists=False, surge=rollout.max_surge(deployment)
         )
         already_existed = False
@@ -311,13 +313,13 @@ class DeploymentController(SimController):
         desired = rollout.desired_replicas(deployment)
         maximum = desired + rollout.max_surge(deployment)
         current = rollout.spec_replicas(replica_set)
-        stale = deploymentrevisions.replicas_annotations_stale(replica_set, desired, maximum)
+        stale = revisions.replicas_annotations_stale(replica_set, desired, maximum)
         if current == size and not (refresh_annotations and stale):
             return False
         updated = copy_object(replica_set)
         updated["spec"]["replicas"] = size
-        annotations = deploymentrevisions.annotations_of(updated)
-        deploymentrevisions.set_replicas_annotations(annotations, desired, maximum)
+        annotations = revisions.annotations_of(updated)
+        revisions.set_replicas_annotations(annotations, desired, maximum)
         updated["metadata"]["annotations"] = annotations
         await self.client.update(REPLICA_SET, updated)
         if current == size:
@@ -356,7 +358,7 @@ class DeploymentController(SimController):
 
     async def _cleanup(self, deployment: Deployment, old: list[ReplicaSet], new: ReplicaSet | None) -> None:
         """Delete the oldest scaled-down ReplicaSets beyond `revisionHistoryLimit`."""
-        for replica_set in deploymentrevisions.surplus_history(deployment, old, new):
+        for replica_set in revisions.surplus_history(deployment, old, new):
             meta = replica_set["metadata"]
             await self.client.delete(REPLICA_SET, meta["namespace"], meta["name"], uid=meta["uid"])
             log.info("deployment.history_cleaned", namespace=meta["namespace"], replica_set=meta["name"])
@@ -364,10 +366,10 @@ class DeploymentController(SimController):
     # -- the Deployment's own writes -------------------------------------------------------------
 
     async def _set_revision(self, deployment: Deployment, revision: int) -> Deployment:
-        if deploymentrevisions.annotations_of(deployment).get(deploymentrevisions.REVISION) == str(revision):
+        if revisions.annotations_of(deployment).get(revisions.REVISION) == str(revision):
             return deployment
         updated = copy_object(deployment)
-        updated["metadata"].setdefault("annotations", {})[deploymentrevisions.REVISION] = str(revision)
+        updated["metadata"].setdefault("annotations", {})[revisions.REVISION] = str(revision)
         return await self.client.update(DEPLOYMENT, updated)
 
     async def _set_progressing(self, deployment: Deployment, reason: str, message: str) -> Deployment:

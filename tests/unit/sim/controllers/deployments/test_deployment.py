@@ -9,11 +9,11 @@ from typing import Any
 from flotilla.api.conditions import find_condition
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.sim.controllers.deployment import DeploymentController
-from flotilla.sim.controllers.deploymentrevisions import DESIRED_REPLICAS, MAX_REPLICAS, REVISION
-from flotilla.sim.controllers.kinds import DEPLOYMENT, POD, REPLICA_SET
-from flotilla.sim.controllers.podtemplates import POD_TEMPLATE_HASH_LABEL
-from flotilla.sim.controllers.replicaset import ReplicaSetController
+from flotilla.sim.controllers.deployments.deployment import DeploymentController
+from flotilla.sim.controllers.deployments.revisions import DESIRED_REPLICAS, MAX_REPLICAS, REVISION
+from flotilla.sim.controllers.framework.kinds import DEPLOYMENT, POD, REPLICA_SET
+from flotilla.sim.controllers.podowners.podtemplates import POD_TEMPLATE_HASH_LABEL
+from flotilla.sim.controllers.replicasets.replicaset import ReplicaSetController
 from tests.unit.sim.controllers.fakekubelet import eventually, ready_all, run_pods_until
 from tests.unit.sim.controllers.harness import pod_template, running
 

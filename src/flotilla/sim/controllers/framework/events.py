@@ -18,7 +18,7 @@ from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import Clock
-from flotilla.sim.controllers.kinds import EVENT
+from flotilla.sim.controllers.framework.kinds import EVENT
 
 log = structlog.get_logger("flotilla.sim.controllers")
 

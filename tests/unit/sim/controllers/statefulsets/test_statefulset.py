@@ -6,9 +6,14 @@ from typing import Any
 
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
-from flotilla.sim.controllers.kinds import CONTROLLER_REVISION, PERSISTENT_VOLUME_CLAIM, POD, STATEFUL_SET
-from flotilla.sim.controllers.statefulpods import POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL
-from flotilla.sim.controllers.statefulset import StatefulSetController
+from flotilla.sim.controllers.framework.kinds import (
+    CONTROLLER_REVISION,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    STATEFUL_SET,
+)
+from flotilla.sim.controllers.statefulsets.statefulpods import POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL
+from flotilla.sim.controllers.statefulsets.statefulset import StatefulSetController
 from tests.unit.sim.controllers.fakekubelet import eventually, run_pods_until, set_ready
 from tests.unit.sim.controllers.harness import pod_template, running
 

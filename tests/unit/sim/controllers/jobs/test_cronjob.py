@@ -10,9 +10,9 @@ from flotilla.api.times import format_time
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock, SystemClock
-from flotilla.sim.controllers.cronjob import SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, job_name
-from flotilla.sim.controllers.cronschedule import CronSchedule
-from flotilla.sim.controllers.kinds import CRON_JOB, EVENT, JOB
+from flotilla.sim.controllers.framework.kinds import CRON_JOB, EVENT, JOB
+from flotilla.sim.controllers.jobs.cronjob import SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, job_name
+from flotilla.sim.controllers.jobs.cronschedule import CronSchedule
 from tests.unit.sim.controllers.fakekubelet import eventually
 from tests.unit.sim.controllers.harness import pod_template, running
 

@@ -24,11 +24,11 @@ from flotilla.api.conditions import find_condition
 from flotilla.api.objects import copy_object
 from flotilla.api.times import format_time, format_time_in, timestamp
 from flotilla.apiserver import errors
-from flotilla.sim.controllers import ownership
-from flotilla.sim.controllers.base import Key, SimController
-from flotilla.sim.controllers.cronschedule import CronSchedule
-from flotilla.sim.controllers.events import NORMAL, WARNING
-from flotilla.sim.controllers.kinds import CRON_JOB, JOB
+from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.events import NORMAL, WARNING
+from flotilla.sim.controllers.framework.kinds import CRON_JOB, JOB
+from flotilla.sim.controllers.jobs.cronschedule import CronSchedule
+from flotilla.sim.controllers.podowners import ownership
 
 log = structlog.get_logger("flotilla.sim.controllers")
 

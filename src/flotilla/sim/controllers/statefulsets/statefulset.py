@@ -1,7 +1,7 @@
 """The StatefulSet controller: pods with stable names and storage, created and replaced in order.
 
 Pods are `<set>-<ordinal>` for ordinals from `spec.ordinals.start` (0), made from the template of
-a ControllerRevision (`history.py`) with a stable identity and storage (`statefulpods.py`). Each
+a ControllerRevision (`podowners/history.py`) with a stable identity and storage (`statefulpods.py`). Each
 reconcile follows kube's `updateStatefulSet`:
 
 - with `OrderedReady` (the default) it creates one missing pod at a time and waits until every
@@ -27,12 +27,12 @@ from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers import ownership, pods
-from flotilla.sim.controllers.base import Key, SimController
-from flotilla.sim.controllers.events import NORMAL, WARNING
-from flotilla.sim.controllers.history import RevisionHistory, template_of
-from flotilla.sim.controllers.kinds import PERSISTENT_VOLUME_CLAIM, POD, STATEFUL_SET
-from flotilla.sim.controllers.statefulpods import (
+from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.events import NORMAL, WARNING
+from flotilla.sim.controllers.framework.kinds import PERSISTENT_VOLUME_CLAIM, POD, STATEFUL_SET
+from flotilla.sim.controllers.podowners import ownership, pods
+from flotilla.sim.controllers.podowners.history import RevisionHistory, template_of
+from flotilla.sim.controllers.statefulsets.statefulpods import (
     POD_INDEX_LABEL,
     POD_NAME_LABEL,
     REVISION_HASH_LABEL,

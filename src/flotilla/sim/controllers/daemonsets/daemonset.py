@@ -11,11 +11,11 @@ reconcile:
   node that should run one and has none; deletes pods from nodes that may not keep them, finished
   pods, and all but the oldest when a node has several;
 - rolls a new template out with RollingUpdate, within `maxUnavailable` or `maxSurge`
-  (`daemonsetrollout.py`);
+  (`rollout.py`);
 - records status: desiredNumberScheduled, currentNumberScheduled, numberMisscheduled,
   numberReady, numberAvailable, numberUnavailable, updatedNumberScheduled, observedGeneration.
 
-Template history is kept as ControllerRevisions (`history.py`); the pods' `controller-revision-hash`
+Template history is kept as ControllerRevisions (`podowners/history.py`); the pods' `controller-revision-hash`
 label holds the hash.
 """
 
@@ -30,9 +30,8 @@ from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers import daemonsetrollout, nodeplacement, ownership, pods
-from flotilla.sim.controllers.base import Key, SimController, object_key
-from flotilla.sim.controllers.daemonpods import (
+from flotilla.sim.controllers.daemonsets import nodeplacement, rollout
+from flotilla.sim.controllers.daemonsets.daemonpods import (
     BURST_REPLICAS,
     REVISION_LABEL,
     TEMPLATE_GENERATION_ANNOTATION,
@@ -44,11 +43,13 @@ from flotilla.sim.controllers.daemonpods import (
     pin_to_node,
     target_node,
 )
-from flotilla.sim.controllers.events import NORMAL, WARNING
-from flotilla.sim.controllers.history import RevisionHistory, revision_name
-from flotilla.sim.controllers.kinds import DAEMON_SET, NODE, POD
-from flotilla.sim.controllers.podtemplates import generate_name_prefix, pod_from_template
-from flotilla.sim.controllers.slowstart import slow_start
+from flotilla.sim.controllers.framework.controller import Key, SimController, object_key
+from flotilla.sim.controllers.framework.events import NORMAL, WARNING
+from flotilla.sim.controllers.framework.kinds import DAEMON_SET, NODE, POD
+from flotilla.sim.controllers.framework.slowstart import slow_start
+from flotilla.sim.controllers.podowners import ownership, pods
+from flotilla.sim.controllers.podowners.history import RevisionHistory, revision_name
+from flotilla.sim.controllers.podowners.podtemplates import generate_name_prefix, pod_from_template
 
 log = structlog.get_logger("flotilla.sim.controllers")
 
@@ -158,7 +159,7 @@ class DaemonSetController(SimController):
         self, daemon_set: dict[str, Any], nodes: list[dict[str, Any]], revision_hash: str
     ) -> None:
         spec = daemon_pod_spec(daemon_set["spec"]["template"].get("spec") or {})
-        surge = daemonsetrollout.max_surge(daemon_set, len(nodes)) > 0
+        surge = rollout.max_surge(daemon_set, len(nodes)) > 0
         by_node = self._pods_by_node(daemon_set)
         needing: list[str] = []
         to_delete: list[Pod] = []
@@ -254,19 +255,17 @@ class DaemonSetController(SimController):
         desired = [node["metadata"]["name"] for node in nodes if nodeplacement.should_run(spec, node)[0]]
         for node_name in desired:
             by_node.setdefault(node_name, [])
-        max_surge = daemonsetrollout.max_surge(daemon_set, len(desired))
-        max_unavailable = daemonsetrollout.max_unavailable(daemon_set, len(desired))
+        max_surge = rollout.max_surge(daemon_set, len(desired))
+        max_unavailable = rollout.max_unavailable(daemon_set, len(desired))
         if desired and max_surge == 0 and max_unavailable == 0:
             max_unavailable = 1
         generation = (daemon_set["metadata"].get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
         min_ready = int(daemon_set["spec"].get("minReadySeconds") or 0)
         now = self.clock.now()
         plan = (
-            daemonsetrollout.surge_plan(by_node, revision_hash, generation, min_ready, now, max_surge)
+            rollout.surge_plan(by_node, revision_hash, generation, min_ready, now, max_surge)
             if max_surge > 0
-            else daemonsetrollout.unavailable_plan(
-                by_node, revision_hash, generation, min_ready, now, max_unavailable
-            )
+            else rollout.unavailable_plan(by_node, revision_hash, generation, min_ready, now, max_unavailable)
         )
         to_delete, to_create = plan
         if to_delete or to_create:

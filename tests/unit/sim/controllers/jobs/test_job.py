@@ -7,9 +7,9 @@ from typing import Any
 from flotilla.api.conditions import find_condition
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.sim.controllers import completionindexes
-from flotilla.sim.controllers.job import JobController
-from flotilla.sim.controllers.kinds import EVENT, JOB, POD
+from flotilla.sim.controllers.framework.kinds import EVENT, JOB, POD
+from flotilla.sim.controllers.jobs import completionindexes
+from flotilla.sim.controllers.jobs.job import JobController
 from tests.unit.sim.controllers.fakekubelet import eventually, pods_of, set_phase, set_ready
 from tests.unit.sim.controllers.harness import pod_template, running
 

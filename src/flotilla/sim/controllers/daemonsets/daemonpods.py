@@ -15,7 +15,8 @@ from typing import Any
 
 from flotilla.api.nodeaffinity import required_terms
 from flotilla.api.objects import copy_object
-from flotilla.sim.controllers import nodeplacement, pods
+from flotilla.sim.controllers.daemonsets import nodeplacement
+from flotilla.sim.controllers.podowners import pods
 
 REVISION_LABEL = "controller-revision-hash"
 TEMPLATE_GENERATION_LABEL = "pod-template-generation"

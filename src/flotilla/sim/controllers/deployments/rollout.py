@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flotilla.sim.controllers.deploymentrevisions import DESIRED_REPLICAS, MAX_REPLICAS, annotation_int
+from flotilla.sim.controllers.deployments.revisions import DESIRED_REPLICAS, MAX_REPLICAS, annotation_int
 
 ReplicaSet = Mapping[str, Any]
 Plan = dict[str, int]

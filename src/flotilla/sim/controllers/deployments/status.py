@@ -19,14 +19,14 @@ from typing import Any
 
 from flotilla.api.conditions import find_condition, set_workload_condition
 from flotilla.api.times import timestamp
-from flotilla.sim.controllers import conditions
-from flotilla.sim.controllers.rollout import (
+from flotilla.sim.controllers.deployments.rollout import (
     ReplicaSet,
     desired_replicas,
     max_unavailable,
     total_spec_replicas,
     total_status,
 )
+from flotilla.sim.controllers.podowners import conditions
 
 AVAILABLE = "Available"
 PROGRESSING = "Progressing"

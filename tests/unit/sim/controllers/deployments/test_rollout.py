@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flotilla.sim.controllers import rollout
-from flotilla.sim.controllers.deploymentrevisions import DESIRED_REPLICAS, MAX_REPLICAS
+from flotilla.sim.controllers.deployments import rollout
+from flotilla.sim.controllers.deployments.revisions import DESIRED_REPLICAS, MAX_REPLICAS
 
 
 def deployment(

@@ -1,0 +1,1 @@
+"""The ReplicaSet controller: as many active pods as `spec.replicas`, and their counts in status."""
