@@ -13,8 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.sim.controllers.daemonsets.daemonpods import Pod, is_updated
-from flotilla.sim.controllers.deployments.rollout import scaled_value
 from flotilla.sim.controllers.podowners import pods
+from flotilla.sim.controllers.podowners.intorpercent import scaled_value
 
 
 def split_node_pods(

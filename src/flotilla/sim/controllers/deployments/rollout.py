@@ -20,32 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flotilla.sim.controllers.deployments.revisions import DESIRED_REPLICAS, MAX_REPLICAS, annotation_int
+from flotilla.sim.controllers.podowners.intorpercent import scaled_value
 
 ReplicaSet = Mapping[str, Any]
 Plan = dict[str, int]
-
-
-class InvalidIntOrPercent(ValueError):
-    """An int-or-string field that is neither an integer nor a percentage."""
-
-
-def scaled_value(value: int | str | None, total: int, *, round_up: bool) -> int:
-    """An int-or-percent resolved against `total` (kube's `GetScaledValueFromIntOrPercent`)."""
-    if value is None:
-        return 0
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    text = str(value)
-    if not text.endswith("%"):
-        raise InvalidIntOrPercent(
-            f"invalid value for IntOrString: invalid type: string is not a percentage: {text!r}"
-        )
-    try:
-        percent = int(text[:-1])
-    except ValueError as exc:
-        raise InvalidIntOrPercent(f"invalid value {text!r}: not a percentage") from exc
-    product = percent * total
-    return -(-product // 100) if round_up else product // 100
 
 
 def resolve_fenceposts(

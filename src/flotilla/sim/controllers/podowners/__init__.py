@@ -4,5 +4,6 @@ Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs all own pods made fr
 they apply the same rules, kept here once as pure functions (and one store of revisions):
 controller references and claims (`ownership.py`), what a pod's state is and which pods go first
 (`pods.py`), template hashes and the pods made from a template (`podtemplates.py`), template history
-as ControllerRevisions (`history.py`) and status conditions (`conditions.py`).
+as ControllerRevisions (`history.py`), status conditions (`conditions.py`) and int-or-percent
+values such as `maxSurge` (`intorpercent.py`).
 """

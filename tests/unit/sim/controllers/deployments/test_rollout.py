@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -40,32 +39,6 @@ def replica_set(
         "spec": {"replicas": replicas},
         "status": {"replicas": replicas, "availableReplicas": replicas if available is None else available},
     }
-
-
-@pytest.mark.parametrize(
-    ("value", "total", "round_up", "expected"),
-    [
-        ("25%", 10, True, 3),
-        ("25%", 10, False, 2),
-        ("25%", 4, True, 1),
-        ("25%", 3, False, 0),
-        ("100%", 7, False, 7),
-        (2, 10, True, 2),
-        ("0%", 10, True, 0),
-        ("33%", 1, True, 1),
-    ],
-)
-def test_percentages_round_up_for_surge_and_down_for_unavailable(
-    value: int | str, total: int, round_up: bool, expected: int
-) -> None:
-    """kube rounds maxSurge up and maxUnavailable down."""
-    assert rollout.scaled_value(value, total, round_up=round_up) == expected
-
-
-def test_a_string_that_is_not_a_percentage_is_rejected() -> None:
-    """Only `N%` strings scale with the total."""
-    with pytest.raises(rollout.InvalidIntOrPercent):
-        rollout.scaled_value("3", 10, round_up=True)
 
 
 def test_fenceposts_never_forbid_every_move() -> None:
