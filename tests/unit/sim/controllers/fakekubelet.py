@@ -1,8 +1,8 @@
 """A stand-in for the kubelet in controller tests: it moves pods through phases when told to.
 
 Controllers only read pod state; these helpers write it through the status subresource as a
-kubelet would (Running with a Ready condition and a pod IP, Succeeded, Failed), and poll the
-cache until a claim about the cluster holds.
+kubelet would (Running with a Ready condition and a pod IP, Succeeded, Failed), or keep making new
+pods Ready until a claim about the cluster holds. Tests wait with `tests.support.waiting`.
 """
 
 from __future__ import annotations
@@ -78,16 +78,6 @@ async def ready_all(client: LocalClient, candidates: Iterable[dict[str, Any]]) -
             await set_ready(client, pod)
             count += 1
     return count
-
-
-async def eventually(check: Callable[[], bool], *, timeout: float = 3.0, message: str = "") -> None:
-    """Wait until `check()` holds (the controllers work concurrently); fail after `timeout` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(message or "condition not reached in time")
-        await asyncio.sleep(0.005)
 
 
 async def run_pods_until(

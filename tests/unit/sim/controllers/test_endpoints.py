@@ -14,7 +14,8 @@ from flotilla.sim.controllers.endpoints import (
     resolve_port,
 )
 from flotilla.sim.controllers.framework.kinds import ENDPOINT_SLICE, ENDPOINTS, POD, SERVICE
-from tests.unit.sim.controllers.fakekubelet import eventually, set_ready
+from tests.support.waiting import eventually_async
+from tests.unit.sim.controllers.fakekubelet import set_ready
 from tests.unit.sim.controllers.harness import running
 
 
@@ -62,7 +63,7 @@ async def test_pods_become_endpoints_once_they_have_an_ip_and_ready_ones_are_rea
     first = await client.create(POD, pod("web-1"))
     async with running(api, EndpointsController):
         created = await client.create(SERVICE, service({"app": "web"}))
-        await eventually(lambda: len(slices(client)) == 1 and bool(endpoints(client)))
+        await eventually_async(lambda: len(slices(client)) == 1 and bool(endpoints(client)))
         [placeholder] = slices(client)
         assert placeholder["endpoints"] == [] and placeholder["addressType"] == "IPv4"
         labels = placeholder["metadata"]["labels"]
@@ -75,16 +76,16 @@ async def test_pods_become_endpoints_once_they_have_an_ip_and_ready_ones_are_rea
         assert placeholder["metadata"]["ownerReferences"][0]["uid"] == created["metadata"]["uid"]
         assert "subsets" not in endpoints(client)
         await set_ready(client, first, ready=False)
-        await eventually(lambda: len(slice_endpoints(client)) == 1)
+        await eventually_async(lambda: len(slice_endpoints(client)) == 1)
         [endpoint] = slice_endpoints(client)
         assert endpoint["conditions"] == {"ready": False, "serving": False, "terminating": False}
         assert endpoint["targetRef"]["name"] == "web-1" and endpoint["targetRef"]["kind"] == "Pod"
         assert slices(client)[0]["ports"] == [{"name": "http", "port": 8080, "protocol": "TCP"}]
-        await eventually(lambda: "notReadyAddresses" in (endpoints(client).get("subsets") or [{}])[0])
+        await eventually_async(lambda: "notReadyAddresses" in (endpoints(client).get("subsets") or [{}])[0])
         ip = (client.get(POD, "default", "web-1") or {})["status"]["podIP"]
         await set_ready(client, first)
-        await eventually(lambda: slice_endpoints(client)[0]["conditions"]["ready"] is True)
-        await eventually(lambda: "addresses" in (endpoints(client).get("subsets") or [{}])[0])
+        await eventually_async(lambda: slice_endpoints(client)[0]["conditions"]["ready"] is True)
+        await eventually_async(lambda: "addresses" in (endpoints(client).get("subsets") or [{}])[0])
         [subset] = endpoints(client)["subsets"]
         assert subset["addresses"][0]["ip"] == ip and "notReadyAddresses" not in subset
         assert subset["ports"] == [{"name": "http", "port": 8080, "protocol": "TCP"}]
@@ -98,17 +99,17 @@ async def test_a_terminating_pod_is_terminating_in_slices_and_gone_from_endpoint
     await set_ready(client, held)
     async with running(api, EndpointsController):
         await client.create(SERVICE, service({"app": "web"}))
-        await eventually(lambda: "addresses" in (endpoints(client).get("subsets") or [{}])[0])
+        await eventually_async(lambda: "addresses" in (endpoints(client).get("subsets") or [{}])[0])
         await client.delete(POD, "default", "web-1")
-        await eventually(lambda: slice_endpoints(client)[0]["conditions"]["terminating"] is True)
+        await eventually_async(lambda: slice_endpoints(client)[0]["conditions"]["terminating"] is True)
         assert slice_endpoints(client)[0]["conditions"] == {
             "ready": False,
             "serving": True,
             "terminating": True,
         }
-        await eventually(lambda: "subsets" not in endpoints(client))
+        await eventually_async(lambda: "subsets" not in endpoints(client))
         await client.patch(POD, "default", "web-1", {"metadata": {"finalizers": None}})
-        await eventually(lambda: slice_endpoints(client) == [])
+        await eventually_async(lambda: slice_endpoints(client) == [])
 
 
 async def test_a_service_without_selector_is_left_alone(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -119,7 +120,7 @@ async def test_a_service_without_selector_is_left_alone(api: EmbeddedAPI, client
     await client.create(SERVICE, selected)
     await set_ready(client, await client.create(POD, pod("web-1")))
     async with running(api, EndpointsController):
-        await eventually(lambda: client.get(ENDPOINTS, "default", "selected") is not None)
+        await eventually_async(lambda: client.get(ENDPOINTS, "default", "selected") is not None)
         assert all(s["metadata"]["labels"][SERVICE_NAME_LABEL] == "selected" for s in slices(client))
         assert not endpoints(client)
 
@@ -128,9 +129,9 @@ async def test_deleting_the_service_deletes_its_endpoints(api: EmbeddedAPI, clie
     """The Endpoints object and the slices go with their Service."""
     async with running(api, EndpointsController):
         await client.create(SERVICE, service({"app": "web"}))
-        await eventually(lambda: bool(endpoints(client)) and len(slices(client)) == 1)
+        await eventually_async(lambda: bool(endpoints(client)) and len(slices(client)) == 1)
         await client.delete(SERVICE, "default", "web")
-        await eventually(lambda: not endpoints(client) and not slices(client))
+        await eventually_async(lambda: not endpoints(client) and not slices(client))
 
 
 async def test_pods_that_stop_matching_leave_the_endpoints(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -139,9 +140,9 @@ async def test_pods_that_stop_matching_leave_the_endpoints(api: EmbeddedAPI, cli
     await set_ready(client, first)
     async with running(api, EndpointsController):
         await client.create(SERVICE, service({"app": "web"}))
-        await eventually(lambda: len(slice_endpoints(client)) == 1)
+        await eventually_async(lambda: len(slice_endpoints(client)) == 1)
         await client.patch(POD, "default", "web-1", {"metadata": {"labels": {"app": "other"}}})
-        await eventually(lambda: slice_endpoints(client) == [] and "subsets" not in endpoints(client))
+        await eventually_async(lambda: slice_endpoints(client) == [] and "subsets" not in endpoints(client))
 
 
 def test_named_target_ports_resolve_from_the_pods_container_ports() -> None:

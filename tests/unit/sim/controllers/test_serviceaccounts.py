@@ -7,7 +7,7 @@ from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import SystemClock
 from flotilla.sim.controllers.framework.kinds import CONFIG_MAP, NAMESPACE, SERVICE_ACCOUNT
 from flotilla.sim.controllers.serviceaccounts import ROOT_CA_DESCRIPTION, ServiceAccountsController
-from tests.unit.sim.controllers.fakekubelet import eventually
+from tests.support.waiting import eventually_async
 from tests.unit.sim.controllers.harness import SPEC
 
 PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
@@ -28,7 +28,7 @@ async def test_existing_namespaces_get_a_default_service_account_at_start(
     controller = await start(api)
     try:
         namespaces = ("default", "kube-system", "kube-public", "kube-node-lease")
-        await eventually(
+        await eventually_async(
             lambda: all(client.get(SERVICE_ACCOUNT, ns, "default") is not None for ns in namespaces)
         )
     finally:
@@ -44,8 +44,8 @@ async def test_a_new_namespace_gets_its_service_account_and_root_ca(
         await client.create(
             NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
         )
-        await eventually(lambda: client.get(SERVICE_ACCOUNT, "team-a", "default") is not None)
-        await eventually(lambda: client.get(CONFIG_MAP, "team-a", "kube-root-ca.crt") is not None)
+        await eventually_async(lambda: client.get(SERVICE_ACCOUNT, "team-a", "default") is not None)
+        await eventually_async(lambda: client.get(CONFIG_MAP, "team-a", "kube-root-ca.crt") is not None)
         config_map = client.get(CONFIG_MAP, "team-a", "kube-root-ca.crt")
         assert config_map is not None and config_map["data"] == {"ca.crt": PEM}
         assert config_map["metadata"]["annotations"]["kubernetes.io/description"] == ROOT_CA_DESCRIPTION
@@ -57,19 +57,19 @@ async def test_a_deleted_default_service_account_comes_back(api: EmbeddedAPI, cl
     """Deleting `default` or editing the root CA ConfigMap is undone."""
     controller = await start(api)
     try:
-        await eventually(lambda: client.get(SERVICE_ACCOUNT, "default", "default") is not None)
+        await eventually_async(lambda: client.get(SERVICE_ACCOUNT, "default", "default") is not None)
         first = client.get(SERVICE_ACCOUNT, "default", "default")
         assert first is not None
         await client.delete(SERVICE_ACCOUNT, "default", "default")
-        await eventually(
+        await eventually_async(
             lambda: (
                 (client.get(SERVICE_ACCOUNT, "default", "default") or {}).get("metadata", {}).get("uid")
                 not in (None, first["metadata"]["uid"])
             )
         )
-        await eventually(lambda: client.get(CONFIG_MAP, "default", "kube-root-ca.crt") is not None)
+        await eventually_async(lambda: client.get(CONFIG_MAP, "default", "kube-root-ca.crt") is not None)
         await client.patch(CONFIG_MAP, "default", "kube-root-ca.crt", {"data": {"ca.crt": "tampered"}})
-        await eventually(
+        await eventually_async(
             lambda: (
                 (client.get(CONFIG_MAP, "default", "kube-root-ca.crt") or {}).get("data") == {"ca.crt": PEM}
             )

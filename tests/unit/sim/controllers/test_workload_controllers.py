@@ -10,7 +10,8 @@ from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import SystemClock
 from flotilla.sim.controllers import WorkloadControllers
 from flotilla.sim.controllers.framework.kinds import DEPLOYMENT, ENDPOINTS, POD, REPLICA_SET, SERVICE
-from tests.unit.sim.controllers.fakekubelet import eventually, run_pods_until
+from tests.support.waiting import eventually_async
+from tests.unit.sim.controllers.fakekubelet import run_pods_until
 from tests.unit.sim.controllers.harness import SPEC, pod_template
 
 
@@ -48,11 +49,11 @@ async def test_a_deployment_behind_a_service_ends_up_with_ready_endpoints(
         )
         await run_pods_until(client, "default", lambda: ready_addresses(client) == 2)
         await client.delete(DEPLOYMENT, "default", "web")
-        await eventually(
+        await eventually_async(
             lambda: not client.list(REPLICA_SET, "default") and not client.list(POD, "default"),
-            message="the garbage collector removes the ReplicaSet and its pods",
+            what="the garbage collector removes the ReplicaSet and its pods",
         )
-        await eventually(lambda: ready_addresses(client) == 0)
+        await eventually_async(lambda: ready_addresses(client) == 0)
     finally:
         await controllers.stop()
 

@@ -15,6 +15,7 @@ from flotilla.sim.kubelet import Kubelet
 from flotilla.sim.kubescheduler import KubeScheduler
 from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.spec import Timing
+from tests.support.waiting import eventually_async
 from tests.unit.sim.nodes.harness import (
     EVENT,
     NODE,
@@ -22,7 +23,6 @@ from tests.unit.sim.nodes.harness import (
     cluster_spec,
     condition,
     embedded_api,
-    eventually,
     pod,
 )
 
@@ -64,12 +64,12 @@ async def test_a_created_pod_is_bound_runs_and_is_gone_after_deletion() -> None:
     """Create → scheduled → Running and Ready with addresses → kubectl delete → deleted for good."""
     async with simulated_cluster(nodes=2) as (client, _):
         await client.create(POD, pod("web"))
-        await eventually(lambda: is_ready(client, "web"))
+        await eventually_async(lambda: is_ready(client, "web"))
         running = client.get(POD, "default", "web")
         assert running is not None
         node = client.get(NODE, "", running["spec"]["nodeName"])
         assert await client.delete(POD, "default", "web")
-        await eventually(lambda: client.peek(POD, "default", "web") is None)
+        await eventually_async(lambda: client.peek(POD, "default", "web") is None)
         reasons = [e["reason"] for e in client.list(EVENT, "default") if e["involvedObject"]["name"] == "web"]
     assert node is not None
     status = running["status"]
@@ -96,8 +96,8 @@ async def test_kubelet_events_name_the_container_they_are_about() -> None:
     """Started and friends carry the container's fieldPath and the node as source, for kubectl describe."""
     async with simulated_cluster(nodes=1) as (client, _):
         created = await client.create(POD, pod("web"))
-        await eventually(lambda: is_ready(client, "web"))
-        started = await eventually(
+        await eventually_async(lambda: is_ready(client, "web"))
+        started = await eventually_async(
             lambda: [e for e in client.list(EVENT, "default") if e["reason"] == "Started"]
         )
     (event,) = started
@@ -114,7 +114,7 @@ async def test_pods_on_one_node_get_distinct_addresses() -> None:
         for index in range(4):
             await client.create(POD, pod(f"web-{index}"))
         for index in range(4):
-            await eventually(lambda i=index: is_ready(client, f"web-{i}"))
+            await eventually_async(lambda i=index: is_ready(client, f"web-{i}"))
         addresses = {client.peek(POD, "default", f"web-{i}")["status"]["podIP"] for i in range(4)}  # type: ignore[index]
     assert len(addresses) == 4
 
@@ -142,7 +142,7 @@ async def test_a_job_pod_runs_to_completion() -> None:
         job_pod = pod("pi-abcde", restartPolicy="Never")
         job_pod["metadata"]["ownerReferences"] = [owner]
         await client.create(POD, job_pod)
-        await eventually(lambda: phase(client, "pi-abcde") == "Succeeded")
+        await eventually_async(lambda: phase(client, "pi-abcde") == "Succeeded")
         done = client.get(POD, "default", "pi-abcde")
     assert done is not None
     (container,) = done["status"]["containerStatuses"]
@@ -156,9 +156,9 @@ async def test_pods_wait_out_the_start_delay_on_the_work_queue() -> None:
     timing = Timing(pod_start=0.2, pod_complete=0, node_lease_renew=0, node_status_refresh=0)
     async with simulated_cluster(nodes=1, timing=timing) as (client, _):
         await client.create(POD, pod("slow"))
-        await eventually(lambda: client.peek(POD, "default", "slow")["spec"].get("nodeName"))  # type: ignore[index]
+        await eventually_async(lambda: client.peek(POD, "default", "slow")["spec"].get("nodeName"))  # type: ignore[index]
         assert phase(client, "slow") == "Pending"
-        await eventually(lambda: is_ready(client, "slow"))
+        await eventually_async(lambda: is_ready(client, "slow"))
 
 
 async def test_pods_on_a_node_that_is_not_ours_are_left_alone() -> None:
@@ -167,7 +167,7 @@ async def test_pods_on_a_node_that_is_not_ours_are_left_alone() -> None:
         await client.create(NODE, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "real"}})
         await client.create(POD, pod("elsewhere", nodeName="real"))
         await client.create(POD, pod("here", nodeName="test-node-0"))
-        await eventually(lambda: is_ready(client, "here"))
+        await eventually_async(lambda: is_ready(client, "here"))
         assert phase(client, "elsewhere") == "Pending"
 
 
@@ -175,13 +175,13 @@ async def test_a_dead_kubelet_starts_nothing_until_its_node_recovers() -> None:
     """On an unreachable node pods stay Pending, running ones lose Ready; recovery brings both back."""
     async with simulated_cluster(nodes=1) as (client, nodes):
         await client.create(POD, pod("before"))
-        await eventually(lambda: is_ready(client, "before"))
+        await eventually_async(lambda: is_ready(client, "before"))
         await nodes.set_not_ready(True)
         await client.create(POD, pod("during", nodeName="test-node-0"))
-        await eventually(lambda: not is_ready(client, "before"))
+        await eventually_async(lambda: not is_ready(client, "before"))
         assert phase(client, "during") == "Pending"
         await client.delete(POD, "default", "before")
         assert client.peek(POD, "default", "before") is not None, "a silent kubelet cannot finish a deletion"
         await nodes.set_not_ready(False)
-        await eventually(lambda: is_ready(client, "during"))
-        await eventually(lambda: client.peek(POD, "default", "before") is None)
+        await eventually_async(lambda: is_ready(client, "during"))
+        await eventually_async(lambda: client.peek(POD, "default", "before") is None)

@@ -11,6 +11,7 @@ from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock
 from flotilla.sim.kubescheduler import KubeScheduler
 from flotilla.sim.nodes import NodeSimulator
+from tests.support.waiting import eventually_async
 from tests.unit.sim.nodes.harness import (
     EVENT,
     NODE,
@@ -18,7 +19,6 @@ from tests.unit.sim.nodes.harness import (
     cluster_spec,
     condition,
     embedded_api,
-    eventually,
     pod,
 )
 
@@ -55,9 +55,9 @@ async def test_a_pending_pod_is_bound_and_marked_scheduled_with_an_event() -> No
     """spec.nodeName, PodScheduled=True and a Scheduled event that names the pod as involved object."""
     async with scheduled_cluster(nodes=2) as (client, _):
         created = await client.create(POD, pod("web"))
-        node_name = await eventually(lambda: node_of(client, "web"))
+        node_name = await eventually_async(lambda: node_of(client, "web"))
         bound = client.get(POD, "default", "web")
-        events = await eventually(lambda: events_for(client, "web"))
+        events = await eventually_async(lambda: events_for(client, "web"))
     assert node_name in ("test-node-0", "test-node-1")
     assert condition(bound, "PodScheduled")["status"] == "True"
     (event,) = events
@@ -72,22 +72,22 @@ async def test_an_unschedulable_pod_gets_kubes_message_and_is_retried_when_room_
     """Too little cpu: PodScheduled=False/Unschedulable and FailedScheduling; freed cpu binds it."""
     async with scheduled_cluster(nodes=1, node_cpu="1") as (client, scheduler):
         await client.create(POD, pod("first", cpu="600m"))
-        await eventually(lambda: node_of(client, "first"))
+        await eventually_async(lambda: node_of(client, "first"))
         await client.create(POD, pod("second", cpu="600m"))
-        waiting = await eventually(
+        waiting = await eventually_async(
             lambda: (
                 condition(client.peek(POD, "default", "second"), "PodScheduled").get("reason")
                 == "Unschedulable"
                 and client.get(POD, "default", "second")
             )
         )
-        failed = await eventually(
+        failed = await eventually_async(
             lambda: [e for e in events_for(client, "second") if e["reason"] == "FailedScheduling"]
         )
         assert scheduler.usage("test-node-0").requested.milli_cpu == 600
         # No kubelet here to finish a graceful deletion: force it, as `kubectl delete --force` does.
         await client.delete(POD, "default", "first", grace_period_seconds=0)
-        node_name = await eventually(lambda: node_of(client, "second"))
+        node_name = await eventually_async(lambda: node_of(client, "second"))
         rebound = client.get(POD, "default", "second")
     message = (
         "0/1 nodes are available: 1 Insufficient cpu. "
@@ -106,11 +106,11 @@ async def test_a_cordoned_node_gets_no_new_pods_until_uncordoned() -> None:
     async with scheduled_cluster(nodes=1) as (client, _):
         await client.patch(NODE, "", "test-node-0", {"spec": {"unschedulable": True}})
         await client.create(POD, pod("web"))
-        waiting = await eventually(
+        waiting = await eventually_async(
             lambda: condition(client.peek(POD, "default", "web"), "PodScheduled").get("message")
         )
         await client.patch(NODE, "", "test-node-0", {"spec": {"unschedulable": None}})
-        node_name = await eventually(lambda: node_of(client, "web"))
+        node_name = await eventually_async(lambda: node_of(client, "web"))
     assert waiting == (
         "0/1 nodes are available: 1 node(s) were unschedulable. "
         "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
@@ -142,9 +142,9 @@ async def test_pods_land_where_their_selectors_and_tolerations_allow() -> None:
         }
         await client.create(POD, pod("db", tolerations=[toleration], affinity=affinity))
         await client.create(POD, pod("plain", nodeSelector={"disk": "hdd"}))
-        ssd = await eventually(lambda: node_of(client, "ssd"))
-        db = await eventually(lambda: node_of(client, "db"))
-        plain = await eventually(
+        ssd = await eventually_async(lambda: node_of(client, "ssd"))
+        db = await eventually_async(lambda: node_of(client, "db"))
+        plain = await eventually_async(
             lambda: condition(client.peek(POD, "default", "plain"), "PodScheduled").get("message")
         )
     assert ssd == "test-node-2" and db == "test-node-1"
@@ -161,7 +161,7 @@ async def test_pods_for_another_scheduler_or_already_bound_are_left_alone() -> N
         await client.create(POD, pod("custom", schedulerName="my-scheduler"))
         await client.create(POD, pod("pinned", nodeName="elsewhere"))
         await client.create(POD, pod("probe"))
-        await eventually(lambda: node_of(client, "probe"))
+        await eventually_async(lambda: node_of(client, "probe"))
         custom = client.get(POD, "default", "custom")
         pinned = client.get(POD, "default", "pinned")
     assert custom is not None and not custom["spec"].get("nodeName") and not condition(custom, "PodScheduled")
@@ -173,5 +173,5 @@ async def test_replicas_spread_over_nodes_by_least_allocation() -> None:
     async with scheduled_cluster(nodes=3) as (client, _):
         for index in range(3):
             await client.create(POD, pod(f"web-{index}", cpu="1"))
-        placed = [await eventually(lambda i=index: node_of(client, f"web-{i}")) for index in range(3)]
+        placed = [await eventually_async(lambda i=index: node_of(client, f"web-{i}")) for index in range(3)]
     assert sorted(placed) == ["test-node-0", "test-node-1", "test-node-2"]

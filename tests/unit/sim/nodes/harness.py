@@ -1,18 +1,15 @@
-"""What the simulated-cluster component tests share: an in-memory API server, fast timing, waiting."""
+"""What the simulated-cluster component tests share: an in-memory API server, fast timing, objects."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.sim.spec import ClusterSpec, Timing
 from flotilla.storage.memory import MemoryBackend
-
-T = TypeVar("T")
 
 POD = GroupVersionKind("", "v1", "Pod")
 NODE = GroupVersionKind("", "v1", "Node")
@@ -37,18 +34,6 @@ async def embedded_api() -> AsyncIterator[EmbeddedAPI]:
         yield api
     finally:
         await api.stop()
-
-
-async def eventually(check: Callable[[], T | None], timeout: float = 3.0) -> T:
-    """Wait until `check` returns something truthy (the components run in the background)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = check()
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.005)
 
 
 def pod(name: str, *, namespace: str = "default", cpu: str = "", **spec: Any) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from flotilla.runtime.clock import ManualClock
 from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.nodes.objects import NODE_LEASE_NAMESPACE, NodeHealth, is_managed
 from flotilla.sim.spec import Timing
+from tests.support.waiting import eventually_async
 from tests.unit.sim.nodes.harness import (
     FAST,
     LEASE,
@@ -19,7 +20,6 @@ from tests.unit.sim.nodes.harness import (
     cluster_spec,
     condition,
     embedded_api,
-    eventually,
     pod,
 )
 
@@ -107,14 +107,14 @@ async def test_one_heartbeat_timer_renews_every_lease_and_refreshes_node_status(
         try:
             clock.advance(60)
             wanted = format_micro_time(clock.now())
-            await eventually(
+            await eventually_async(
                 lambda: all(
                     (client.peek(LEASE, NODE_LEASE_NAMESPACE, f"test-node-{i}") or {})["spec"]["renewTime"]
                     == wanted
                     for i in range(2)
                 )
             )
-            await eventually(
+            await eventually_async(
                 lambda: (
                     condition(client.peek(NODE, "", "test-node-0"), "Ready").get("lastHeartbeatTime")
                     == "2026-01-01T00:01:00Z"
@@ -136,7 +136,7 @@ async def test_cordon_adds_the_unschedulable_taint_and_uncordon_removes_it() -> 
             await client.patch(
                 NODE, "", "test-node-0", {"spec": {"unschedulable": True, "taints": [user_taint]}}
             )
-            cordoned = await eventually(
+            cordoned = await eventually_async(
                 lambda: (
                     (n := client.peek(NODE, "", "test-node-0"))
                     and ("node.kubernetes.io/unschedulable", "NoSchedule") in taint_keys(n)
@@ -144,7 +144,7 @@ async def test_cordon_adds_the_unschedulable_taint_and_uncordon_removes_it() -> 
                 )
             )
             await client.patch(NODE, "", "test-node-0", {"spec": {"unschedulable": None}})
-            uncordoned = await eventually(
+            uncordoned = await eventually_async(
                 lambda: (
                     (n := client.peek(NODE, "", "test-node-0"))
                     and ("node.kubernetes.io/unschedulable", "NoSchedule") not in taint_keys(n)

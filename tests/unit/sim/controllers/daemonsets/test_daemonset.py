@@ -10,7 +10,8 @@ from flotilla.sim.controllers.daemonsets import nodeplacement
 from flotilla.sim.controllers.daemonsets.daemonpods import REVISION_LABEL, target_node
 from flotilla.sim.controllers.daemonsets.daemonset import DaemonSetController
 from flotilla.sim.controllers.framework.kinds import DAEMON_SET, NODE, POD
-from tests.unit.sim.controllers.fakekubelet import eventually, run_pods_until
+from tests.support.waiting import eventually_async
+from tests.unit.sim.controllers.fakekubelet import run_pods_until
 from tests.unit.sim.controllers.harness import pod_template, running
 
 
@@ -59,7 +60,7 @@ async def test_every_node_gets_one_pod_pinned_to_it(api: EmbeddedAPI, client: Lo
     await add_nodes(client)
     async with running(api, DaemonSetController):
         await client.create(DAEMON_SET, daemon_set())
-        await eventually(lambda: nodes_with_pods(client) == ["node-0", "node-1", "node-2"])
+        await eventually_async(lambda: nodes_with_pods(client) == ["node-0", "node-1", "node-2"])
         pod = client.list(POD, "default")[0]
         terms = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         assert terms == {
@@ -74,7 +75,7 @@ async def test_every_node_gets_one_pod_pinned_to_it(api: EmbeddedAPI, client: Lo
             "effect": "NoSchedule",
         } in pod["spec"]["tolerations"]
         assert pod["metadata"]["labels"][REVISION_LABEL]
-        await eventually(lambda: status_of(client).get("currentNumberScheduled") == 3)
+        await eventually_async(lambda: status_of(client).get("currentNumberScheduled") == 3)
         status = status_of(client)
         assert status["desiredNumberScheduled"] == 3 and status["numberReady"] == 0
         assert status["numberUnavailable"] == 3 and status["updatedNumberScheduled"] == 3
@@ -97,12 +98,12 @@ async def test_node_selector_and_labels_decide_where_pods_run(api: EmbeddedAPI, 
     await client.patch(NODE, "", "node-0", {"metadata": {"labels": {"tier": "edge"}}})
     async with running(api, DaemonSetController):
         await client.create(DAEMON_SET, daemon_set(pod={"nodeSelector": {"tier": "edge"}}))
-        await eventually(lambda: nodes_with_pods(client) == ["node-0"])
+        await eventually_async(lambda: nodes_with_pods(client) == ["node-0"])
         await client.patch(NODE, "", "node-2", {"metadata": {"labels": {"tier": "edge"}}})
-        await eventually(lambda: nodes_with_pods(client) == ["node-0", "node-2"])
+        await eventually_async(lambda: nodes_with_pods(client) == ["node-0", "node-2"])
         await client.patch(NODE, "", "node-0", {"metadata": {"labels": {"tier": None}}})
-        await eventually(lambda: nodes_with_pods(client) == ["node-2"])
-        await eventually(lambda: status_of(client).get("desiredNumberScheduled") == 1)
+        await eventually_async(lambda: nodes_with_pods(client) == ["node-2"])
+        await eventually_async(lambda: status_of(client).get("desiredNumberScheduled") == 1)
 
 
 async def test_untolerated_taints_keep_pods_away_but_cordoned_nodes_keep_theirs(
@@ -129,7 +130,7 @@ async def test_untolerated_taints_keep_pods_away_but_cordoned_nodes_keep_theirs(
     )
     async with running(api, DaemonSetController):
         await client.create(DAEMON_SET, daemon_set())
-        await eventually(lambda: nodes_with_pods(client) == ["node-0", "node-2"])
+        await eventually_async(lambda: nodes_with_pods(client) == ["node-0", "node-2"])
 
 
 async def test_a_rolling_update_replaces_one_node_at_a_time(api: EmbeddedAPI, client: LocalClient) -> None:

@@ -14,7 +14,8 @@ from flotilla.sim.controllers.deployments.revisions import DESIRED_REPLICAS, MAX
 from flotilla.sim.controllers.framework.kinds import DEPLOYMENT, POD, REPLICA_SET
 from flotilla.sim.controllers.podowners.podtemplates import POD_TEMPLATE_HASH_LABEL
 from flotilla.sim.controllers.replicasets.replicaset import ReplicaSetController
-from tests.unit.sim.controllers.fakekubelet import eventually, ready_all, run_pods_until
+from tests.support.waiting import eventually_async
+from tests.unit.sim.controllers.fakekubelet import ready_all, run_pods_until
 from tests.unit.sim.controllers.harness import pod_template, running
 
 
@@ -76,7 +77,7 @@ async def test_a_deployment_gets_a_replica_set_named_after_its_template_hash(
     """`web-<hash>`: the hash labels the selector, the template and so the pods; revision 1 everywhere."""
     async with controllers(api):
         created = await client.create(DEPLOYMENT, deployment())
-        await eventually(lambda: len(client.list(POD, "default")) == 3)
+        await eventually_async(lambda: len(client.list(POD, "default")) == 3)
         [replica_set] = client.list(REPLICA_SET, "default")
         template_hash = replica_set["spec"]["template"]["metadata"]["labels"][POD_TEMPLATE_HASH_LABEL]
         assert replica_set["metadata"]["name"] == f"web-{template_hash}"
@@ -92,7 +93,7 @@ async def test_a_deployment_gets_a_replica_set_named_after_its_template_hash(
             pod["metadata"]["labels"][POD_TEMPLATE_HASH_LABEL] == template_hash
             for pod in client.list(POD, "default")
         )
-        await eventually(lambda: get(client)["metadata"].get("annotations", {}).get(REVISION) == "1")
+        await eventually_async(lambda: get(client)["metadata"].get("annotations", {}).get(REVISION) == "1")
 
 
 async def test_a_rollout_completes_once_the_kubelet_reports_pods_ready(
@@ -101,7 +102,7 @@ async def test_a_rollout_completes_once_the_kubelet_reports_pods_ready(
     """Status counts reach the desired replicas; Available and Progressing say the rollout is done."""
     async with controllers(api):
         await client.create(DEPLOYMENT, deployment())
-        await eventually(
+        await eventually_async(
             lambda: (
                 (find_condition((get(client).get("status") or {}).get("conditions"), "Available") or {}).get(
                     "reason"
@@ -111,7 +112,7 @@ async def test_a_rollout_completes_once_the_kubelet_reports_pods_ready(
         )
         assert len(client.list(POD, "default")) == 3
         await run_pods_until(client, "default", lambda: rollout_finished(client))
-        await eventually(
+        await eventually_async(
             lambda: (
                 (find_condition(get(client)["status"].get("conditions"), "Progressing") or {}).get("reason")
                 == "NewReplicaSetAvailable"
@@ -133,7 +134,7 @@ async def test_a_rolling_update_stays_within_surge_and_unavailability(
         await client.create(DEPLOYMENT, deployment(strategy=strategy))
         await run_pods_until(client, "default", lambda: rollout_finished(client))
         await set_image(client, "nginx:1.28")
-        await eventually(lambda: len(client.list(REPLICA_SET, "default")) == 2)
+        await eventually_async(lambda: len(client.list(REPLICA_SET, "default")) == 2)
         old, new = replica_sets(client)
         assert new["metadata"]["annotations"][REVISION] == "2"
         assert new["spec"]["replicas"] == 1 and old["spec"]["replicas"] == 3
@@ -190,7 +191,7 @@ async def test_scaling_a_deployment_scales_its_replica_set(api: EmbeddedAPI, cli
         assert replica_set["spec"]["replicas"] == 5
         assert replica_set["metadata"]["annotations"][DESIRED_REPLICAS] == "5"
         await client.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 1}})
-        await eventually(lambda: len(client.list(POD, "default")) == 1 and rollout_finished(client))
+        await eventually_async(lambda: len(client.list(POD, "default")) == 1 and rollout_finished(client))
 
 
 async def test_a_paused_deployment_does_not_roll(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -200,13 +201,13 @@ async def test_a_paused_deployment_does_not_roll(api: EmbeddedAPI, client: Local
         await run_pods_until(client, "default", lambda: rollout_finished(client))
         await client.patch(DEPLOYMENT, "default", "web", {"spec": {"paused": True}})
         await set_image(client, "nginx:1.28")
-        await eventually(
+        await eventually_async(
             lambda: (
                 (find_condition(get(client)["status"]["conditions"], "Progressing") or {}).get("reason")
                 == "DeploymentPaused"
             )
         )
-        await eventually(
+        await eventually_async(
             lambda: get(client)["status"]["observedGeneration"] == get(client)["metadata"]["generation"]
         )
         assert len(client.list(REPLICA_SET, "default")) == 1
@@ -228,7 +229,7 @@ async def test_old_replica_sets_beyond_the_history_limit_are_deleted(
         for image in ("nginx:1.28", "nginx:1.29"):
             await set_image(client, image)
             await run_pods_until(client, "default", lambda: rollout_finished(client))
-        await eventually(lambda: len(client.list(REPLICA_SET, "default")) == 2)
+        await eventually_async(lambda: len(client.list(REPLICA_SET, "default")) == 2)
         assert [rs["metadata"]["annotations"][REVISION] for rs in replica_sets(client)] == ["2", "3"]
 
 

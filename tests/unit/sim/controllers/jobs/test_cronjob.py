@@ -13,7 +13,7 @@ from flotilla.runtime.clock import ManualClock, SystemClock
 from flotilla.sim.controllers.framework.kinds import CRON_JOB, EVENT, JOB
 from flotilla.sim.controllers.jobs.cronjob import SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, job_name
 from flotilla.sim.controllers.jobs.cronschedule import CronSchedule
-from tests.unit.sim.controllers.fakekubelet import eventually
+from tests.support.waiting import eventually_async
 from tests.unit.sim.controllers.harness import pod_template, running
 
 AT = datetime(2026, 1, 1, 10, 7, 30, tzinfo=UTC)  # a Thursday
@@ -101,7 +101,7 @@ async def test_a_job_is_created_when_the_schedule_fires_and_tracked_until_done(
         await client.create(CRON_JOB, cron_job())
         clock.advance(61)
         controller.enqueue(("default", "report"))
-        await eventually(lambda: len(status_of(client).get("active") or []) == 1)
+        await eventually_async(lambda: len(status_of(client).get("active") or []) == 1)
         [job] = client.list(JOB, "default")
         scheduled = datetime.fromisoformat(status_of(client)["lastScheduleTime"])
         assert job["metadata"]["name"] == job_name({"metadata": {"name": "report"}}, scheduled)
@@ -113,7 +113,7 @@ async def test_a_job_is_created_when_the_schedule_fires_and_tracked_until_done(
         assert job["metadata"]["ownerReferences"][0]["kind"] == "CronJob"
         assert status_of(client)["active"][0]["name"] == job["metadata"]["name"]
         await finish(client, job["metadata"]["name"])
-        await eventually(
+        await eventually_async(
             lambda: "active" not in status_of(client) and "lastSuccessfulTime" in status_of(client)
         )
 
@@ -125,10 +125,10 @@ async def test_forbid_skips_a_firing_while_a_job_runs(api: EmbeddedAPI, client: 
         await client.create(CRON_JOB, cron_job(concurrencyPolicy="Forbid"))
         clock.advance(61)
         controller.enqueue(("default", "report"))
-        await eventually(lambda: len(client.list(JOB, "default")) == 1)
+        await eventually_async(lambda: len(client.list(JOB, "default")) == 1)
         clock.advance(60)
         controller.enqueue(("default", "report"))
-        await eventually(
+        await eventually_async(
             lambda: any(e["reason"] == "JobAlreadyActive" for e in client.list(EVENT, "default"))
         )
         assert len(client.list(JOB, "default")) == 1
@@ -145,11 +145,13 @@ async def test_finished_jobs_beyond_the_history_limit_are_deleted(
         for _ in range(2):
             clock.advance(60)
             controller.enqueue(("default", "report"))
-            await eventually(lambda: len(status_of(client).get("active") or []) == 1)
+            await eventually_async(lambda: len(status_of(client).get("active") or []) == 1)
             names.append(status_of(client)["active"][0]["name"])
             await finish(client, names[-1])
-            await eventually(lambda: "active" not in status_of(client))
-        await eventually(lambda: [j["metadata"]["name"] for j in client.list(JOB, "default")] == [names[1]])
+            await eventually_async(lambda: "active" not in status_of(client))
+        await eventually_async(
+            lambda: [j["metadata"]["name"] for j in client.list(JOB, "default")] == [names[1]]
+        )
 
 
 async def test_a_suspended_cron_job_creates_nothing(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -161,7 +163,7 @@ async def test_a_suspended_cron_job_creates_nothing(api: EmbeddedAPI, client: Lo
         controller.enqueue(("default", "report"))
         await client.create(CRON_JOB, {**cron_job(), "metadata": {"name": "other", "namespace": "default"}})
         controller.enqueue(("default", "other"))
-        await eventually(
+        await eventually_async(
             lambda: any(j["metadata"]["name"].startswith("other-") for j in client.list(JOB, "default"))
         )
         assert not any(j["metadata"]["name"].startswith("report-") for j in client.list(JOB, "default"))

@@ -10,7 +10,8 @@ from flotilla.apiserver.localclient import LocalClient
 from flotilla.sim.controllers.framework.kinds import EVENT, JOB, POD
 from flotilla.sim.controllers.jobs import completionindexes
 from flotilla.sim.controllers.jobs.job import JobController
-from tests.unit.sim.controllers.fakekubelet import eventually, pods_of, set_phase, set_ready
+from tests.support.waiting import eventually_async
+from tests.unit.sim.controllers.fakekubelet import pods_of, set_phase, set_ready
 from tests.unit.sim.controllers.harness import pod_template, running
 
 
@@ -46,19 +47,21 @@ async def test_a_job_runs_parallel_pods_until_enough_succeed(api: EmbeddedAPI, c
     """completions 3, parallelism 2: two pods at a time, three successes in all, then done."""
     async with running(api, JobController):
         uid = (await client.create(JOB, job(completions=3, parallelism=2)))["metadata"]["uid"]
-        await eventually(lambda: len(running_pods(client, uid)) == 2)
+        await eventually_async(lambda: len(running_pods(client, uid)) == 2)
         first = running_pods(client, uid)[0]
         assert first["metadata"]["name"].startswith("pi-")
         labels = first["metadata"]["labels"]
         assert labels["batch.kubernetes.io/job-name"] == "pi" and labels["job-name"] == "pi"
         assert labels["batch.kubernetes.io/controller-uid"] == uid and labels["controller-uid"] == uid
-        await eventually(lambda: status_of(client).get("active") == 2 and "startTime" in status_of(client))
+        await eventually_async(
+            lambda: status_of(client).get("active") == 2 and "startTime" in status_of(client)
+        )
         await set_ready(client, first)
-        await eventually(lambda: status_of(client).get("ready") == 1)
+        await eventually_async(lambda: status_of(client).get("ready") == 1)
         for _ in range(3):
-            await eventually(lambda: bool(running_pods(client, uid)))
+            await eventually_async(lambda: bool(running_pods(client, uid)))
             await set_phase(client, running_pods(client, uid)[0], "Succeeded")
-        await eventually(lambda: "Complete" in condition_types(client))
+        await eventually_async(lambda: "Complete" in condition_types(client))
         status = status_of(client)
         assert status["succeeded"] == 3 and "active" not in status and status["ready"] == 0
         assert status["terminating"] == 0 and status["uncountedTerminatedPods"] == {}
@@ -67,9 +70,9 @@ async def test_a_job_runs_parallel_pods_until_enough_succeed(api: EmbeddedAPI, c
         complete = find_condition(status["conditions"], "Complete")
         assert complete is not None and complete["reason"] == "CompletionsReached"
         assert len(pods_of(client, "default", uid)) == 3
-        await eventually(
+        await eventually_async(
             lambda: any(e["reason"] == "Completed" for e in client.list(EVENT, "default")),
-            message="a Completed event is recorded",
+            what="a Completed event is recorded",
         )
 
 
@@ -79,25 +82,27 @@ async def test_a_job_without_completions_is_done_when_one_pod_succeeds(
     """A work-queue Job (parallelism only) completes once a pod succeeds and none is left running."""
     async with running(api, JobController):
         uid = (await client.create(JOB, job(parallelism=2)))["metadata"]["uid"]
-        await eventually(lambda: len(running_pods(client, uid)) == 2)
+        await eventually_async(lambda: len(running_pods(client, uid)) == 2)
         first, second = running_pods(client, uid)
         await set_phase(client, first, "Succeeded")
-        await eventually(lambda: status_of(client).get("succeeded") == 1)
+        await eventually_async(lambda: status_of(client).get("succeeded") == 1)
         assert len(running_pods(client, uid)) == 1
         assert "Complete" not in condition_types(client)
         await set_phase(client, second, "Succeeded")
-        await eventually(lambda: "Complete" in condition_types(client))
+        await eventually_async(lambda: "Complete" in condition_types(client))
 
 
 async def test_failures_beyond_the_backoff_limit_fail_the_job(api: EmbeddedAPI, client: LocalClient) -> None:
     """backoffLimit 1: the first failure is replaced, the second fails the Job and its pods are removed."""
     async with running(api, JobController):
         uid = (await client.create(JOB, job(backoffLimit=1, parallelism=1, completions=2)))["metadata"]["uid"]
-        await eventually(lambda: len(running_pods(client, uid)) == 1)
+        await eventually_async(lambda: len(running_pods(client, uid)) == 1)
         await set_phase(client, running_pods(client, uid)[0], "Failed")
-        await eventually(lambda: len(running_pods(client, uid)) == 1 and status_of(client).get("failed") == 1)
+        await eventually_async(
+            lambda: len(running_pods(client, uid)) == 1 and status_of(client).get("failed") == 1
+        )
         await set_phase(client, running_pods(client, uid)[0], "Failed")
-        await eventually(lambda: "Failed" in condition_types(client))
+        await eventually_async(lambda: "Failed" in condition_types(client))
         assert condition_types(client) == ["FailureTarget", "Failed"]
         failed = find_condition(status_of(client)["conditions"], "Failed")
         assert failed is not None and failed["reason"] == "BackoffLimitExceeded"
@@ -111,7 +116,7 @@ async def test_an_indexed_job_runs_one_pod_per_index(api: EmbeddedAPI, client: L
     async with running(api, JobController):
         spec = job(completions=3, parallelism=3, completionMode="Indexed")
         uid = (await client.create(JOB, spec))["metadata"]["uid"]
-        await eventually(lambda: len(running_pods(client, uid)) == 3)
+        await eventually_async(lambda: len(running_pods(client, uid)) == 3)
         by_index = {completionindexes.index_of(p): p for p in running_pods(client, uid)}
         assert set(by_index) == {0, 1, 2}
         assert by_index[1]["metadata"]["name"].startswith("pi-1-")
@@ -123,9 +128,9 @@ async def test_an_indexed_job_runs_one_pod_per_index(api: EmbeddedAPI, client: L
         )
         await set_phase(client, by_index[0], "Succeeded")
         await set_phase(client, by_index[2], "Succeeded")
-        await eventually(lambda: status_of(client).get("completedIndexes") == "0,2")
+        await eventually_async(lambda: status_of(client).get("completedIndexes") == "0,2")
         await set_phase(client, by_index[1], "Succeeded")
-        await eventually(
+        await eventually_async(
             lambda: (
                 status_of(client).get("completedIndexes") == "0-2" and "Complete" in condition_types(client)
             )
@@ -136,11 +141,11 @@ async def test_a_suspended_job_runs_no_pods_until_resumed(api: EmbeddedAPI, clie
     """suspend: no pods and a Suspended condition; resuming starts the pods and records JobResumed."""
     async with running(api, JobController):
         uid = (await client.create(JOB, job(suspend=True)))["metadata"]["uid"]
-        await eventually(lambda: "Suspended" in condition_types(client))
+        await eventually_async(lambda: "Suspended" in condition_types(client))
         assert not pods_of(client, "default", uid) and "startTime" not in status_of(client)
         await client.patch(JOB, "default", "pi", {"spec": {"suspend": False}})
-        await eventually(lambda: len(running_pods(client, uid)) == 1)
-        await eventually(
+        await eventually_async(lambda: len(running_pods(client, uid)) == 1)
+        await eventually_async(
             lambda: (
                 (find_condition(status_of(client).get("conditions"), "Suspended") or {}).get("reason")
                 == "JobResumed"
@@ -161,9 +166,11 @@ async def test_the_job_controller_counts_pods_by_phase(api: EmbeddedAPI, client:
     """A running, ready pod is active and ready; the Job's pods are owned by it."""
     async with running(api, JobController):
         uid = (await client.create(JOB, job()))["metadata"]["uid"]
-        await eventually(lambda: len(running_pods(client, uid)) == 1)
+        await eventually_async(lambda: len(running_pods(client, uid)) == 1)
         [pod] = running_pods(client, uid)
         assert pod["metadata"]["ownerReferences"][0]["kind"] == "Job"
         await set_ready(client, pod)
-        await eventually(lambda: status_of(client).get("ready") == 1 and status_of(client).get("active") == 1)
+        await eventually_async(
+            lambda: status_of(client).get("ready") == 1 and status_of(client).get("active") == 1
+        )
         assert client.list(POD, "default")

@@ -11,7 +11,8 @@ from flotilla.runtime.clock import ManualClock, SystemClock
 from flotilla.sim.controllers.framework.kinds import POD, REPLICA_SET
 from flotilla.sim.controllers.podowners import pods
 from flotilla.sim.controllers.replicasets.replicaset import ReplicaSetController, replica_set_status
-from tests.unit.sim.controllers.fakekubelet import eventually, pods_of, ready_all, set_ready
+from tests.support.waiting import eventually_async
+from tests.unit.sim.controllers.fakekubelet import pods_of, ready_all, set_ready
 from tests.unit.sim.controllers.harness import pod_template, running
 
 
@@ -42,14 +43,14 @@ async def test_a_replica_set_creates_its_pods_owned_and_named_after_it(
     async with running(api, ReplicaSetController):
         created = await client.create(REPLICA_SET, replica_set())
         uid = created["metadata"]["uid"]
-        await eventually(lambda: len(pods_of(client, "default", uid)) == 3)
+        await eventually_async(lambda: len(pods_of(client, "default", uid)) == 3)
         for pod in pods_of(client, "default", uid):
             assert pod["metadata"]["name"].startswith("web-") and len(pod["metadata"]["name"]) == 9
             assert pod["metadata"]["labels"] == {"app": "web"}
             [reference] = pod["metadata"]["ownerReferences"]
             assert reference["kind"] == "ReplicaSet" and reference["controller"] is True
             assert reference["blockOwnerDeletion"] is True
-        await eventually(lambda: status_of(client).get("replicas") == 3)
+        await eventually_async(lambda: status_of(client).get("replicas") == 3)
         assert status_of(client).get("readyReplicas") is None
 
 
@@ -60,9 +61,9 @@ async def test_status_follows_the_readiness_the_kubelet_reports(
     async with running(api, ReplicaSetController):
         created = await client.create(REPLICA_SET, replica_set())
         uid = created["metadata"]["uid"]
-        await eventually(lambda: len(pods_of(client, "default", uid)) == 3)
+        await eventually_async(lambda: len(pods_of(client, "default", uid)) == 3)
         await ready_all(client, pods_of(client, "default", uid))
-        await eventually(lambda: status_of(client).get("availableReplicas") == 3)
+        await eventually_async(lambda: status_of(client).get("availableReplicas") == 3)
         status = status_of(client)
         assert status["readyReplicas"] == 3 and status["fullyLabeledReplicas"] == 3
         assert status["observedGeneration"] == 1
@@ -75,13 +76,13 @@ async def test_scaling_down_deletes_unready_pods_before_ready_ones(
     async with running(api, ReplicaSetController):
         created = await client.create(REPLICA_SET, replica_set())
         uid = created["metadata"]["uid"]
-        await eventually(lambda: len(pods_of(client, "default", uid)) == 3)
+        await eventually_async(lambda: len(pods_of(client, "default", uid)) == 3)
         survivor = pods_of(client, "default", uid)[1]
         await set_ready(client, survivor)
         await client.patch(REPLICA_SET, "default", "web", {"spec": {"replicas": 1}})
-        await eventually(lambda: len(pods_of(client, "default", uid)) == 1)
+        await eventually_async(lambda: len(pods_of(client, "default", uid)) == 1)
         assert pods_of(client, "default", uid)[0]["metadata"]["name"] == survivor["metadata"]["name"]
-        await eventually(lambda: status_of(client).get("observedGeneration") == 2)
+        await eventually_async(lambda: status_of(client).get("observedGeneration") == 2)
 
 
 async def test_a_deleted_pod_is_replaced(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -89,10 +90,10 @@ async def test_a_deleted_pod_is_replaced(api: EmbeddedAPI, client: LocalClient) 
     async with running(api, ReplicaSetController):
         created = await client.create(REPLICA_SET, replica_set(replicas=2))
         uid = created["metadata"]["uid"]
-        await eventually(lambda: len(pods_of(client, "default", uid)) == 2)
+        await eventually_async(lambda: len(pods_of(client, "default", uid)) == 2)
         victim = pods_of(client, "default", uid)[0]["metadata"]["name"]
         await client.delete(POD, "default", victim)
-        await eventually(
+        await eventually_async(
             lambda: (
                 len(pods_of(client, "default", uid)) == 2
                 and victim not in {p["metadata"]["name"] for p in pods_of(client, "default", uid)}
@@ -108,7 +109,7 @@ async def test_an_orphan_pod_matching_the_selector_is_adopted(api: EmbeddedAPI, 
     async with running(api, ReplicaSetController):
         created = await client.create(REPLICA_SET, replica_set(replicas=2))
         uid = created["metadata"]["uid"]
-        await eventually(lambda: len(pods_of(client, "default", uid)) == 2)
+        await eventually_async(lambda: len(pods_of(client, "default", uid)) == 2)
         assert "stray" in {p["metadata"]["name"] for p in pods_of(client, "default", uid)}
 
 
@@ -119,10 +120,10 @@ async def test_a_pod_relabelled_out_of_the_selector_is_released_and_replaced(
     async with running(api, ReplicaSetController):
         created = await client.create(REPLICA_SET, replica_set(replicas=1))
         uid = created["metadata"]["uid"]
-        await eventually(lambda: len(pods_of(client, "default", uid)) == 1)
+        await eventually_async(lambda: len(pods_of(client, "default", uid)) == 1)
         name = pods_of(client, "default", uid)[0]["metadata"]["name"]
         await client.patch(POD, "default", name, {"metadata": {"labels": {"app": "debug"}}})
-        await eventually(
+        await eventually_async(
             lambda: (
                 len(pods_of(client, "default", uid)) == 1
                 and pods_of(client, "default", uid)[0]["metadata"]["name"] != name

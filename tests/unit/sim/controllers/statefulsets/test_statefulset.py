@@ -14,7 +14,8 @@ from flotilla.sim.controllers.framework.kinds import (
 )
 from flotilla.sim.controllers.statefulsets.statefulpods import POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL
 from flotilla.sim.controllers.statefulsets.statefulset import StatefulSetController
-from tests.unit.sim.controllers.fakekubelet import eventually, run_pods_until, set_ready
+from tests.support.waiting import eventually_async
+from tests.unit.sim.controllers.fakekubelet import run_pods_until, set_ready
 from tests.unit.sim.controllers.harness import pod_template, running
 
 
@@ -55,15 +56,15 @@ async def test_ordered_ready_creates_each_pod_after_the_previous_is_ready(
     """db-0 first; db-1 only once db-0 is Running and Ready; then db-2."""
     async with running(api, StatefulSetController):
         await client.create(STATEFUL_SET, stateful_set())
-        await eventually(lambda: pod_names(client) == ["db-0"])
-        await eventually(lambda: status_of(client).get("replicas") == 1)
+        await eventually_async(lambda: pod_names(client) == ["db-0"])
+        await eventually_async(lambda: status_of(client).get("replicas") == 1)
         assert pod_names(client) == ["db-0"]
         await set_ready(client, pod(client, "db-0"))
-        await eventually(lambda: pod_names(client) == ["db-0", "db-1"])
+        await eventually_async(lambda: pod_names(client) == ["db-0", "db-1"])
         await set_ready(client, pod(client, "db-1"))
-        await eventually(lambda: pod_names(client) == ["db-0", "db-1", "db-2"])
+        await eventually_async(lambda: pod_names(client) == ["db-0", "db-1", "db-2"])
         await set_ready(client, pod(client, "db-2"))
-        await eventually(lambda: status_of(client).get("readyReplicas") == 3)
+        await eventually_async(lambda: status_of(client).get("readyReplicas") == 3)
         status = status_of(client)
         assert status["availableReplicas"] == 3 and status["currentReplicas"] == 3
         assert status["updatedReplicas"] == 3 and status["currentRevision"] == status["updateRevision"]
@@ -77,8 +78,8 @@ async def test_pods_carry_their_identity(api: EmbeddedAPI, client: LocalClient) 
     }
     async with running(api, StatefulSetController):
         await client.create(STATEFUL_SET, stateful_set(replicas=1, volumeClaimTemplates=[claim]))
-        await eventually(lambda: pod_names(client) == ["db-0"])
-        await eventually(lambda: bool(status_of(client).get("updateRevision")))
+        await eventually_async(lambda: pod_names(client) == ["db-0"])
+        await eventually_async(lambda: bool(status_of(client).get("updateRevision")))
         first = pod(client, "db-0")
         labels = first["metadata"]["labels"]
         assert labels[POD_NAME_LABEL] == "db-0" and labels[POD_INDEX_LABEL] == "0"
@@ -99,7 +100,7 @@ async def test_parallel_pod_management_creates_all_pods_at_once(
     """No waiting for readiness with podManagementPolicy Parallel."""
     async with running(api, StatefulSetController):
         await client.create(STATEFUL_SET, stateful_set(podManagementPolicy="Parallel"))
-        await eventually(lambda: pod_names(client) == ["db-0", "db-1", "db-2"])
+        await eventually_async(lambda: pod_names(client) == ["db-0", "db-1", "db-2"])
 
 
 async def test_scaling_down_removes_the_highest_ordinal_first(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -117,7 +118,7 @@ async def test_scaling_down_removes_the_highest_ordinal_first(api: EmbeddedAPI, 
         await client.patch(STATEFUL_SET, "default", "db", {"spec": {"replicas": 1}})
         await run_pods_until(client, "default", lambda: pod_names(client) == ["db-0"])
         assert deleted == ["db-2", "db-1"]
-        await eventually(lambda: status_of(client).get("replicas") == 1)
+        await eventually_async(lambda: status_of(client).get("replicas") == 1)
 
 
 async def test_a_rolling_update_replaces_pods_from_the_highest_ordinal(
