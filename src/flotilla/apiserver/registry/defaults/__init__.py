@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.registry.defaults import admissionregistration, apps, batch, core, other, pods
+from flotilla.apiserver.registry.defaults import admissionregistration, apps, autoscaling, batch, core, pods
 from flotilla.apiserver.registry.validation import fields
 
 Defaulter = Callable[[dict[str, Any]], None]
@@ -42,14 +42,18 @@ _DEFAULTERS: dict[GroupVersionKind, Defaulter] = {
     GroupVersionKind("apps", "v1", "DaemonSet"): apps.default_daemon_set,
     GroupVersionKind("batch", "v1", "Job"): batch.default_job,
     GroupVersionKind("batch", "v1", "CronJob"): batch.default_cron_job,
-    GroupVersionKind("autoscaling", "v2", "HorizontalPodAutoscaler"): other.default_horizontal_pod_autoscaler,
-    GroupVersionKind("networking.k8s.io", "v1", "NetworkPolicy"): other.default_network_policy,
-    GroupVersionKind("networking.k8s.io", "v1", "IngressClass"): other.default_ingress_class,
-    GroupVersionKind("discovery.k8s.io", "v1", "EndpointSlice"): other.default_endpoint_slice,
-    GroupVersionKind("rbac.authorization.k8s.io", "v1", "RoleBinding"): other.default_role_binding,
-    GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"): other.default_role_binding,
+    GroupVersionKind("autoscaling", "v2", "HorizontalPodAutoscaler"): (
+        autoscaling.default_horizontal_pod_autoscaler
+    ),
+    GroupVersionKind("networking.k8s.io", "v1", "NetworkPolicy"): autoscaling.default_network_policy,
+    GroupVersionKind("networking.k8s.io", "v1", "IngressClass"): autoscaling.default_ingress_class,
+    GroupVersionKind("discovery.k8s.io", "v1", "EndpointSlice"): autoscaling.default_endpoint_slice,
+    GroupVersionKind("rbac.authorization.k8s.io", "v1", "RoleBinding"): autoscaling.default_role_binding,
+    GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"): (
+        autoscaling.default_role_binding
+    ),
     GroupVersionKind("apiextensions.k8s.io", "v1", "CustomResourceDefinition"): (
-        other.default_custom_resource_definition
+        autoscaling.default_custom_resource_definition
     ),
     GroupVersionKind("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"): (
         admissionregistration.default_mutating_webhook_configuration
@@ -57,8 +61,8 @@ _DEFAULTERS: dict[GroupVersionKind, Defaulter] = {
     GroupVersionKind("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"): (
         admissionregistration.default_validating_webhook_configuration
     ),
-    GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass"): other.default_priority_class,
-    GroupVersionKind("storage.k8s.io", "v1", "StorageClass"): other.default_storage_class,
+    GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass"): autoscaling.default_priority_class,
+    GroupVersionKind("storage.k8s.io", "v1", "StorageClass"): autoscaling.default_storage_class,
 }
 
 DEFAULTED_KINDS = frozenset(_DEFAULTERS)

@@ -24,11 +24,11 @@ from flotilla.apiserver.registry.validation import (
     autoscaling,
     batch,
     certificates,
-    cluster,
     core,
     events,
     networking,
     pods,
+    policy,
     quotas,
     rbac,
     services,
@@ -94,8 +94,8 @@ _RULES: dict[GroupVersionKind, tuple[CreateRule, UpdateRule]] = {
         autoscaling.validate_horizontal_pod_autoscaler_update,
     ),
     GroupVersionKind("policy", "v1", "PodDisruptionBudget"): (
-        cluster.validate_pod_disruption_budget,
-        cluster.validate_pod_disruption_budget_update,
+        policy.validate_pod_disruption_budget,
+        policy.validate_pod_disruption_budget_update,
     ),
     GroupVersionKind("networking.k8s.io", "v1", "Ingress"): (
         networking.validate_ingress,
@@ -114,8 +114,8 @@ _RULES: dict[GroupVersionKind, tuple[CreateRule, UpdateRule]] = {
         networking.validate_endpoint_slice_update,
     ),
     GroupVersionKind("coordination.k8s.io", "v1", "Lease"): (
-        cluster.validate_lease,
-        cluster.validate_lease_update,
+        policy.validate_lease,
+        policy.validate_lease_update,
     ),
     GroupVersionKind("rbac.authorization.k8s.io", "v1", "Role"): (
         rbac.validate_role,
@@ -151,8 +151,8 @@ _RULES: dict[GroupVersionKind, tuple[CreateRule, UpdateRule]] = {
     ),
     GroupVersionKind("events.k8s.io", "v1", "Event"): (events.validate_event, events.validate_event_update),
     GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass"): (
-        cluster.validate_priority_class,
-        cluster.validate_priority_class_update,
+        policy.validate_priority_class,
+        policy.validate_priority_class_update,
     ),
     GroupVersionKind("storage.k8s.io", "v1", "StorageClass"): (
         storage.validate_storage_class,

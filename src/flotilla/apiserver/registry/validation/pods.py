@@ -14,10 +14,10 @@ from typing import Any
 from flotilla.api import fielderrors, names
 from flotilla.api.fielderrors import FieldError
 from flotilla.apiserver.registry.validation import (
+    affinity,
     containers,
     fields,
     metadata,
-    placement,
     resources,
     scalars,
     volumes,
@@ -72,7 +72,7 @@ def validate_pod_spec(spec: dict[str, Any], path: str, *, is_pod: bool = False) 
     )
     errors.extend(_pod_security_context(spec, path))
     errors.extend(
-        placement.validate_affinity(fields.mapping(spec, "affinity"), fielderrors.child(path, "affinity"))
+        affinity.validate_affinity(fields.mapping(spec, "affinity"), fielderrors.child(path, "affinity"))
     )
     errors.extend(_dns_config(spec, fielderrors.child(path, "dnsConfig")))
     for position, gate in enumerate(fields.objects(spec, "readinessGates")):
@@ -81,7 +81,7 @@ def validate_pod_spec(spec: dict[str, Any], path: str, *, is_pod: bool = False) 
         )
         errors.extend(metadata.qualified_name(fields.text(gate, "conditionType"), gate_path))
     errors.extend(
-        placement.validate_topology_spread_constraints(
+        affinity.validate_topology_spread_constraints(
             fields.objects(spec, "topologySpreadConstraints"),
             fielderrors.child(path, "topologySpreadConstraints"),
         )
@@ -110,7 +110,7 @@ def validate_pod_spec(spec: dict[str, Any], path: str, *, is_pod: bool = False) 
                 for message in names.dns1123_label_errors(value)
             )
     errors.extend(
-        placement.validate_tolerations(
+        affinity.validate_tolerations(
             fields.objects(spec, "tolerations"), fielderrors.child(path, "tolerations")
         )
     )

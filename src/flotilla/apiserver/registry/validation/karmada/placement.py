@@ -43,12 +43,12 @@ from flotilla.api.karmada.constants import (
 from flotilla.api.quantities import QuantityError, parse_quantity
 from flotilla.api.selectors import validate_label_selector
 from flotilla.apiserver.registry.validation import fields
+from flotilla.apiserver.registry.validation.affinity import validate_taints, validate_tolerations
 from flotilla.apiserver.registry.validation.metadata import (
     qualified_name,
     validate_annotations,
     validate_labels,
 )
-from flotilla.apiserver.registry.validation.placement import validate_taints, validate_tolerations
 
 Object = dict[str, Any]
 
