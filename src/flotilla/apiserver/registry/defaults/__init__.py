@@ -18,7 +18,19 @@ from collections.abc import Callable
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.apiserver.registry.defaults import admissionregistration, apps, autoscaling, batch, core, pods
+from flotilla.apiserver.registry.defaults import (
+    admissionregistration,
+    apiextensions,
+    apps,
+    autoscaling,
+    batch,
+    core,
+    networking,
+    pods,
+    rbac,
+    scheduling,
+    storage,
+)
 from flotilla.apiserver.registry.validation import fields
 
 Defaulter = Callable[[dict[str, Any]], None]
@@ -45,15 +57,13 @@ _DEFAULTERS: dict[GroupVersionKind, Defaulter] = {
     GroupVersionKind("autoscaling", "v2", "HorizontalPodAutoscaler"): (
         autoscaling.default_horizontal_pod_autoscaler
     ),
-    GroupVersionKind("networking.k8s.io", "v1", "NetworkPolicy"): autoscaling.default_network_policy,
-    GroupVersionKind("networking.k8s.io", "v1", "IngressClass"): autoscaling.default_ingress_class,
-    GroupVersionKind("discovery.k8s.io", "v1", "EndpointSlice"): autoscaling.default_endpoint_slice,
-    GroupVersionKind("rbac.authorization.k8s.io", "v1", "RoleBinding"): autoscaling.default_role_binding,
-    GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"): (
-        autoscaling.default_role_binding
-    ),
+    GroupVersionKind("networking.k8s.io", "v1", "NetworkPolicy"): networking.default_network_policy,
+    GroupVersionKind("networking.k8s.io", "v1", "IngressClass"): networking.default_ingress_class,
+    GroupVersionKind("discovery.k8s.io", "v1", "EndpointSlice"): networking.default_endpoint_slice,
+    GroupVersionKind("rbac.authorization.k8s.io", "v1", "RoleBinding"): rbac.default_role_binding,
+    GroupVersionKind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"): rbac.default_role_binding,
     GroupVersionKind("apiextensions.k8s.io", "v1", "CustomResourceDefinition"): (
-        autoscaling.default_custom_resource_definition
+        apiextensions.default_custom_resource_definition
     ),
     GroupVersionKind("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"): (
         admissionregistration.default_mutating_webhook_configuration
@@ -61,8 +71,8 @@ _DEFAULTERS: dict[GroupVersionKind, Defaulter] = {
     GroupVersionKind("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"): (
         admissionregistration.default_validating_webhook_configuration
     ),
-    GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass"): autoscaling.default_priority_class,
-    GroupVersionKind("storage.k8s.io", "v1", "StorageClass"): autoscaling.default_storage_class,
+    GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass"): scheduling.default_priority_class,
+    GroupVersionKind("storage.k8s.io", "v1", "StorageClass"): storage.default_storage_class,
 }
 
 DEFAULTED_KINDS = frozenset(_DEFAULTERS)

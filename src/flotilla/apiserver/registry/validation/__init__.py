@@ -5,9 +5,12 @@ defaulting, with objects that already passed the OpenAPI schema (types are right
 are gone). Both return `FieldError`s worded and placed as kube words and places them (`spec.replicas:
 Invalid value: -1: must be greater than or equal to 0`); an empty list means the write is valid.
 
-Each API group has its module (`core`, `pods`, `services`, `apps`, `batch`, `rbac`, `networking`,
-...); this package only routes a kind to its rules. Kinds without rules here (custom resources,
-Karmada kinds) validate as empty: their checks live with their schemas.
+Each API group has its module (`core`, `services`, `apps`, `batch`, `rbac`, `networking`,
+`policy`, `scheduling`, `coordination`, ...) and pod specs one per part (`pods`, `containers`,
+`volumes`, `tolerations`, `affinity`, `topologyspread`); this package only routes a kind to its
+rules. Kinds without rules here validate as empty: custom resources' checks live with their
+schemas, and the Karmada kinds' rules (`karmada/`) are applied by their built-in admission
+(`registry/karmada/rules.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from flotilla.apiserver.registry.validation import (
     autoscaling,
     batch,
     certificates,
+    coordination,
     core,
     events,
     networking,
@@ -31,6 +35,7 @@ from flotilla.apiserver.registry.validation import (
     policy,
     quotas,
     rbac,
+    scheduling,
     services,
     storage,
 )
@@ -114,8 +119,8 @@ _RULES: dict[GroupVersionKind, tuple[CreateRule, UpdateRule]] = {
         networking.validate_endpoint_slice_update,
     ),
     GroupVersionKind("coordination.k8s.io", "v1", "Lease"): (
-        policy.validate_lease,
-        policy.validate_lease_update,
+        coordination.validate_lease,
+        coordination.validate_lease_update,
     ),
     GroupVersionKind("rbac.authorization.k8s.io", "v1", "Role"): (
         rbac.validate_role,
@@ -151,8 +156,8 @@ _RULES: dict[GroupVersionKind, tuple[CreateRule, UpdateRule]] = {
     ),
     GroupVersionKind("events.k8s.io", "v1", "Event"): (events.validate_event, events.validate_event_update),
     GroupVersionKind("scheduling.k8s.io", "v1", "PriorityClass"): (
-        policy.validate_priority_class,
-        policy.validate_priority_class_update,
+        scheduling.validate_priority_class,
+        scheduling.validate_priority_class_update,
     ),
     GroupVersionKind("storage.k8s.io", "v1", "StorageClass"): (
         storage.validate_storage_class,

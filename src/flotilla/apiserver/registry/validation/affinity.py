@@ -1,105 +1,22 @@
-"""Validation of where pods may run: tolerations, node taints, affinity and topology spread.
+"""Validation of a pod's affinity: node affinity, and pod affinity and anti-affinity.
 
-These are the scheduling-facing fields of a pod spec plus the taints of a Node, checked with kube's
-rules and wording (`ValidateTolerations`, `validateNodeTaints`, `validateAffinity`,
-`validateTopologySpreadConstraints`).
+kube's rules and wording (`validateAffinity`): node selector requirements use an operator with
+the values it needs (`In`/`NotIn` some, `Exists`/`DoesNotExist` none, `Gt`/`Lt` exactly one), field
+requirements only `metadata.name`; a required node affinity has at least one term; pod affinity
+terms have well-formed selectors and a qualified topology key; preferred terms weigh 1 to 100.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flotilla.api import fielderrors, names
-from flotilla.api.fielderrors import ErrorType, FieldError
+from flotilla.api import fielderrors
+from flotilla.api.fielderrors import FieldError
 from flotilla.api.selectors import validate_label_selector
 from flotilla.apiserver.registry.validation import fields
 from flotilla.apiserver.registry.validation.metadata import qualified_name
 
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-TOLERATION_OPERATORS = ("Equal", "Exists")
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-UNSATISFIABLE_CONSTRAINT_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
-NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
-
-
-def _effect(effect: str, path: str, *, allow_empty: bool) -> list[FieldError]:
-    if not effect and not allow_empty:
-        return [fielderrors.required(path)]
-    if effect and effect not in TAINT_EFFECTS:
-        return [fielderrors.not_supported(path, effect, TAINT_EFFECTS)]
-    return []
-
-
-def validate_tolerations(tolerations: list[dict[str, Any]], path: str) -> list[FieldError]:
-    errors: list[FieldError] = []
-    for position, toleration in enumerate(tolerations):
-        toleration_path = fielderrors.index(path, position)
-        key = fields.text(toleration, "key")
-        operator = fields.text(toleration, "operator")
-        effect = fields.text(toleration, "effect")
-        value = fields.text(toleration, "value")
-        operator_path = fielderrors.child(toleration_path, "operator")
-        if key:
-            errors.extend(qualified_name(key, fielderrors.child(toleration_path, "key")))
-        if not key and operator != "Exists":
-            errors.append(
-                fielderrors.invalid(
-                    operator_path,
-                    operator,
-                    "operator must be Exists when `key` is empty, which means "
-                    '"match all values and all keys"',
-                )
-            )
-        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            errors.append(
-                fielderrors.invalid(
-                    fielderrors.child(toleration_path, "effect"),
-                    effect,
-                    "effect must be 'NoExecute' when `tolerationSeconds` is set",
-                )
-            )
-        if operator in ("", "Equal"):
-            problems = names.label_value_errors(value)
-            if problems:
-                errors.append(fielderrors.invalid(operator_path, value, ";".join(problems)))
-        elif operator == "Exists":
-            if value:
-                errors.append(
-                    fielderrors.invalid(
-                        operator_path, toleration, "value must be empty when `operator` is 'Exists'"
-                    )
-                )
-        else:
-            errors.append(fielderrors.not_supported(operator_path, operator, TOLERATION_OPERATORS))
-        errors.extend(_effect(effect, fielderrors.child(toleration_path, "effect"), allow_empty=True))
-    return errors
-
-
-def validate_taints(taints: list[dict[str, Any]], path: str) -> list[FieldError]:
-    """A node's taints: qualified keys, label values, a known effect, unique by key and effect."""
-    errors: list[FieldError] = []
-    seen: set[tuple[str, str]] = set()
-    for position, taint in enumerate(taints):
-        taint_path = fielderrors.index(path, position)
-        key = fields.text(taint, "key")
-        value = fields.text(taint, "value")
-        effect = fields.text(taint, "effect")
-        errors.extend(qualified_name(key, fielderrors.child(taint_path, "key")))
-        problems = names.label_value_errors(value)
-        if problems:
-            errors.append(
-                fielderrors.invalid(fielderrors.child(taint_path, "value"), value, ";".join(problems))
-            )
-        errors.extend(_effect(effect, fielderrors.child(taint_path, "effect"), allow_empty=False))
-        if (key, effect) in seen:
-            errors.append(
-                FieldError(
-                    ErrorType.DUPLICATE, taint_path, taint, "taints must be unique by key and effect pair"
-                )
-            )
-            continue
-        seen.add((key, effect))
-    return errors
 
 
 def _node_selector_requirements(requirements: list[dict[str, Any]], path: str) -> list[FieldError]:
@@ -249,60 +166,4 @@ def validate_affinity(affinity: dict[str, Any], path: str) -> list[FieldError]:
                 "podAffinityTerm",
             )
         )
-    return errors
-
-
-def validate_topology_spread_constraints(constraints: list[dict[str, Any]], path: str) -> list[FieldError]:
-    errors: list[FieldError] = []
-    seen: set[tuple[str, str]] = set()
-    for position, constraint in enumerate(constraints):
-        constraint_path = fielderrors.index(path, position)
-        max_skew = fields.integer(constraint, "maxSkew") or 0
-        if max_skew <= 0:
-            errors.append(
-                fielderrors.invalid(
-                    fielderrors.child(constraint_path, "maxSkew"), max_skew, "must be greater than zero"
-                )
-            )
-        topology_key = fields.text(constraint, "topologyKey")
-        topology_path = fielderrors.child(constraint_path, "topologyKey")
-        if not topology_key:
-            errors.append(fielderrors.required(topology_path, "can not be empty"))
-        else:
-            errors.extend(qualified_name(topology_key, topology_path))
-        action = fields.text(constraint, "whenUnsatisfiable")
-        action_path = fielderrors.child(constraint_path, "whenUnsatisfiable")
-        if action not in UNSATISFIABLE_CONSTRAINT_ACTIONS:
-            errors.append(fielderrors.not_supported(action_path, action, UNSATISFIABLE_CONSTRAINT_ACTIONS))
-        pair = (topology_key, action)
-        if pair in seen:
-            errors.append(fielderrors.duplicate(constraint_path, f"{{{topology_key}, {action}}}"))
-        seen.add(pair)
-        min_domains = fields.integer(constraint, "minDomains")
-        if min_domains is not None:
-            min_domains_path = fielderrors.child(constraint_path, "minDomains")
-            if min_domains <= 0:
-                errors.append(fielderrors.invalid(min_domains_path, min_domains, "must be greater than 0"))
-            elif action != "DoNotSchedule":
-                errors.append(
-                    fielderrors.invalid(
-                        min_domains_path,
-                        min_domains,
-                        "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway",
-                    )
-                )
-        for policy_name in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
-            policy = constraint.get(policy_name)
-            if isinstance(policy, str) and policy not in NODE_INCLUSION_POLICIES:
-                errors.append(
-                    fielderrors.not_supported(
-                        fielderrors.child(constraint_path, policy_name), policy, NODE_INCLUSION_POLICIES
-                    )
-                )
-        if constraint.get("labelSelector") is not None:
-            errors.extend(
-                validate_label_selector(
-                    constraint["labelSelector"], fielderrors.child(constraint_path, "labelSelector")
-                )
-            )
     return errors

@@ -16,7 +16,7 @@ from typing import Any
 
 from flotilla.api import fielderrors, names
 from flotilla.api.fielderrors import FieldError
-from flotilla.apiserver.registry.validation import affinity, fields, metadata, pods, scalars
+from flotilla.apiserver.registry.validation import fields, metadata, pods, scalars, tolerations
 from flotilla.apiserver.registry.validation.apps import SELECTOR_MISMATCH
 from flotilla.apiserver.registry.validation.equality import semantic_equal
 
@@ -203,7 +203,7 @@ def validate_node(node: dict[str, Any]) -> list[FieldError]:
     errors = metadata.validate_object_meta(node, namespaced=False)
     spec = fields.mapping(node, "spec")
     # kube reports taint problems under `metadata.taints`.
-    errors.extend(affinity.validate_taints(fields.objects(spec, "taints"), "metadata.taints"))
+    errors.extend(tolerations.validate_taints(fields.objects(spec, "taints"), "metadata.taints"))
     cidrs = [cidr for cidr in fields.items(spec, "podCIDRs") if isinstance(cidr, str)]
     for position, cidr in enumerate(cidrs):
         errors.extend(scalars.cidr_errors(cidr, fielderrors.index("spec.podCIDRs", position)))

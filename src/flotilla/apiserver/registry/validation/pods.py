@@ -20,6 +20,8 @@ from flotilla.apiserver.registry.validation import (
     metadata,
     resources,
     scalars,
+    tolerations,
+    topologyspread,
     volumes,
 )
 from flotilla.apiserver.registry.validation.equality import normalized, semantic_equal
@@ -81,7 +83,7 @@ def validate_pod_spec(spec: dict[str, Any], path: str, *, is_pod: bool = False) 
         )
         errors.extend(metadata.qualified_name(fields.text(gate, "conditionType"), gate_path))
     errors.extend(
-        affinity.validate_topology_spread_constraints(
+        topologyspread.validate_topology_spread_constraints(
             fields.objects(spec, "topologySpreadConstraints"),
             fielderrors.child(path, "topologySpreadConstraints"),
         )
@@ -110,7 +112,7 @@ def validate_pod_spec(spec: dict[str, Any], path: str, *, is_pod: bool = False) 
                 for message in names.dns1123_label_errors(value)
             )
     errors.extend(
-        affinity.validate_tolerations(
+        tolerations.validate_tolerations(
             fields.objects(spec, "tolerations"), fielderrors.child(path, "tolerations")
         )
     )

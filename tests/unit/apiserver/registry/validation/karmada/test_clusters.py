@@ -1,4 +1,4 @@
-"""Clusters, bindings and Works are validated: Karmada's Cluster rules and the bindings' basic sanity."""
+"""Clusters are validated by Karmada's rules: name, sync mode, URLs, references, taints, resource models."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from flotilla.apiserver.registry.validation import karmada as validation
-from tests.unit.api.karmada.manifests import CLUSTER, RESOURCE_BINDING, WORK, fresh
+from tests.unit.api.karmada.manifests import CLUSTER, fresh
 
 
 def cluster(name: str = "sz", **spec: Any) -> dict[str, Any]:
@@ -151,40 +151,4 @@ def test_resource_model_ranges_name_supported_resources() -> None:
     assert errors(cluster(resourceModels=bad)) == [
         'spec.resourceModels[0].ranges[0].name: Unsupported value: "gpu": supported values: "cpu", '
         '"ephemeral-storage", "memory", "storage"'
-    ]
-
-
-def test_a_binding_as_the_detector_writes_it_is_valid() -> None:
-    """Reference, requirements, targets, eviction tasks and aggregated status."""
-    assert validation.validate_resource_binding(fresh(RESOURCE_BINDING)) == []
-
-
-def test_binding_sanity_rules() -> None:
-    """A named template, non-negative replicas, unique named targets, exclusive eviction knobs."""
-    binding = fresh(RESOURCE_BINDING)
-    del binding["spec"]["resource"]["kind"]
-    binding["spec"]["replicas"] = -1
-    binding["spec"]["clusters"] = [{"name": "sz", "replicas": -2}, {"name": "sz"}, {"replicas": 1}]
-    binding["spec"]["gracefulEvictionTasks"][0]["suppressDeletion"] = True
-    assert [str(e) for e in validation.validate_resource_binding(binding)] == [
-        "spec.resource.kind: Required value",
-        "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
-        "spec.clusters[0].replicas: Invalid value: -2: must be greater than or equal to 0",
-        'spec.clusters[1].name: Duplicate value: "sz"',
-        "spec.clusters[2].name: Required value",
-        "spec.gracefulEvictionTasks[0].suppressDeletion: Forbidden: gracePeriodSeconds and "
-        "suppressDeletion are "
-        "exclusive",
-    ]
-
-
-def test_a_work_names_each_manifest() -> None:
-    """Every manifest has an apiVersion, a kind and a name."""
-    assert validation.validate_work(fresh(WORK)) == []
-    work = fresh(WORK)
-    work["spec"]["workload"]["manifests"] = [{"kind": "ConfigMap", "metadata": {}}, "text"]
-    assert [str(e) for e in validation.validate_work(work)] == [
-        "spec.workload.manifests[0].apiVersion: Required value",
-        "spec.workload.manifests[0].metadata.name: Required value",
-        'spec.workload.manifests[1]: Invalid value: "text": must be an object',
     ]

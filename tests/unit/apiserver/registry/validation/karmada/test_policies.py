@@ -1,4 +1,8 @@
-"""Propagation policies are validated by Karmada's rules, reported at the field at fault."""
+"""Propagation policies are validated by Karmada's rules, reported at the field at fault.
+
+Placement and failover rules (`karmada/placement.py`) are tested here too, through the policy that
+holds them: Karmada's webhook checks them there, after the policy's defaults.
+"""
 
 from __future__ import annotations
 
