@@ -93,7 +93,10 @@ async def write_cost(encrypted: bool, works: int, padding: int) -> float:
         started = time.process_time()
         for index in range(works):
             await client.patch(
-                constants.WORK, "karmada-es-m1", f"w{index}", {"metadata": {"labels": {"round": "2"}}}
+                constants.WORK,
+                f"w{index}",
+                {"metadata": {"labels": {"round": "2"}}},
+                namespace="karmada-es-m1",
             )
         return (time.process_time() - started) / works
     finally:

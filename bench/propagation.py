@@ -116,14 +116,14 @@ async def wait_ready(client: Client, namespace: str, count: int, replicas: int, 
     being measured (the sim for the floor, the hub for Flotilla) as much as a part of the work.
     """
     ready: set[str] = set()
-    items, revision = await client.list(DEPLOYMENT, namespace)
+    items, revision = await client.list(DEPLOYMENT, namespace=namespace)
     for item in items:
         if (item.get("status") or {}).get("readyReplicas", 0) >= replicas:
             ready.add(item["metadata"]["name"])
     async with asyncio.timeout(timeout):
         while len(ready) < count:
             async for event in client.watch(
-                DEPLOYMENT, namespace, resource_version=revision, timeout_seconds=600
+                DEPLOYMENT, namespace=namespace, resource_version=revision, timeout_seconds=600
             ):
                 metadata = event.object.get("metadata") or {}
                 revision = metadata.get("resourceVersion", revision)
@@ -220,7 +220,7 @@ async def flotilla(
 async def watch_scheduled(hub: Client, scheduled: dict[str, float]) -> None:
     while True:
         with contextlib.suppress(Exception):
-            async for event in hub.watch(RESOURCE_BINDING, NAMESPACE, timeout_seconds=600):
+            async for event in hub.watch(RESOURCE_BINDING, namespace=NAMESPACE, timeout_seconds=600):
                 obj = event.object
                 name = (obj.get("metadata") or {}).get("name", "")
                 for condition in (obj.get("status") or {}).get("conditions") or []:
@@ -262,18 +262,18 @@ async def latency(
 
 async def wait_template_ready(hub: Client, name: str, replicas: int, deadline: float) -> None:
     while time.monotonic() < deadline:
-        template = await hub.get_or_none(DEPLOYMENT, name, NAMESPACE)
+        template = await hub.get_or_none(DEPLOYMENT, name, namespace=NAMESPACE)
         if template is not None and (template.get("status") or {}).get("readyReplicas", 0) >= replicas:
             return
         await asyncio.sleep(0.05)
 
 
 async def watch_arrivals(cluster: str, client: Client, arrivals: dict[tuple[str, str], float]) -> None:
-    _, revision = await client.list(DEPLOYMENT, NAMESPACE)
+    _, revision = await client.list(DEPLOYMENT, namespace=NAMESPACE)
     while True:
         with contextlib.suppress(Exception):
             async for event in client.watch(
-                DEPLOYMENT, NAMESPACE, resource_version=revision, timeout_seconds=600
+                DEPLOYMENT, namespace=NAMESPACE, resource_version=revision, timeout_seconds=600
             ):
                 name = (event.object.get("metadata") or {}).get("name", "")
                 revision = (event.object.get("metadata") or {}).get("resourceVersion", revision)

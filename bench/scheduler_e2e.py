@@ -84,7 +84,9 @@ async def watch_until_scheduled(
     deadline = time.monotonic() + timeout
     revision = since
     while len(seen) < expected and time.monotonic() < deadline:
-        async for event in hub.watch(constants.RESOURCE_BINDING, "default", resource_version=revision):
+        async for event in hub.watch(
+            constants.RESOURCE_BINDING, namespace="default", resource_version=revision
+        ):
             revision = str((event.object.get("metadata") or {}).get("resourceVersion") or revision)
             reason = scheduled_reason(event.object)
             name = str((event.object.get("metadata") or {}).get("name"))

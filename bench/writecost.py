@@ -106,7 +106,7 @@ def requests(hub: Client) -> dict[str, Request]:
             subresource="status",
         ),
         "event": lambda b, r: hub.create(event(b, r), field_manager=FIELD_MANAGER),
-        "get": lambda b, _: hub.get(kind, name(b), "default"),
+        "get": lambda b, _: hub.get(kind, name(b), namespace="default"),
     }
 
 

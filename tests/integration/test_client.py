@@ -28,18 +28,18 @@ async def test_crud_apply_and_errors(server: ServerProcess) -> None:
     """CRUD, apply, a stale update (409) and delete work; failures raise typed errors."""
     async with Client(load_kubeconfig(server.kubeconfig), field_manager="client-test") as client:
         created = await client.create(configmap("c1", a="1"))
-        assert (await client.get(CM, "c1", "default"))["data"] == {"a": "1"}
+        assert (await client.get(CM, "c1", namespace="default"))["data"] == {"a": "1"}
         await client.patch(CM, "c1", {"data": {"b": "2"}}, namespace="default")
         applied = await client.apply(configmap("c2", z="9"))
         assert applied["metadata"]["managedFields"][0]["manager"] == "client-test"
-        items, revision = await client.list(CM, "default", limit=1)
+        items, revision = await client.list(CM, namespace="default", limit=1)
         assert {"c1", "c2"} <= {i["metadata"]["name"] for i in items} and revision
         with pytest.raises(Conflict):
             await client.update(created)
-        await client.delete(CM, "c1", "default")
+        await client.delete(CM, "c1", namespace="default")
         with pytest.raises(NotFound):
-            await client.get(CM, "c1", "default")
-        assert await client.delete(CM, "c1", "default") is None
+            await client.get(CM, "c1", namespace="default")
+        assert await client.delete(CM, "c1", namespace="default") is None
 
 
 async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_path: Path) -> None:
@@ -60,13 +60,13 @@ async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_pa
             stale = informer.resource_version
             for i in range(10):
                 await client.create(configmap(f"burst-{i}"))
-            await client.delete(CM, "live", "default")
+            await client.delete(CM, "live", namespace="default")
             # The store replays any revision it has not compacted; wait until it compacted `stale`.
             await eventually_async(lambda: _compacted(client, stale))
             informer.resource_version = stale
             informer.start()
             await eventually_async(lambda: ("DELETED", "live") in seen and ("ADDED", "burst-9") in seen)
-            assert "live" not in {name for _, name in informer.store}
+            assert "live" not in {key.name for key in informer.store}
             await informer.stop()
     finally:
         small.stop()
@@ -79,11 +79,11 @@ async def test_unreachable_server_raises_unavailable(tmp_path: Path) -> None:
     stopped.stop()
     async with Client(config, timeout=3) as client:
         with pytest.raises(Unavailable):
-            await client.get(CM, "x", "default")
+            await client.get(CM, "x", namespace="default")
 
 
 async def _compacted(client: Client, revision: str) -> bool:
     """Whether a watch from `revision` is answered 410 (its first event an ERROR)."""
-    async for event in client.watch(CM, "default", resource_version=revision, timeout_seconds=1):
+    async for event in client.watch(CM, namespace="default", resource_version=revision, timeout_seconds=1):
         return event.type == "ERROR"
     return False

@@ -40,6 +40,7 @@ from flotilla.agent.datadir import AgentConfigError, DataDir
 from flotilla.agent.renewal import RenewalFailed, request_certificate
 from flotilla.agent.session import FIELD_MANAGER, AgentSession
 from flotilla.client import Client, ClientError, ClusterConfig, load_kubeconfig
+from flotilla.client.interfaces import ReadWriter
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.health import HealthEndpoint
 from flotilla.runtime.hubcontroller import ManagerSettings
@@ -150,7 +151,9 @@ class Agent:
             await session.stop()
             log.info("agent.hub_client_switched", cluster=self.cluster_name)
 
-    async def _renew_when_due(self, hub: Client, config: ClusterConfig, *, renewed: bool) -> ClusterConfig:
+    async def _renew_when_due(
+        self, hub: ReadWriter, config: ClusterConfig, *, renewed: bool
+    ) -> ClusterConfig:
         """Wait until the certificate is due, renew it, and return the hub config with the new one."""
         lifetime = certificate_lifetime(load_certificate(config.client_cert_pem or b""))
         self._not_after = lifetime.not_after

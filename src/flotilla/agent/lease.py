@@ -23,7 +23,8 @@ import structlog
 
 from flotilla.api.karmada import constants
 from flotilla.api.times import format_micro_time
-from flotilla.client import AlreadyExists, Client, Conflict, NotFound
+from flotilla.client import AlreadyExists, Conflict, NotFound
+from flotilla.client.interfaces import ReadWriter
 from flotilla.controllers.cluster.lease import LEASE
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.periodic import PeriodicTask
@@ -75,7 +76,7 @@ def renewed_lease(lease: Object, cluster_name: str, now: datetime, duration: int
 class LeaseRenewer:
     def __init__(
         self,
-        hub: Client,
+        hub: ReadWriter,
         cluster_name: str,
         cluster: Callable[[], Object | None],
         clock: Clock,
@@ -112,7 +113,7 @@ class LeaseRenewer:
         now = self._clock.now()
         if self._lease is None:
             self._lease = await self._hub.get_or_none(
-                LEASE, self._cluster_name, constants.KARMADA_CLUSTER_NAMESPACE
+                LEASE, self._cluster_name, namespace=constants.KARMADA_CLUSTER_NAMESPACE
             )
         if self._lease is None:
             try:

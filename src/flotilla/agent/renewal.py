@@ -25,7 +25,7 @@ from flotilla.agent.certificates import (
     requested_expiration,
     signing_request,
 )
-from flotilla.client import Client
+from flotilla.client.interfaces import ReadWriter
 
 log = structlog.get_logger("flotilla.agent")
 
@@ -44,7 +44,7 @@ class IssuedCredentials:
 
 
 async def request_certificate(
-    hub: Client, cluster_name: str, current: CertificateLifetime, *, timeout: float = 300.0
+    hub: ReadWriter, cluster_name: str, current: CertificateLifetime, *, timeout: float = 300.0
 ) -> IssuedCredentials:
     """A new certificate and key for the agent of `cluster_name`, issued by the hub."""
     key_pem, request_pem = new_key_and_request(cluster_name)

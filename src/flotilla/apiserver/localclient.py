@@ -7,8 +7,10 @@ they do is exactly what a client over HTTP could do; only encoding and TLS are s
 from the watch cache and return private copies; so do writes (what a write stored is handed to the
 watch cache, which must never see it change).
 
-Objects are addressed by kind (`GroupVersionKind`); events of a kind arrive through `on_change`,
-synchronously while the cache applies them — handlers should only enqueue keys.
+Objects are addressed by kind (`GroupVersionKind`) and name, the namespace a keyword — the shape of
+`flotilla.client`'s roles, so a name and a namespace cannot trade places unnoticed. Events of a kind
+arrive through `on_change`, synchronously while the cache applies them — handlers should only
+enqueue keys.
 """
 
 from __future__ import annotations
@@ -56,23 +58,25 @@ class LocalClient:
 
     # -- reads ------------------------------------------------------------------------------------
 
-    def get(self, gvk: GroupVersionKind, namespace: str, name: str) -> dict[str, Any] | None:
+    def get(self, gvk: GroupVersionKind, name: str, *, namespace: str = "") -> dict[str, Any] | None:
         item = self.ctx.store.get(self.resource(gvk), namespace, name)
         return item.copy() if item is not None else None
 
-    def peek(self, gvk: GroupVersionKind, namespace: str, name: str) -> dict[str, Any] | None:
+    def peek(self, gvk: GroupVersionKind, name: str, *, namespace: str = "") -> dict[str, Any] | None:
         """The cached object itself, for reading only (never change what this returns)."""
         item = self.ctx.store.get(self.resource(gvk), namespace, name)
         return item.obj if item is not None else None
 
-    def controlled_by(self, gvk: GroupVersionKind, namespace: str, owner_uid: str) -> list[dict[str, Any]]:
+    def controlled_by(self, gvk: GroupVersionKind, owner_uid: str, *, namespace: str) -> list[dict[str, Any]]:
         """Cached objects of a kind in `namespace` whose controller is `owner_uid` (read-only dicts).
 
         Answered from an index (`controllerindex.py`) rather than a scan of the namespace.
         """
         return self._controller_index(gvk).objects(namespace, owner_uid)
 
-    def claim_candidates(self, gvk: GroupVersionKind, namespace: str, owner_uid: str) -> list[dict[str, Any]]:
+    def claim_candidates(
+        self, gvk: GroupVersionKind, owner_uid: str, *, namespace: str
+    ) -> list[dict[str, Any]]:
         """What a controller may keep or adopt: the objects it controls and the orphans, in key order.
 
         Objects controlled by someone else are left out: a claim never touches them.
@@ -90,7 +94,7 @@ class LocalClient:
             self._controller_indexes[gvk] = index
         return index
 
-    def list(self, gvk: GroupVersionKind, namespace: str = "") -> list[dict[str, Any]]:
+    def list(self, gvk: GroupVersionKind, *, namespace: str = "") -> list[dict[str, Any]]:
         """Cached objects of a kind (read-only dicts: copy before changing)."""
         served = self.resource(gvk)
         return [item.obj for item in self.ctx.cache.list(served.storage_prefix, namespace)]
@@ -130,10 +134,10 @@ class LocalClient:
     async def mutate(
         self,
         gvk: GroupVersionKind,
-        namespace: str,
         name: str,
         change: Callable[[dict[str, Any]], None],
         *,
+        namespace: str = "",
         subresource: str = "",
     ) -> dict[str, Any]:
         """Read-modify-write: `change` edits a fresh copy, re-run if another writer got in first."""
@@ -158,10 +162,10 @@ class LocalClient:
     async def patch(
         self,
         gvk: GroupVersionKind,
-        namespace: str,
         name: str,
         patch: dict[str, Any],
         *,
+        namespace: str = "",
         subresource: str = "",
     ) -> dict[str, Any]:
         """A JSON merge patch (null deletes), retried on concurrent writes."""
@@ -186,9 +190,9 @@ class LocalClient:
     async def delete(
         self,
         gvk: GroupVersionKind,
-        namespace: str,
         name: str,
         *,
+        namespace: str = "",
         propagation: str = "Background",
         uid: str = "",
         grace_period_seconds: int | None = None,
@@ -202,7 +206,7 @@ class LocalClient:
             return False
         return True
 
-    async def bind(self, namespace: str, name: str, node_name: str) -> dict[str, Any]:
+    async def bind(self, name: str, *, namespace: str, node_name: str) -> dict[str, Any]:
         """Assign a pod to a node, as a scheduler's `pods/<name>/binding` does (409 if already assigned)."""
         item = await bind_pod(self.ctx, namespace, name, node_name, self._options())
         return item.copy()

@@ -5,7 +5,7 @@ resources through discovery, errors as a small tree of our own (`errors.py`) so 
 never leaks upward, and an informer (`informer.py`) that lists, watches and relists.
 """
 
-from flotilla.client.client import Client, WatchEvent
+from flotilla.client.client import Client
 from flotilla.client.errors import (
     AlreadyExists,
     APIStatusError,
@@ -18,6 +18,7 @@ from flotilla.client.errors import (
     Unavailable,
 )
 from flotilla.client.kubeconfig import ClusterConfig, load_kubeconfig
+from flotilla.client.watchevents import WatchEvent
 
 __all__ = [
     "APIStatusError",

@@ -3,54 +3,51 @@
 Every method takes a GroupVersionKind and maps it to a path through discovery. Failure Statuses
 become `APIStatusError` subclasses, network failures `Unavailable`. Writes name a field manager.
 `watch` yields events until the server ends the stream; `Informer` builds resumable watches on it.
-
-Requests travel on the client's own keep-alive HTTP/1.1 connections (`connections.py`, a fraction of
-a general HTTP client's CPU per request); watches and plain-text probes go through aiohttp, whose
-streaming and charset handling they use, on pools of their own.
+Reads, writes and status writes are the roles of `interfaces.py`, which `Client` fills. Connections
+and raw requests are the `Transport` underneath (`transport.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
-import ssl
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from typing import Any, Literal, overload
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 import aiohttp
-import orjson
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client.connections import ConnectionPool
-from flotilla.client.discovery import AGGREGATED_ACCEPT, ResourceInfo, RESTMapper, legacy_document
-from flotilla.client.errors import NotFound, Unavailable, status_error
-from flotilla.client.http1 import ACCEPT_ENCODING, MalformedResponse, request_head
+from flotilla.client.discovery import (
+    AGGREGATED_ACCEPT,
+    ResourceInfo,
+    RESTMapper,
+    legacy_document,
+    legacy_versions,
+)
+from flotilla.client.errors import NotFound, Unavailable, status_error, status_of_answer
 from flotilla.client.kubeconfig import ClusterConfig
+from flotilla.client.transport import JSON, Transport
+from flotilla.client.watchevents import EventLines, WatchEvent, watch_event
 
-JSON = "application/json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 
-_TARGET_CHARACTERS = "-._~!$&'()*+,;=:@/?%"
-"""What a request target may carry unescaped (RFC 3986's unreserved and sub-delims, ':', '@', the
-delimiters '/' and '?', and '%' of escapes already made)."""
-_TARGET = re.compile(f"[A-Za-z0-9{re.escape(_TARGET_CHARACTERS)}]*")
-_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+__all__ = [
+    "APPLY_PATCH",
+    "JSON",
+    "JSON_PATCH",
+    "MERGE_PATCH",
+    "STRATEGIC_MERGE_PATCH",
+    "Client",
+    "WatchEvent",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class WatchEvent:
-    type: str  # ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
-    object: dict[str, Any]
-
-
-class Client:
-    """One API server, as one user. Create in a running event loop; `close()` when done."""
+class Client(Transport):
+    """One API server, as one user: Kubernetes' verbs on objects. Create in a running event loop;
+    `close()` when done."""
 
     def __init__(
         self,
@@ -61,160 +58,12 @@ class Client:
         user_agent: str = "flotilla",
         connection_limit: int = 64,
     ) -> None:
-        self.config = config
+        super().__init__(config, timeout=timeout, user_agent=user_agent, connection_limit=connection_limit)
         self.field_manager = field_manager
-        self._timeout = timeout
-        self._headers = {"User-Agent": user_agent, **config.headers()}
-        self._session: aiohttp.ClientSession | None = None
-        self._watch_session: aiohttp.ClientSession | None = None
-        self._ssl = config.ssl_context()
-        self._limit = connection_limit
-        self._pool: ConnectionPool | None = None
         self._write_queries: dict[tuple[str, bool, bool | None], str] = {}
-        server = urlsplit(config.server)
-        self._host = server.hostname or ""
-        self._port = server.port or (443 if server.scheme == "https" else 80)
-        self._path_prefix = server.path.rstrip("/")
-        self._request_headers = [
-            ("Host", server.netloc.rpartition("@")[2]),
-            ("User-Agent", user_agent),
-            ("Accept-Encoding", ACCEPT_ENCODING),
-            *config.headers().items(),
-        ]
         self.mapper = RESTMapper()
         self._discovered = False
         self._discovery_lock = asyncio.Lock()
-
-    @property
-    def server(self) -> str:
-        return self.config.server
-
-    def _get_session(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(ssl=self._ssl, limit=self._limit)
-            self._session = aiohttp.ClientSession(
-                connector=connector, headers=self._headers, json_serialize=lambda o: orjson.dumps(o).decode()
-            )
-        return self._session
-
-    def _get_watch_session(self) -> aiohttp.ClientSession:
-        """Watches hold their connection for minutes: they get a pool of their own, without a limit,
-        so many informers never starve ordinary requests."""
-        if self._watch_session is None or self._watch_session.closed:
-            connector = aiohttp.TCPConnector(ssl=self._ssl, limit=0)
-            self._watch_session = aiohttp.ClientSession(connector=connector, headers=self._headers)
-        return self._watch_session
-
-    def _connection_pool(self) -> ConnectionPool:
-        """The pool of this event loop (a pool's connections belong to the loop that opened them)."""
-        pool = self._pool
-        if pool is None or pool.closed or pool.loop is not asyncio.get_running_loop():
-            if not self._host or urlsplit(self.config.server).scheme not in ("https", "http"):
-                raise Unavailable(f"{self.config.server}: not an http or https URL")
-            pool = self._pool = ConnectionPool(
-                self._host,
-                self._port,
-                ssl_context=self._ssl if isinstance(self._ssl, ssl.SSLContext) else None,
-                server_hostname=self.config.tls_server_name,
-                limit=self._limit,
-            )
-        return pool
-
-    async def close(self) -> None:
-        sessions = [s for s in (self._session, self._watch_session) if s is not None and not s.closed]
-        for session in sessions:
-            await session.close()
-        self._session = None
-        self._watch_session = None
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
-        if sessions or pool is not None:
-            # TLS transports finish closing on the next loop iterations (aiohttp's documented caveat).
-            await asyncio.sleep(0.05)
-
-    async def __aenter__(self) -> Client:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    # -- raw requests -------------------------------------------------------------------------------
-
-    async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        query: Mapping[str, Any] | None = None,
-        body: Any = None,
-        content_type: str = JSON,
-        accept: str = JSON,
-        timeout: float | None = None,
-    ) -> Any:
-        """Send one request; the decoded JSON answer, or an APIStatusError / Unavailable."""
-        encoded = ""
-        if query:
-            encoded = urlencode({k: v for k, v in query.items() if v is not None and v != ""}, doseq=True)
-        return await self._send(
-            method, path, encoded, body, content_type=content_type, accept=accept, timeout=timeout
-        )
-
-    async def _send(
-        self,
-        method: str,
-        path: str,
-        query: str,
-        body: Any,
-        *,
-        content_type: str = JSON,
-        accept: str = JSON,
-        timeout: float | None = None,
-        decode: bool = True,
-    ) -> Any:
-        """`request` with the query already encoded; `decode=False` checks the answer for failure
-        and returns None instead of decoding it."""
-        target = self._path_prefix + path
-        if query:
-            target += "?" + query
-        if not _TARGET.fullmatch(target):
-            target = quote(target, safe=_TARGET_CHARACTERS)
-        headers = [*self._request_headers, ("Accept", accept)]
-        data = b""
-        if body is not None:
-            data = body if isinstance(body, bytes) else orjson.dumps(body)
-            headers.append(("Content-Type", content_type))
-            headers.append(("Content-Length", str(len(data))))
-        elif method in _BODY_METHODS:
-            headers.append(("Content-Length", "0"))
-        try:
-            response = await self._connection_pool().send(
-                method, request_head(method, target, headers) + data, timeout=timeout or self._timeout
-            )
-        except (OSError, MalformedResponse) as exc:  # OSError covers TimeoutError, TLS and resets
-            raise Unavailable(
-                f"{method} {self.config.server}{path}: {str(exc) or type(exc).__name__}"
-            ) from exc
-        raw = response.body
-        if response.status >= 400:
-            raise status_error(response.status, _status_body(response.status, raw))
-        if not raw or not decode:
-            return None
-        if response.content_type not in ("application/json", ""):
-            return raw.decode(errors="replace")
-        return orjson.loads(raw)
-
-    async def text(self, path: str, timeout: float | None = None) -> tuple[int, str]:
-        """GET a plain-text endpoint (/readyz, /healthz): status code and body."""
-        try:
-            async with self._get_session().get(
-                self.config.server + path,
-                timeout=aiohttp.ClientTimeout(total=timeout or self._timeout),
-                server_hostname=self.config.tls_server_name,
-            ) as response:
-                return response.status, await response.text()
-        except (aiohttp.ClientConnectionError, TimeoutError) as exc:
-            raise Unavailable(f"GET {self.config.server}{path}: {exc or type(exc).__name__}") from exc
 
     # -- discovery ----------------------------------------------------------------------------------
 
@@ -235,15 +84,8 @@ class Client:
 
     async def _legacy_discovery(self, root: str, answer: Any) -> dict[str, Any]:
         """Servers without aggregated discovery: read each group version, shape it like the v2 list."""
-        if root == "/api":
-            versions = [(("", v)) for v in (answer or {}).get("versions", [])]
-        else:
-            versions = []
-            for group in (answer or {}).get("groups", []):
-                for version in group.get("versions", []):
-                    versions.append((group["name"], version["version"]))
         listings = []
-        for group, version in versions:
+        for group, version in legacy_versions(root, answer):
             path = f"/apis/{group}/{version}" if group else f"/api/{version}"
             listings.append((group, version, await self.request("GET", path)))
         return legacy_document(listings)
@@ -262,24 +104,24 @@ class Client:
 
     # -- verbs --------------------------------------------------------------------------------------
 
-    async def get(self, gvk: GroupVersionKind, name: str, namespace: str = "") -> dict[str, Any]:
+    async def get(self, gvk: GroupVersionKind, name: str, *, namespace: str = "") -> dict[str, Any]:
         info = await self.resource(gvk)
         found: dict[str, Any] = await self.request("GET", info.path(namespace, _quote(name)))
         return found
 
     async def get_or_none(
-        self, gvk: GroupVersionKind, name: str, namespace: str = ""
+        self, gvk: GroupVersionKind, name: str, *, namespace: str = ""
     ) -> dict[str, Any] | None:
         try:
-            return await self.get(gvk, name, namespace)
+            return await self.get(gvk, name, namespace=namespace)
         except NotFound:
             return None
 
     async def list(
         self,
         gvk: GroupVersionKind,
-        namespace: str = "",
         *,
+        namespace: str = "",
         label_selector: str = "",
         field_selector: str = "",
         resource_version: str = "",
@@ -453,12 +295,82 @@ class Client:
         )
         return applied
 
+    # -- the status subresource ---------------------------------------------------------------------
+
+    async def update_status(self, obj: dict[str, Any], *, field_manager: str | None = None) -> dict[str, Any]:
+        """Replace `obj`'s status (its `status` subresource); a stale resourceVersion is a Conflict."""
+        return await self.update(obj, subresource="status", field_manager=field_manager)
+
+    async def patch_status(
+        self,
+        gvk: GroupVersionKind,
+        name: str,
+        patch: Any,
+        *,
+        namespace: str = "",
+        patch_type: str = MERGE_PATCH,
+        field_manager: str | None = None,
+    ) -> dict[str, Any]:
+        """Patch an object's status subresource."""
+        return await self.patch(
+            gvk,
+            name,
+            patch,
+            namespace=namespace,
+            patch_type=patch_type,
+            subresource="status",
+            field_manager=field_manager,
+        )
+
+    @overload
+    async def apply_status(
+        self,
+        obj: dict[str, Any],
+        *,
+        field_manager: str | None = None,
+        force: bool = True,
+        decode: Literal[True] = True,
+    ) -> dict[str, Any]: ...
+
+    @overload
+    async def apply_status(
+        self,
+        obj: dict[str, Any],
+        *,
+        field_manager: str | None = None,
+        force: bool = True,
+        decode: Literal[False],
+    ) -> None: ...
+
+    async def apply_status(
+        self,
+        obj: dict[str, Any],
+        *,
+        field_manager: str | None = None,
+        force: bool = True,
+        decode: bool = True,
+    ) -> dict[str, Any] | None:
+        """Server-side apply of `obj`'s status subresource (the fields `obj.status` sets)."""
+        meta = obj.get("metadata") or {}
+        applied: dict[str, Any] | None = await self._patch(
+            _gvk_of(obj),
+            meta["name"],
+            obj,
+            meta.get("namespace", ""),
+            APPLY_PATCH,
+            "status",
+            field_manager,
+            force,
+            decode=decode,
+        )
+        return applied
+
     async def delete(
         self,
         gvk: GroupVersionKind,
         name: str,
-        namespace: str = "",
         *,
+        namespace: str = "",
         propagation: str | None = "Background",
         uid: str = "",
         resource_version: str = "",
@@ -486,8 +398,8 @@ class Client:
     async def watch(
         self,
         gvk: GroupVersionKind,
-        namespace: str = "",
         *,
+        namespace: str = "",
         resource_version: str = "",
         label_selector: str = "",
         field_selector: str = "",
@@ -520,14 +432,16 @@ class Client:
                 server_hostname=self.config.tls_server_name,
             ) as response:
                 if response.status >= 400:
-                    raise status_error(response.status, _status_body(response.status, await response.read()))
-                lines = _Lines()
+                    raise status_error(
+                        response.status, status_of_answer(response.status, await response.read())
+                    )
+                lines = EventLines()
                 async for chunk in response.content.iter_any():
                     for line in lines.feed(chunk):
                         if line.strip():
-                            yield _watch_event(line)
+                            yield watch_event(line)
                 if lines.rest().strip():
-                    yield _watch_event(lines.rest())
+                    yield watch_event(lines.rest())
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
             raise Unavailable(f"watch {url}: {exc or type(exc).__name__}") from exc
 
@@ -545,38 +459,6 @@ class Client:
         return encoded
 
 
-class _Lines:
-    """A watch stream's events are lines, arriving in chunks cut anywhere. Split here rather than by
-    aiohttp's readline, which refuses lines over 512 KiB: an object between that and the 1.5 MiB
-    the API allows ended its informer's watch with aiohttp's own LineTooLong."""
-
-    def __init__(self) -> None:
-        self._partial: list[bytes] = []
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        """The lines `chunk` completes, without their line feeds."""
-        if b"\n" not in chunk:
-            self._partial.append(chunk)
-            return []
-        if self._partial:
-            self._partial.append(chunk)
-            chunk = b"".join(self._partial)
-            self._partial = []
-        *lines, rest = chunk.split(b"\n")
-        if rest:
-            self._partial.append(rest)
-        return lines
-
-    def rest(self) -> bytes:
-        """What followed the last line feed."""
-        return b"".join(self._partial)
-
-
-def _watch_event(line: bytes) -> WatchEvent:
-    event = orjson.loads(line)
-    return WatchEvent(str(event.get("type", "")), event.get("object") or {})
-
-
 def _gvk_of(obj: dict[str, Any]) -> GroupVersionKind:
     api_version = obj.get("apiVersion")
     kind = obj.get("kind")
@@ -587,14 +469,3 @@ def _gvk_of(obj: dict[str, Any]) -> GroupVersionKind:
 
 def _quote(name: str) -> str:
     return quote(name, safe="")
-
-
-def _status_body(code: int, raw: bytes) -> dict[str, Any]:
-    try:
-        body = json.loads(raw) if raw else {}
-    except ValueError:
-        body = {}
-    if not isinstance(body, dict) or body.get("kind") != "Status":
-        text = raw.decode(errors="replace").strip()[:500]
-        return {"kind": "Status", "status": "Failure", "code": code, "message": text or f"HTTP {code}"}
-    return body

@@ -81,6 +81,17 @@ class ResourceInfo:
         return base
 
 
+def legacy_versions(root: str, answer: Any) -> list[tuple[str, str]]:
+    """The (group, version)s of a legacy `/api` (`APIVersions`) or `/apis` (`APIGroupList`) answer."""
+    if root == "/api":
+        return [("", version) for version in (answer or {}).get("versions", [])]
+    return [
+        (group["name"], version["version"])
+        for group in (answer or {}).get("groups", [])
+        for version in group.get("versions", [])
+    ]
+
+
 def legacy_document(listings: Sequence[tuple[str, str, Any]]) -> dict[str, Any]:
     """`APIResourceList`s, one per (group, version) in the server's order, as one aggregated document.
 

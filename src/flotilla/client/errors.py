@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -76,6 +77,19 @@ def status_error(code: int, status: dict[str, Any]) -> APIStatusError:
     if code == 401:
         return Unauthorized(code, status)
     return APIStatusError(code, status)
+
+
+def status_of_answer(code: int, raw: bytes) -> dict[str, Any]:
+    """The Status a failed request answered with; one made of its text when the body is not a Status
+    (a proxy's error page, a plain-text message)."""
+    try:
+        body = json.loads(raw) if raw else {}
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict) or body.get("kind") != "Status":
+        text = raw.decode(errors="replace").strip()[:500]
+        return {"kind": "Status", "status": "Failure", "code": code, "message": text or f"HTTP {code}"}
+    return body
 
 
 REJECTED_REQUEST_CODES = frozenset({400, 413, 422})

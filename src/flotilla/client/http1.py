@@ -17,12 +17,18 @@ the connection can carry another request is `Response.keep_alive`. Anything else
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass
+from urllib.parse import quote
 
 ACCEPT_ENCODING = "gzip, deflate"
 """What requests accept: the codings `ResponseParser` decodes (aiohttp's default, and client-go's gzip)."""
 
+_TARGET_CHARACTERS = "-._~!$&'()*+,;=:@/?%"
+"""What a request target may carry unescaped (RFC 3986's unreserved and sub-delims, ':', '@', the
+delimiters '/' and '?', and '%' of escapes already made)."""
+_TARGET = re.compile(f"[A-Za-z0-9{re.escape(_TARGET_CHARACTERS)}]*")
 _NO_BODY_STATUSES = frozenset({204, 304})
 _HEX_DIGITS = b"0123456789abcdefABCDEF"
 _MAX_HEAD = 64 * 1024
@@ -54,6 +60,13 @@ class Response:
         if not slash or not kind or not subtype or "/" in subtype:
             return "application/octet-stream"
         return media_type
+
+
+def request_target(path: str, query: str) -> str:
+    """The request target of `path` and an encoded `query`, percent-encoding what needs it (a name
+    with a space or a non-ASCII letter); the common target, all plain characters, is kept as is."""
+    target = f"{path}?{query}" if query else path
+    return target if _TARGET.fullmatch(target) else quote(target, safe=_TARGET_CHARACTERS)
 
 
 def request_head(method: str, target: str, headers: list[tuple[str, str]]) -> bytes:

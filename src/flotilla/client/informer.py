@@ -17,25 +17,20 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client.client import Client
 from flotilla.client.errors import APIStatusError, ClientError, Gone
+from flotilla.client.interfaces import ListerWatcher
 
 log = structlog.get_logger("flotilla.client.informer")
 
-Key = tuple[str, str]  # (namespace, name)
 Handler = Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None]
-
-
-def key_of(obj: dict[str, Any]) -> Key:
-    meta = obj.get("metadata") or {}
-    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
 
 
 class Informer:
     def __init__(
         self,
-        client: Client,
+        client: ListerWatcher,
         gvk: GroupVersionKind,
         *,
         namespace: str = "",
@@ -50,7 +45,7 @@ class Informer:
         self.namespace = namespace
         self.label_selector = label_selector
         self.field_selector = field_selector
-        self.store: dict[Key, dict[str, Any]] = {}
+        self.store: dict[ObjectKey, dict[str, Any]] = {}
         self.resource_version = ""
         self._handlers: list[Handler] = []
         self._synced = asyncio.Event()
@@ -63,13 +58,14 @@ class Informer:
     def add_handler(self, handler: Handler) -> None:
         self._handlers.append(handler)
 
-    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
-        return self.store.get((namespace, name))
+    def get(self, name: str, *, namespace: str = "") -> dict[str, Any] | None:
+        return self.store.get(ObjectKey(namespace, name))
 
-    def list(self, namespace: str | None = None) -> list[dict[str, Any]]:
+    def list(self, *, namespace: str | None = None) -> list[dict[str, Any]]:
+        """The cached objects, of one namespace if given."""
         if namespace is None:
             return list(self.store.values())
-        return [obj for (ns, _), obj in self.store.items() if ns == namespace]
+        return [obj for key, obj in self.store.items() if key.namespace == namespace]
 
     @property
     def running(self) -> bool:
@@ -122,9 +118,12 @@ class Informer:
 
     async def _relist(self) -> None:
         items, revision = await self.client.list(
-            self.gvk, self.namespace, label_selector=self.label_selector, field_selector=self.field_selector
+            self.gvk,
+            namespace=self.namespace,
+            label_selector=self.label_selector,
+            field_selector=self.field_selector,
         )
-        fresh = {key_of(item): item for item in items}
+        fresh = {ObjectKey.of(item): item for item in items}
         old = self.store
         self.store = fresh
         self.resource_version = revision
@@ -144,7 +143,7 @@ class Informer:
     async def _watch_once(self) -> None:
         async for event in self.client.watch(
             self.gvk,
-            self.namespace,
+            namespace=self.namespace,
             resource_version=self.resource_version,
             label_selector=self.label_selector,
             field_selector=self.field_selector,
@@ -162,7 +161,7 @@ class Informer:
                 continue
             obj.setdefault("apiVersion", self._api_version)
             obj.setdefault("kind", self.gvk.kind)
-            key = key_of(obj)
+            key = ObjectKey.of(obj)
             previous = self.store.get(key)
             if event.type == "DELETED":
                 self.store.pop(key, None)

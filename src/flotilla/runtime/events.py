@@ -19,7 +19,8 @@ from typing import Any
 import structlog
 
 from flotilla.api.names import DNS1123_SUBDOMAIN_MAX
-from flotilla.client import Client, ClientError
+from flotilla.client import ClientError
+from flotilla.client.interfaces import Writer
 
 log = structlog.get_logger("flotilla.runtime.events")
 
@@ -72,7 +73,7 @@ def object_event(
     }
 
 
-async def record_event(hub: Client, event: dict[str, Any], *, controller: str, field_manager: str) -> None:
+async def record_event(hub: Writer, event: dict[str, Any], *, controller: str, field_manager: str) -> None:
     """Create `event`; a failure is logged and swallowed (events are best effort)."""
     try:
         await hub.create(event, field_manager=field_manager, decode=False)

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ClusterSyncMode
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client import Client
 from flotilla.client.informer import Handler, Informer
+from flotilla.client.interfaces import ObjectClient
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.runtime.informers import SharedInformers
@@ -144,7 +144,9 @@ def _name(cluster: Mapping[str, Any]) -> str:
 
 @dataclass(eq=False)
 class ControllerContext:
-    hub: Client
+    hub: ObjectClient
+    """What controllers read and write on the hub besides their informers: reads, writes, status
+    writes and discovery (`Client` in a running process, a fake of the roles in a unit test)."""
     informers: SharedInformers
     members: MemberClientProvider
     settings: ManagerSettings = field(default_factory=ManagerSettings)

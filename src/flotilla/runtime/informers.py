@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client import Client
 from flotilla.client.informer import Informer
+from flotilla.client.interfaces import ListerWatcher
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,7 @@ class InformerScope:
 class SharedInformers:
     def __init__(
         self,
-        client: Client,
+        client: ListerWatcher,
         *,
         watch_timeout: int = 300,
         scopes: Mapping[GroupVersionKind, InformerScope] | None = None,

@@ -42,7 +42,8 @@ import structlog
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_micro_time
-from flotilla.client import AlreadyExists, Client, Conflict
+from flotilla.client import AlreadyExists, Conflict
+from flotilla.client.interfaces import ReadWriter
 from flotilla.runtime.clock import Clock, SystemClock
 
 log = structlog.get_logger("flotilla.runtime.leaderelection")
@@ -202,7 +203,7 @@ class LeaderElector:
 
     def __init__(
         self,
-        client: Client,
+        client: ReadWriter,
         config: LeaderElectionConfig,
         *,
         clock: Clock | None = None,
@@ -286,7 +287,7 @@ class LeaderElector:
 
     async def _try_acquire_or_renew(self) -> bool:
         config = self.config
-        lease = await self._client.get_or_none(LEASE, config.name, config.namespace)
+        lease = await self._client.get_or_none(LEASE, config.name, namespace=config.namespace)
         current = LeaderElectionRecord.from_lease(lease) if lease is not None else None
         decision = decide(
             current,

@@ -95,7 +95,7 @@ class MemberClients:
         if not informer.synced:
             with contextlib.suppress(TimeoutError):
                 await informer.wait_synced(self._timeout)
-        return informer.get(ref["name"], namespace)
+        return informer.get(ref["name"], namespace=namespace)
 
     async def client_for(self, cluster: dict[str, Any]) -> Client:
         """The client of a member cluster (raises MemberCredentialsError when it cannot be built)."""

@@ -1,7 +1,7 @@
 """The scheduler controller: the I/O shell that places bindings on clusters through the hub API.
 
 It watches ResourceBindings, ClusterResourceBindings and Clusters (shared informers) and queues
-binding keys — `(namespace, name)`, an empty namespace meaning a ClusterResourceBinding. A key is
+binding keys — `ObjectKey`s, an empty namespace meaning a ClusterResourceBinding. A key is
 queued when its binding is added, when its generation moves (a spec change; status and metadata
 writes do not count), and on a Cluster change that could move it:
 
@@ -42,8 +42,10 @@ import structlog
 
 from flotilla.api.conditions import find_condition, stamped_condition
 from flotilla.api.karmada import constants
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.times import format_time
 from flotilla.client import ClientError, NotFound
+from flotilla.client.interfaces import StatusWriter, Writer
 from flotilla.runtime.events import object_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.scheduler.core.affinity import affinity_tier
@@ -73,9 +75,6 @@ _OWNER_LABELS = (
     BINDING_MANAGED_BY_LABEL,
 )
 _SCHEDULER_FIELDS = ("schedulerObservedGeneration", "lastScheduledTime", "schedulerObservingAffinityName")
-
-BindingKey = tuple[str, str]
-"""(namespace, name); the empty namespace names a ClusterResourceBinding."""
 
 
 class RetryScheduling(Exception):
@@ -208,6 +207,9 @@ class SchedulerController(HubController):
         self._cluster_bindings = ctx.informers.get(constants.CLUSTER_RESOURCE_BINDING)
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._snapshot: tuple[ClusterInfo, ...] | None = None
+        # The shell reads only from its informers: of the hub client it needs the writes.
+        self._writer: Writer = ctx.hub
+        self._status_writer: StatusWriter = ctx.hub
 
     def setup(self) -> None:
         self._bindings.add_handler(self._on_binding)
@@ -220,7 +222,7 @@ class SchedulerController(HubController):
         if new is None or not is_responsible(new):
             return
         if old is None or _generation(old) != _generation(new) or not is_responsible(old):
-            self.enqueue(_key_of(new))
+            self.enqueue(ObjectKey.of(new))
 
     def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         before = ClusterInfo.from_object(old) if old is not None else None
@@ -238,14 +240,14 @@ class SchedulerController(HubController):
                 if awaits_result(binding) or (
                     placement_view_changed and _moves_with_cluster(binding, seen, leaving)
                 ):
-                    self.enqueue(_key_of(binding))
+                    self.enqueue(ObjectKey.of(binding))
 
     # -- reconcile --------------------------------------------------------------------------------
 
-    async def reconcile(self, key: BindingKey) -> float | None:
-        namespace, name = key
-        informer = self._bindings if namespace else self._cluster_bindings
-        found = informer.get(name, namespace)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        """Schedule the binding of `key` (a ClusterResourceBinding when its namespace is empty)."""
+        informer = self._bindings if key.namespace else self._cluster_bindings
+        found = informer.get(key.name, namespace=key.namespace)
         if found is None or not is_responsible(found):
             return None
         binding = BindingInfo.from_object(found)
@@ -322,7 +324,7 @@ class SchedulerController(HubController):
             },
             "spec": {"clusters": clusters},
         }
-        return await self.ctx.hub.apply(body, field_manager=FIELD_MANAGER, force=True)
+        return await self._writer.apply(body, field_manager=FIELD_MANAGER, force=True)
 
     async def _apply_status(self, binding: Mapping[str, Any], status: dict[str, Any]) -> None:
         body = {
@@ -331,9 +333,7 @@ class SchedulerController(HubController):
             "metadata": _identity(binding.get("metadata") or {}),
             "status": status,
         }
-        await self.ctx.hub.apply(
-            body, field_manager=FIELD_MANAGER, force=True, subresource="status", decode=False
-        )
+        await self._status_writer.apply_status(body, field_manager=FIELD_MANAGER, force=True, decode=False)
 
     async def _record_event(
         self,
@@ -354,7 +354,7 @@ class SchedulerController(HubController):
         else:
             event = binding_event(binding, "Warning", EVENT_FAILED, str(failure), now)
         try:
-            await self.ctx.hub.create(event, field_manager=FIELD_MANAGER, decode=False)
+            await self._writer.create(event, field_manager=FIELD_MANAGER, decode=False)
         except ClientError as error:  # events are best effort, as kube's recorder makes them
             log.info("scheduler.event_failed", controller=self.NAME, reason=event["reason"], error=str(error))
 
@@ -402,8 +402,3 @@ def _generation(obj: Mapping[str, Any]) -> int:
 
 def _name_of(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
-
-
-def _key_of(obj: Mapping[str, Any]) -> BindingKey:
-    metadata = obj.get("metadata") or {}
-    return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))

@@ -275,7 +275,7 @@ async def test_watch_events_are_read_whatever_the_chunks_and_their_size() -> Non
     runner, port = await start(handle)
     try:
         async with Client(ClusterConfig(server=f"http://127.0.0.1:{port}")) as client:
-            seen = [event async for event in client.watch(CONFIG_MAP, "default")]
+            seen = [event async for event in client.watch(CONFIG_MAP, namespace="default")]
     finally:
         await runner.cleanup()
     assert [(event.type, event.object) for event in seen] == [(e["type"], e["object"]) for e in events]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from flotilla.api.karmada import constants
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client, load_kubeconfig
 from flotilla.runtime.hubcontroller import ControllerContext
@@ -347,11 +348,11 @@ async def test_a_round_that_changes_nothing_writes_nothing(
     settled = await get_binding(hub, f"{prefix}-web")
     bindings = scheduler.ctx.informers.get(constants.RESOURCE_BINDING)
     await eventually_async(
-        lambda: revision_of(bindings.get(f"{prefix}-web", "default")) == revision_of(settled),
+        lambda: revision_of(bindings.get(f"{prefix}-web", namespace="default")) == revision_of(settled),
         what="the scheduler's cache holds the settled binding",
     )
 
-    await scheduler.reconcile(("default", f"{prefix}-web"))
+    await scheduler.reconcile(ObjectKey("default", f"{prefix}-web"))
 
     again = await get_binding(hub, f"{prefix}-web")
     assert again["metadata"]["resourceVersion"] == settled["metadata"]["resourceVersion"]
@@ -470,11 +471,11 @@ def binding(
 
 
 async def get_binding(hub: Client, name: str) -> dict[str, Any]:
-    return await hub.get(constants.RESOURCE_BINDING, name, "default")
+    return await hub.get(constants.RESOURCE_BINDING, name, namespace="default")
 
 
 async def events_about(hub: Client, name: str) -> list[dict[str, Any]]:
-    items, _ = await hub.list(EVENT, "default")
+    items, _ = await hub.list(EVENT, namespace="default")
     return [item for item in items if item["involvedObject"].get("name") == name]
 
 

@@ -54,7 +54,7 @@ def serves_clusters(ctx: APIContext) -> bool:
 
 
 def existing_cluster(ctx: APIContext, name: str) -> dict[str, Any] | None:
-    return LocalClient(ctx, MANAGER).peek(CLUSTER, "", name)
+    return LocalClient(ctx, MANAGER).peek(CLUSTER, name)
 
 
 async def accept_registration(
@@ -66,12 +66,12 @@ async def accept_registration(
     for namespace in agent_namespaces(name):
         with contextlib.suppress(errors.AlreadyExists):
             await client.create(GroupVersionKind("", "v1", "Namespace"), namespace)
-    existing = client.peek(CLUSTER, "", name)
+    existing = client.peek(CLUSTER, name)
     if existing is None:
         await client.create(CLUSTER, pull_cluster(name, annotations, requester))
         log.info("certificates.registration.cluster_created", cluster=name, requester=requester)
     elif recorded_requester(existing) != requester:
-        await client.mutate(CLUSTER, "", name, lambda obj: _bind(obj, requester))
+        await client.mutate(CLUSTER, name, lambda obj: _bind(obj, requester))
         log.info("certificates.registration.cluster_bound", cluster=name, requester=requester)
     for obj in agent_rbac_objects(name):
         await _ensure(client, obj)
@@ -90,7 +90,7 @@ async def _ensure(client: LocalClient, wanted: dict[str, Any]) -> None:
     gvk = GroupVersionKind(group, version, wanted["kind"])
     meta = wanted["metadata"]
     namespace = meta.get("namespace", "")
-    current = client.peek(gvk, namespace, meta["name"])
+    current = client.peek(gvk, meta["name"], namespace=namespace)
     if current is None:
         with contextlib.suppress(errors.AlreadyExists):  # created meanwhile: the next pass checks it
             await client.create(gvk, wanted)
@@ -107,4 +107,4 @@ async def _ensure(client: LocalClient, wanted: dict[str, Any]) -> None:
             obj[field] = wanted[field]
         obj["metadata"]["labels"] = labels
 
-    await client.mutate(gvk, namespace, meta["name"], change)
+    await client.mutate(gvk, meta["name"], change, namespace=namespace)

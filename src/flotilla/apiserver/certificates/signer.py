@@ -91,13 +91,13 @@ class KubeAPIServerClientSigner(CacheController):
 
     async def reconcile(self, key: Any) -> float | None:
         authority = self.ctx.signing_authority
-        csr = self.client.peek(CSR, "", str(key))
+        csr = self.client.peek(CSR, str(key))
         if not isinstance(authority, SigningAuthority) or csr is None or not needs_signing(csr):
             return None
         problem = signing_problem(csr)
         if problem:
             await self.client.mutate(
-                CSR, "", str(key), lambda obj: self._fail(obj, problem), subresource="status"
+                CSR, str(key), lambda obj: self._fail(obj, problem), subresource="status"
             )
             log.info("certificates.csr.failed", name=str(key), signer=KUBE_APISERVER_CLIENT, reason=problem)
             return None
@@ -112,9 +112,7 @@ class KubeAPIServerClientSigner(CacheController):
             agent_binding(self.ctx, request),
         )
         encoded = base64.b64encode(pem).decode()
-        await self.client.mutate(
-            CSR, "", str(key), lambda obj: self._issue(obj, encoded), subresource="status"
-        )
+        await self.client.mutate(CSR, str(key), lambda obj: self._issue(obj, encoded), subresource="status")
         log.info(
             "certificates.csr.signed",
             name=str(key),

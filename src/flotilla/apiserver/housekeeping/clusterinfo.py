@@ -60,7 +60,7 @@ class ClusterInfoPublisher(CacheController):
 
     def tokens(self) -> list[BootstrapToken]:
         found = []
-        for secret in self.client.list(SECRET, SECRET_NAMESPACE):
+        for secret in self.client.list(SECRET, namespace=SECRET_NAMESPACE):
             if (secret.get("metadata") or {}).get("deletionTimestamp"):
                 continue
             token = token_from_secret(secret)
@@ -72,7 +72,7 @@ class ClusterInfoPublisher(CacheController):
         now = self.ctx.clock()
         tokens = self.tokens()
         desired = cluster_info_data(self.kubeconfig, tokens, now)
-        current = self.client.peek(CONFIG_MAP, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME)
+        current = self.client.peek(CONFIG_MAP, CLUSTER_INFO_NAME, namespace=CLUSTER_INFO_NAMESPACE)
         if current is None:
             obj = {
                 "apiVersion": "v1",
@@ -89,7 +89,9 @@ class ClusterInfoPublisher(CacheController):
             def replace_data(config_map: dict[str, Any]) -> None:
                 config_map["data"] = desired
 
-            await self.client.mutate(CONFIG_MAP, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, replace_data)
+            await self.client.mutate(
+                CONFIG_MAP, CLUSTER_INFO_NAME, replace_data, namespace=CLUSTER_INFO_NAMESPACE
+            )
         return _seconds_until_next_expiry(signing_tokens(tokens, now), now)
 
 

@@ -33,7 +33,7 @@ async def install_karmada_crds(ctx: APIContext, *, timeout: float = 30.0) -> Non
     stored: list[dict[str, Any]] = []
     for crd in karmada_crds():
         name = crd["metadata"]["name"]
-        if client.peek(CRD, "", name) is None:
+        if client.peek(CRD, name) is None:
             stored.append(await client.create(CRD, crd))
             log.info("karmada.crd_created", crd=name)
         else:
@@ -41,7 +41,7 @@ async def install_karmada_crds(ctx: APIContext, *, timeout: float = 30.0) -> Non
             def replace_spec(current: dict[str, Any], spec: dict[str, Any] = crd["spec"]) -> None:
                 current["spec"] = spec
 
-            stored.append(await client.mutate(CRD, "", name, replace_spec))
+            stored.append(await client.mutate(CRD, name, replace_spec))
     await _wait_served(ctx, stored, timeout)
 
 

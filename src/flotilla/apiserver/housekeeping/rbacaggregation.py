@@ -87,5 +87,5 @@ class ClusterRoleAggregation(CacheController):
         def set_rules(obj: dict[str, Any]) -> None:
             obj["rules"] = wanted
 
-        await self.client.mutate(CLUSTER_ROLE, "", str(key), set_rules)
+        await self.client.mutate(CLUSTER_ROLE, str(key), set_rules)
         return None

@@ -120,11 +120,11 @@ async def _ensure(client: LocalClient, default: dict[str, Any], reconcile: Recon
     gvk = GroupVersionKind(RBAC_GROUP, API_VERSION.rsplit("/", 1)[1], default["kind"])
     meta = default["metadata"]
     namespace, name = meta.get("namespace", ""), meta["name"]
-    existing = client.peek(gvk, namespace, name)
+    existing = client.peek(gvk, name, namespace=namespace)
     if existing is not None and "roleRef" in default and not _same_role_ref(existing, default):
         if not _autoupdate(existing):
             return
-        await client.delete(gvk, namespace, name)
+        await client.delete(gvk, name, namespace=namespace)
         existing = None
     if existing is None:
         # Another API server sharing the store may have created it meanwhile.

@@ -33,7 +33,7 @@ class TokenCleaner(CacheController):
         self._secret_prefix = served.storage_prefix
 
     def start(self) -> None:
-        for secret in self.client.list(SECRET, SECRET_NAMESPACE):
+        for secret in self.client.list(SECRET, namespace=SECRET_NAMESPACE):
             name = str((secret.get("metadata") or {}).get("name", ""))
             if is_bootstrap_secret_key(SECRET_NAMESPACE, name):
                 self.queue.add(name)
@@ -46,7 +46,7 @@ class TokenCleaner(CacheController):
         return [item.name] if is_bootstrap_secret_key(item.namespace, item.name) else []
 
     async def reconcile(self, key: Any) -> float | None:
-        secret = self.client.peek(SECRET, SECRET_NAMESPACE, str(key))
+        secret = self.client.peek(SECRET, str(key), namespace=SECRET_NAMESPACE)
         if secret is None or (secret.get("metadata") or {}).get("deletionTimestamp"):
             return None
         token = token_from_secret(secret)
@@ -56,6 +56,6 @@ class TokenCleaner(CacheController):
         if not token.expired(now):
             return (token.expiration - now).total_seconds() + 0.5
         uid = str((secret.get("metadata") or {}).get("uid", ""))
-        if await self.client.delete(SECRET, SECRET_NAMESPACE, str(key), uid=uid):
+        if await self.client.delete(SECRET, str(key), namespace=SECRET_NAMESPACE, uid=uid):
             log.info("authn.bootstrap_token.deleted_expired", token_id=token.token_id)
         return None

@@ -71,7 +71,7 @@ async def _binding(
     kind = karmada.RESOURCE_BINDING if resource.namespaced else karmada.CLUSTER_RESOURCE_BINDING
     label = f"{namespace}/{name}" if namespace else name
     try:
-        return await hub.get_or_none(kind, name, namespace), label
+        return await hub.get_or_none(kind, name, namespace=namespace), label
     except APIStatusError:  # the hub serves no Karmada API (or hides it): nothing to show
         return None, label
 
@@ -88,7 +88,7 @@ async def _events(client: Client, resource: ResourceInfo, obj: Mapping[str, Any]
     field_selector = ",".join(f"{key}={value}" for key, value in selectors.items() if value)
     try:
         events, _ = await client.list(
-            EVENT, str(metadata.get("namespace") or ""), field_selector=field_selector
+            EVENT, namespace=str(metadata.get("namespace") or ""), field_selector=field_selector
         )
     except ClientError:
         return []  # kubectl describes the object even when its events cannot be listed

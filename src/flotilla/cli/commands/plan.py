@@ -191,7 +191,7 @@ async def _live(hub: Client, gvk: GroupVersionKind, name: str, namespace: str) -
     from flotilla.client import APIStatusError
 
     try:
-        return await hub.get_or_none(gvk, name, namespace)
+        return await hub.get_or_none(gvk, name, namespace=namespace)
     except APIStatusError:
         return None
 
@@ -231,7 +231,7 @@ async def _selected_on_hub(
         for selector in policy.spec.resource_selectors:
             gvk = GroupVersionKind.parse(selector.api_version, selector.kind)
             try:
-                candidates, _ = await hub.list(gvk, policy_namespace or selector.namespace or "")
+                candidates, _ = await hub.list(gvk, namespace=policy_namespace or selector.namespace or "")
             except NotFound:
                 continue
             for obj in candidates:
@@ -247,7 +247,7 @@ async def _binding_of(hub: Client, template: Mapping[str, Any]) -> dict[str, Any
     from flotilla.controllers.detector.binding import binding_kind, binding_name_of
 
     namespace = str((template.get("metadata") or {}).get("namespace") or "")
-    return await hub.get_or_none(binding_kind(template), binding_name_of(template), namespace)
+    return await hub.get_or_none(binding_kind(template), binding_name_of(template), namespace=namespace)
 
 
 def _last_of_each(items: Iterable[_Prepared]) -> list[_Prepared]:

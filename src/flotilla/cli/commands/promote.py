@@ -197,7 +197,7 @@ class Promoter:
         namespace = (
             (request.namespace or self.hub.config.namespace or "default") if resource.namespaced else ""
         )
-        found = await self.member.get_or_none(resource.gvk, request.name, namespace)
+        found = await self.member.get_or_none(resource.gvk, request.name, namespace=namespace)
         where = f" in namespace {namespace}" if namespace else ""
         if found is None:
             raise click.ClickException(
@@ -205,7 +205,7 @@ class Promoter:
             )
         member_object = {"apiVersion": resource.gvk.api_version, "kind": resource.kind, **found}
         await self._check_hub_serves(resource.gvk)
-        if await self.hub.get_or_none(resource.gvk, request.name, namespace) is not None:
+        if await self.hub.get_or_none(resource.gvk, request.name, namespace=namespace) is not None:
             raise click.ClickException(
                 f'{resource.group_resource} "{request.name}" already exists on the hub{where}; edit the '
                 "PropagationPolicy and OverridePolicies that select it to propagate it instead"
@@ -234,10 +234,15 @@ class Promoter:
 
         for reference in dependency_references(member_object):
             printed = printed_name(reference.gvk.kind, reference.gvk.group, reference.name)
-            found = await self.member.get_or_none(reference.gvk, reference.name, reference.namespace)
+            found = await self.member.get_or_none(
+                reference.gvk, reference.name, namespace=reference.namespace
+            )
             if found is None:
                 plan.notes.append(f"warning: {printed} not found in cluster {self.request.cluster}; skipped")
-            elif await self.hub.get_or_none(reference.gvk, reference.name, reference.namespace) is not None:
+            elif (
+                await self.hub.get_or_none(reference.gvk, reference.name, namespace=reference.namespace)
+                is not None
+            ):
                 plan.notes.append(f"{printed} already exists on the hub; left as it is")
             else:
                 dependency = {"apiVersion": reference.gvk.api_version, "kind": reference.gvk.kind, **found}
@@ -258,7 +263,10 @@ class Promoter:
 
         metadata = policy["metadata"]
         namespace = metadata.get("namespace", "")
-        if await self.hub.get_or_none(GroupVersionKind.of(policy), metadata["name"], namespace) is not None:
+        if (
+            await self.hub.get_or_none(GroupVersionKind.of(policy), metadata["name"], namespace=namespace)
+            is not None
+        ):
             shown = f"{namespace}/{metadata['name']}" if namespace else metadata["name"]
             raise click.ClickException(
                 f"the {policy['kind']} {shown} already exists on the hub; edit it to propagate the "

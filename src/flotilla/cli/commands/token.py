@@ -112,7 +112,7 @@ def list_tokens(kubeconfig: Path | None, context: str | None) -> None:
 
     async def read() -> list[dict[str, object]]:
         async with target.client(FIELD_MANAGER) as hub:
-            items, _ = await hub.list(SECRET, SECRET_NAMESPACE)
+            items, _ = await hub.list(SECRET, namespace=SECRET_NAMESPACE)
             return items
 
     now = datetime.now(UTC)
@@ -143,7 +143,10 @@ def delete(kubeconfig: Path | None, context: str | None, tokens: tuple[str, ...]
         missing = []
         async with target.client(FIELD_MANAGER) as hub:
             for token_id in token_ids:
-                if await hub.delete(SECRET, SECRET_NAME_PREFIX + token_id, SECRET_NAMESPACE) is None:
+                if (
+                    await hub.delete(SECRET, SECRET_NAME_PREFIX + token_id, namespace=SECRET_NAMESPACE)
+                    is None
+                ):
                     missing.append(token_id)
                 else:
                     click.echo(f'bootstrap token "{token_id}" deleted')

@@ -86,7 +86,7 @@ async def member_client(hub: Client, cluster_name: str, field_manager: str = "fl
     ref = (cluster.get("spec") or {}).get("secretRef") or {}
     secret = None
     if ref.get("name"):
-        secret = await hub.get_or_none(SECRET, ref["name"], ref.get("namespace", ""))
+        secret = await hub.get_or_none(SECRET, ref["name"], namespace=ref.get("namespace", ""))
     return Client(member_config(cluster, secret), field_manager=field_manager, timeout=15.0)
 
 

@@ -118,7 +118,7 @@ async def unjoin_cluster(
         deadline = time.monotonic() + wait_seconds
         while time.monotonic() < deadline:
             if await hub.get_or_none(cluster_kind, name) is None:
-                await hub.delete(GroupVersionKind("", "v1", "Secret"), name, CLUSTER_NAMESPACE)
+                await hub.delete(GroupVersionKind("", "v1", "Secret"), name, namespace=CLUSTER_NAMESPACE)
                 return f"cluster({name}) is unjoined successfully"
             await asyncio.sleep(0.5)
         if not force:
@@ -127,5 +127,5 @@ async def unjoin_cluster(
                 "(is the member reachable?); re-run with --force to remove it anyway"
             )
         await hub.patch(cluster_kind, name, {"metadata": {"finalizers": None}})
-        await hub.delete(GroupVersionKind("", "v1", "Secret"), name, CLUSTER_NAMESPACE)
+        await hub.delete(GroupVersionKind("", "v1", "Secret"), name, namespace=CLUSTER_NAMESPACE)
         return f"cluster({name}) is unjoined (forced: the member's resources may remain)"

@@ -218,7 +218,9 @@ class Applier:
         printed = printed_object_name(body)
         metadata = body["metadata"]
         try:
-            before = await self.hub.get_or_none(info.gvk, metadata["name"], metadata.get("namespace", ""))
+            before = await self.hub.get_or_none(
+                info.gvk, metadata["name"], namespace=metadata.get("namespace", "")
+            )
             after = body if self.settings.dry_run == "client" else await self._send(info, body)
         except Conflict as exc:
             if exc.causes:

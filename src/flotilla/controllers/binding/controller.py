@@ -32,6 +32,7 @@ import structlog
 
 from flotilla.api.karmada import constants, names
 from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding, ResourceBindingSpec
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.client import APIStatusError
@@ -48,7 +49,6 @@ from flotilla.controllers.binding.render import (
 )
 from flotilla.controllers.binding.works import (
     BindingKey,
-    WorkKey,
     WorksByBinding,
     WrittenWorks,
     binding_key_of_work,
@@ -165,7 +165,7 @@ class BindingController(HubController):
         if event == "ADDED":
             # A Work whose binding is gone (e.g. deleted while the manager was down) is an orphan.
             owner = binding_key_of_work(new or {})
-            if owner is not None and self._bindings[owner[0]].get(owner[2], owner[1]) is None:
+            if owner is not None and self._bindings[owner[0]].get(owner[2], namespace=owner[1]) is None:
                 self.enqueue(owner)
             return
         if new is not None and old is not None and not triggers.work_spec_changed(old, new):
@@ -203,7 +203,7 @@ class BindingController(HubController):
         namespace = (policy.get("metadata") or {}).get("namespace") or None
         kinds = [constants.RESOURCE_BINDING.kind] if namespace else list(self._bindings)
         for kind in kinds:
-            for binding in self._bindings[kind].list(namespace):
+            for binding in self._bindings[kind].list(namespace=namespace):
                 resource = (binding.get("spec") or {}).get("resource") or {}
                 template = self._cached_template(resource) or {
                     "apiVersion": resource.get("apiVersion"),
@@ -218,13 +218,13 @@ class BindingController(HubController):
         if gvk not in self._template_kinds:
             return None
         _, namespace, name = object_key(gvk.kind, {"metadata": resource})
-        return self.ctx.informers.get(gvk).get(name, namespace)
+        return self.ctx.informers.get(gvk).get(name, namespace=namespace)
 
     # -- reconcile ------------------------------------------------------------------------------
 
     async def reconcile(self, key: BindingKey) -> float | None:
         kind, namespace, name = key
-        obj = self._bindings[kind].get(name, namespace)
+        obj = self._bindings[kind].get(name, namespace=namespace)
         if obj is None:
             # Gone without our finalizer's flow (never reached us): its Works are orphans.
             await self._delete_works(self._index.works_of(key))
@@ -246,7 +246,7 @@ class BindingController(HubController):
         reference = BindingReference(kind, namespace, name, model.permanent_id)
         targets = target_clusters(model.spec)
         wanted = {names.execution_namespace(target.name) for target in targets}
-        await self._delete_works(work for work in self._index.works_of(key) if work[0] not in wanted)
+        await self._delete_works(work for work in self._index.works_of(key) if work.namespace not in wanted)
         work_name = names.work_name(
             str(template.get("kind") or ""),
             str((template.get("metadata") or {}).get("name") or ""),
@@ -316,7 +316,7 @@ class BindingController(HubController):
                 work_name=work_name,
                 work_namespace=work_namespace,
                 cluster_override_policies=self._cluster_override_policies.list(),
-                override_policies=self._override_policies.list(template_namespace)
+                override_policies=self._override_policies.list(namespace=template_namespace)
                 if template_namespace
                 else (),
             )
@@ -332,13 +332,13 @@ class BindingController(HubController):
             suspend_dispatching=suspends_dispatching(spec, cluster_name),
             preserve_resources_on_deletion=bool(spec.preserve_resources_on_deletion),
         )
-        existing = self._works.get(work_name, work_namespace)
+        existing = self._works.get(work_name, namespace=work_namespace)
         if existing is not None:
             if (existing.get("metadata") or {}).get("deletionTimestamp"):
                 return  # re-created once its deletion completes (the DELETED event enqueues us)
             if work_up_to_date(existing, desired):
                 return
-        key = (work_namespace, work_name)
+        key = ObjectKey(work_namespace, work_name)
         if self._written.already_written(key, desired):
             return
         try:
@@ -371,15 +371,15 @@ class BindingController(HubController):
                 await informer.wait_synced(TEMPLATE_SYNC_TIMEOUT)
             except TimeoutError as exc:
                 raise TimeoutError(f"the informer of {gvk} has not listed yet") from exc
-        return informer.get(resource.name, resource.namespace or "")
+        return informer.get(resource.name, namespace=resource.namespace or "")
 
-    async def _delete_works(self, works: Iterable[WorkKey]) -> None:
-        for namespace, name in works:
-            work = self._works.get(name, namespace)
+    async def _delete_works(self, works: Iterable[ObjectKey]) -> None:
+        for key in works:
+            work = self._works.get(key.name, namespace=key.namespace)
             if work is not None and (work.get("metadata") or {}).get("deletionTimestamp"):
                 continue
-            await self.ctx.hub.delete(constants.WORK, name, namespace)
-            log.info("binding.work_deleted", namespace=namespace, work=name)
+            await self.ctx.hub.delete(constants.WORK, key.name, namespace=key.namespace)
+            log.info("binding.work_deleted", namespace=key.namespace, work=key.name)
 
     async def _set_finalizer(self, kind: str, obj: Mapping[str, Any], *, present: bool) -> None:
         patch = finalizer_patch(obj, FINALIZERS[kind], present=present)

@@ -23,12 +23,11 @@ from typing import Any
 import orjson
 
 from flotilla.api.karmada import constants
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.controllers.binding.render import BindingReference, RenderedManifest
 
 BindingKey = tuple[str, str, str]
 """(`ResourceBinding` or `ClusterResourceBinding`, namespace, name)."""
-WorkKey = tuple[str, str]
-"""(namespace, name) of a Work."""
 
 OWNED_ANNOTATIONS = frozenset(
     {
@@ -102,37 +101,32 @@ def binding_key_of_work(work: Mapping[str, Any]) -> BindingKey | None:
     return None
 
 
-def work_key(work: Mapping[str, Any]) -> WorkKey:
-    metadata = work.get("metadata") or {}
-    return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
-
-
 class WorksByBinding:
     """Which Works each binding has, kept current from the Work informer's events."""
 
     def __init__(self) -> None:
-        self._works: dict[BindingKey, set[WorkKey]] = {}
-        self._owner: dict[WorkKey, BindingKey] = {}
+        self._works: dict[BindingKey, set[ObjectKey]] = {}
+        self._owner: dict[ObjectKey, BindingKey] = {}
 
     def observe(self, event: str, new: Mapping[str, Any] | None, old: Mapping[str, Any] | None) -> None:
         """Record one informer event (`ADDED`, `MODIFIED` or `DELETED`)."""
         work = new if new is not None else old
         if work is None:
             return
-        key = work_key(work)
+        key = ObjectKey.of(work)
         self._forget(key)
         owner = binding_key_of_work(work) if event != "DELETED" else None
         if owner is not None:
             self._owner[key] = owner
             self._works.setdefault(owner, set()).add(key)
 
-    def works_of(self, binding: BindingKey) -> frozenset[WorkKey]:
+    def works_of(self, binding: BindingKey) -> frozenset[ObjectKey]:
         return frozenset(self._works.get(binding, ()))
 
-    def binding_of(self, work: WorkKey) -> BindingKey | None:
+    def binding_of(self, work: ObjectKey) -> BindingKey | None:
         return self._owner.get(work)
 
-    def _forget(self, key: WorkKey) -> None:
+    def _forget(self, key: ObjectKey) -> None:
         owner = self._owner.pop(key, None)
         if owner is None:
             return
@@ -158,13 +152,13 @@ class WrittenWorks:
     """
 
     def __init__(self) -> None:
-        self._written: dict[WorkKey, tuple[str, str]] = {}
+        self._written: dict[ObjectKey, tuple[str, str]] = {}
 
-    def remember(self, key: WorkKey, desired: Mapping[str, Any], written: Mapping[str, Any]) -> None:
+    def remember(self, key: ObjectKey, desired: Mapping[str, Any], written: Mapping[str, Any]) -> None:
         version = str((written.get("metadata") or {}).get("resourceVersion") or "")
         self._written[key] = (fingerprint(desired), version)
 
-    def already_written(self, key: WorkKey, desired: Mapping[str, Any]) -> bool:
+    def already_written(self, key: ObjectKey, desired: Mapping[str, Any]) -> bool:
         entry = self._written.get(key)
         return entry is not None and entry[0] == fingerprint(desired)
 
@@ -173,7 +167,7 @@ class WrittenWorks:
         work = new if new is not None else old
         if work is None:
             return
-        key = work_key(work)
+        key = ObjectKey.of(work)
         entry = self._written.get(key)
         if entry is None:
             return

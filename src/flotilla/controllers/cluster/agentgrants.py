@@ -17,7 +17,7 @@ from __future__ import annotations
 from flotilla.api.karmada.agentrbac import CLUSTER_LABEL, agent_rbac_objects
 from flotilla.api.karmada.constants import KARMADA_CLUSTER_NAMESPACE
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
-from flotilla.client import Client
+from flotilla.client.interfaces import ReadWriter
 from flotilla.controllers.cluster.lease import LEASE
 
 
@@ -41,18 +41,18 @@ def grant_locations(cluster_name: str) -> list[tuple[GroupVersionKind, str]]:
     return locations
 
 
-async def remove_agent_grants(hub: Client, cluster_name: str) -> list[str]:
+async def remove_agent_grants(hub: ReadWriter, cluster_name: str) -> list[str]:
     """Delete the agent's RBAC objects and its Lease; `kind namespace/name` of each one deleted."""
     deleted: list[str] = []
     # Bindings before roles (reverse creation order): rights go before the roles they point at.
     for gvk, namespace in reversed(grant_locations(cluster_name)):
-        found, _ = await hub.list(gvk, namespace, label_selector=agent_selector(cluster_name))
+        found, _ = await hub.list(gvk, namespace=namespace, label_selector=agent_selector(cluster_name))
         for obj in found:
             metadata = obj.get("metadata") or {}
             name = str(metadata.get("name") or "")
-            answer = await hub.delete(gvk, name, namespace, uid=str(metadata.get("uid") or ""))
+            answer = await hub.delete(gvk, name, namespace=namespace, uid=str(metadata.get("uid") or ""))
             if answer is not None:
                 deleted.append(f"{gvk.kind} {namespace}/{name}" if namespace else f"{gvk.kind} {name}")
-    if await hub.delete(LEASE, cluster_name, KARMADA_CLUSTER_NAMESPACE) is not None:
+    if await hub.delete(LEASE, cluster_name, namespace=KARMADA_CLUSTER_NAMESPACE) is not None:
         deleted.append(f"{LEASE.kind} {KARMADA_CLUSTER_NAMESPACE}/{cluster_name}")
     return deleted

@@ -119,7 +119,7 @@ async def apply_status(
     ctx: ControllerContext, cluster: Cluster, status: Object, *, field_manager: str
 ) -> Object:
     """Server-side apply of `status` to the Cluster's status subresource; the Cluster as it now is."""
-    updated: Object = await ctx.hub.apply(
+    updated: Object = await ctx.hub.apply_status(
         {
             "apiVersion": constants.CLUSTER.api_version,
             "kind": constants.CLUSTER.kind,
@@ -131,6 +131,5 @@ async def apply_status(
             "status": status,
         },
         field_manager=field_manager,
-        subresource="status",
     )
     return updated

@@ -174,7 +174,7 @@ class ClusterController(HubController):
         """Mark a Pull cluster Ready=Unknown once its agent has not renewed its Lease for the grace."""
         name = _name(cluster)
         now = self.ctx.clock.now()
-        lease = self._leases.get(name, constants.KARMADA_CLUSTER_NAMESPACE)
+        lease = self._leases.get(name, namespace=constants.KARMADA_CLUSTER_NAMESPACE)
         observation = observe_lease(self._lease_observations.get(name), renew_time(lease), now)
         self._lease_observations[name] = observation
         grace = self.ctx.settings.cluster_lease_grace
@@ -226,11 +226,11 @@ class ClusterController(HubController):
         current = Cluster.from_object(cluster).spec.taints
         cluster = await self._write_taints(cluster, terminating_taints(current, self.ctx.clock.now()))
         namespace = execution_namespace(name)
-        works = self._works.list(namespace)
+        works = self._works.list(namespace=namespace)
         if works:
             remaining = [work for work in works if not _deleting(work)]
             for work in remaining:
-                await self.ctx.hub.delete(constants.WORK, _name(work), namespace)
+                await self.ctx.hub.delete(constants.WORK, _name(work), namespace=namespace)
             if remaining:
                 log.info("cluster.works_deleted", controller=self.NAME, cluster=name, works=len(remaining))
             return self.ctx.settings.cluster_status_interval

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import metadata_of, spec_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 
@@ -50,8 +51,7 @@ def _string_map(obj: Object, field_name: str) -> Mapping[str, str]:
 
 def binding_reference_key(namespace: str, name: str) -> str:
     """Karmada's `GenerateBindingReferenceKey`: the safe-encoded FNV-1a hash of `namespace/name`."""
-    key = f"{namespace}/{name}" if namespace else name
-    return names.safe_encode(str(names.fnv32a(key)))
+    return names.safe_encode(str(names.fnv32a(str(ObjectKey(namespace, name)))))
 
 
 def depended_by_label(namespace: str, name: str) -> str:

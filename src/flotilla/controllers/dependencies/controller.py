@@ -145,7 +145,7 @@ class DependenciesController(HubController):
             yield DependencyKey(gvk, namespace, str(dependency["name"]))
             return
         informer = self._dependencies.get(gvk)
-        for obj in informer.list(namespace) if informer is not None else ():
+        for obj in informer.list(namespace=namespace) if informer is not None else ():
             if refers_to(dependency, obj):
                 yield DependencyKey(gvk, namespace, str(metadata_of(obj).get("name") or ""))
 
@@ -174,14 +174,16 @@ class DependenciesController(HubController):
 
     async def _record_dependencies(self, key: ReferrerKey) -> None:
         """Write the referrer's current dependencies into its annotation."""
-        binding = self._bindings.get(key.name, key.namespace)
+        binding = self._bindings.get(key.name, namespace=key.namespace)
         if binding is None or not propagates_dependencies(binding):
             return
         resource = spec_of(binding).get("resource")
         if not isinstance(resource, Mapping):
             return
         gvk = GroupVersionKind.of(resource)
-        template = await self.ctx.hub.get_or_none(gvk, str(resource.get("name") or ""), key.namespace)
+        template = await self.ctx.hub.get_or_none(
+            gvk, str(resource.get("name") or ""), namespace=key.namespace
+        )
         if template is None:
             return
         try:
@@ -216,16 +218,18 @@ class DependenciesController(HubController):
     async def _dependency(self, key: DependencyKey) -> dict[str, Any] | None:
         informer = self._dependencies.get(key.gvk)
         if informer is not None:
-            return informer.get(key.name, key.namespace)
-        return await self.ctx.hub.get_or_none(key.gvk, key.name, key.namespace)
+            return informer.get(key.name, namespace=key.namespace)
+        return await self.ctx.hub.get_or_none(key.gvk, key.name, namespace=key.namespace)
 
     async def _sync_attached_binding(self, key: DependencyKey) -> None:
         obj = await self._dependency(key)
         if obj is None or metadata_of(obj).get("deletionTimestamp"):
             return
         binding_name = names.binding_name(key.gvk.kind, key.name)
-        existing = self._bindings.get(binding_name, key.namespace)
-        referrers = [binding for binding in self._bindings.list(key.namespace) if requires(binding, obj)]
+        existing = self._bindings.get(binding_name, namespace=key.namespace)
+        referrers = [
+            binding for binding in self._bindings.list(namespace=key.namespace) if requires(binding, obj)
+        ]
         uid = str(metadata_of(obj).get("uid") or "")
         if existing is not None and not is_placed(existing) and _controller_uid(existing) not in (None, uid):
             raise WaitingForGarbageCollection(
@@ -267,7 +271,7 @@ class DependenciesController(HubController):
             await self.ctx.hub.delete(
                 constants.RESOURCE_BINDING,
                 binding_name,
-                key.namespace,
+                namespace=key.namespace,
                 uid=str(metadata_of(existing).get("uid") or ""),
             )
         log.info(

@@ -177,10 +177,10 @@ class DetectorController(HubController):
             namespace = policy_namespace or selector.get("namespace") or None
             name = selector.get("name")
             if name and namespace is not None:
-                found = informer.get(str(name), str(namespace))
+                found = informer.get(str(name), namespace=str(namespace))
                 candidates = [found] if found is not None else []
             else:
-                candidates = informer.list(namespace)
+                candidates = informer.list(namespace=namespace)
             for obj in candidates:
                 metadata = metadata_of(obj)
                 if name and metadata.get("name") != name:
@@ -220,7 +220,7 @@ class DetectorController(HubController):
 
     async def _reconcile_template(self, key: TemplateKey) -> None:
         informer = self._templates.get(key.gvk)
-        template = informer.get(key.name, key.namespace) if informer is not None else None
+        template = informer.get(key.name, namespace=key.namespace) if informer is not None else None
         if (
             template is None
             or metadata_of(template).get("deletionTimestamp")
@@ -269,7 +269,7 @@ class DetectorController(HubController):
             missing = [
                 name
                 for name in policy.spec.dependent_overrides
-                if self._override_policies.get(name, namespace) is None
+                if self._override_policies.get(name, namespace=namespace) is None
             ]
         else:
             missing = [
@@ -333,7 +333,7 @@ class DetectorController(HubController):
     async def _apply_binding(self, key: TemplateKey, template: dict[str, Any], policy: Policy) -> None:
         gvk = binding_kind(template)
         name = binding_name_of(template)
-        existing = self._bindings[gvk].get(name, key.namespace)
+        existing = self._bindings[gvk].get(name, namespace=key.namespace)
         template_uid = str(metadata_of(template).get("uid") or "")
         if existing is not None:
             owner = controller_uid(existing)
@@ -413,7 +413,7 @@ class DetectorController(HubController):
             return
         gvk = binding_kind(template)
         name = binding_name_of(template)
-        existing = self._bindings[gvk].get(name, key.namespace)
+        existing = self._bindings[gvk].get(name, namespace=key.namespace)
         if existing is not None and controller_uid(existing) in (None, metadata_of(template).get("uid")):
             patch = claim_patch(existing, None)
             if patch is not None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import metadata_of
 
 IndexedPolicy = TypeVar("IndexedPolicy", PropagationPolicy, ClusterPropagationPolicy)
@@ -37,17 +38,12 @@ class PolicyIndex(Generic[IndexedPolicy]):
     ) -> None:
         self._parse: Callable[[Mapping[str, Any]], IndexedPolicy | None] = parse
         self._namespaced = namespaced
-        self._policies: dict[tuple[str, str], IndexedPolicy] = {}
-        self._by_name: dict[_NameKey, dict[tuple[str, str], IndexedPolicy]] = {}
-        self._by_kind: dict[_KindKey, dict[tuple[str, str], IndexedPolicy]] = {}
+        self._policies: dict[ObjectKey, IndexedPolicy] = {}
+        self._by_name: dict[_NameKey, dict[ObjectKey, IndexedPolicy]] = {}
+        self._by_kind: dict[_KindKey, dict[ObjectKey, IndexedPolicy]] = {}
 
     def __len__(self) -> int:
         return len(self._policies)
-
-    @staticmethod
-    def _identity(obj: Mapping[str, Any]) -> tuple[str, str]:
-        metadata = metadata_of(obj)
-        return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
 
     def _keys(self, policy: IndexedPolicy) -> tuple[list[_NameKey], list[_KindKey]]:
         namespace = (policy.metadata.namespace or "") if self._namespaced else ""
@@ -66,7 +62,7 @@ class PolicyIndex(Generic[IndexedPolicy]):
         policy = self._parse(obj)
         if policy is None:
             return
-        identity = self._identity(obj)
+        identity = ObjectKey.of(obj)
         self._policies[identity] = policy
         by_name, by_kind = self._keys(policy)
         for name_key in by_name:
@@ -76,7 +72,7 @@ class PolicyIndex(Generic[IndexedPolicy]):
 
     def remove(self, obj: Mapping[str, Any]) -> None:
         """Forget the policy object, if filed."""
-        identity = self._identity(obj)
+        identity = ObjectKey.of(obj)
         policy = self._policies.pop(identity, None)
         if policy is None:
             return

@@ -37,6 +37,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import APIStatusError, Client, ClientError, Unavailable
@@ -72,7 +73,6 @@ INFORMER_WAIT = 1.0
 
 OWNED_CONDITIONS = frozenset({constants.WORK_APPLIED, constants.WORK_DISPATCHING})
 
-WorkKey = tuple[str, str]
 MemberKey = tuple[str, GroupVersionKind, str, str]
 """(cluster, kind, namespace, name) of a member object."""
 
@@ -128,7 +128,7 @@ class ExecutionController(HubController):
     def _on_work(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if new is None:
             return
-        key = (str(metadata_of(new).get("namespace") or ""), str(metadata_of(new).get("name") or ""))
+        key = ObjectKey.of(new)
         if old is None:
             self.enqueue(key)
             return
@@ -159,14 +159,14 @@ class ExecutionController(HubController):
         if cluster is None:
             return
         namespace = names.execution_namespace(str(metadata_of(cluster).get("name") or ""))
-        for work in self._works.list(namespace):
-            self.enqueue((namespace, str(metadata_of(work).get("name") or "")))
+        for work in self._works.list(namespace=namespace):
+            self.enqueue(ObjectKey.of(work))
 
     # -- reconcile ------------------------------------------------------------------------------
 
-    async def reconcile(self, key: WorkKey) -> float | None:
-        namespace, name = key
-        work = self._works.get(name, namespace)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        work = self._works.get(name, namespace=namespace)
         cluster_name = names.cluster_of_execution_namespace(namespace)
         if work is None or cluster_name is None:
             return None
@@ -239,7 +239,7 @@ class ExecutionController(HubController):
                 return []  # nothing to compare with; the cluster controller reports the credentials
             if not informer.synced:
                 return None
-            if informer.get(member_name, member_namespace) is None:
+            if informer.get(member_name, namespace=member_namespace) is None:
                 missing.append(describe(manifest))
         return missing
 
@@ -264,7 +264,7 @@ class ExecutionController(HubController):
         member = (cluster, gvk, member_namespace, member_name)
         observed = None
         if verify or member not in self._delivered or needs_observed(manifest):
-            observed = await client.get_or_none(gvk, member_name, member_namespace)
+            observed = await client.get_or_none(gvk, member_name, namespace=member_namespace)
             if observed is not None:
                 problem = conflict(observed, manifest, cluster)
                 if problem is not None:
@@ -339,11 +339,11 @@ class ExecutionController(HubController):
         metadata = metadata_of(manifest)
         member_name, member_namespace = str(metadata.get("name") or ""), str(metadata.get("namespace") or "")
         self._delivered.discard((cluster, gvk, member_namespace, member_name))
-        observed = await client.get_or_none(gvk, member_name, member_namespace)
+        observed = await client.get_or_none(gvk, member_name, namespace=member_namespace)
         if observed is None or not delivered_by(observed, work_namespace, work_name):
             return
         await client.delete(
-            gvk, member_name, member_namespace, uid=str(metadata_of(observed).get("uid") or "")
+            gvk, member_name, namespace=member_namespace, uid=str(metadata_of(observed).get("uid") or "")
         )
         log.info("execution.member_deleted", cluster=cluster, object=describe(manifest), work=work_name)
 
@@ -354,7 +354,7 @@ class ExecutionController(HubController):
             return
         metadata = metadata_of(work)
         # Conditions are a list-map keyed by type: this applies (and owns) Applied and Dispatching only.
-        await self.ctx.hub.apply(
+        await self.ctx.hub.apply_status(
             {
                 "apiVersion": constants.WORK.api_version,
                 "kind": constants.WORK.kind,
@@ -363,7 +363,6 @@ class ExecutionController(HubController):
             },
             field_manager=FIELD_MANAGER,
             force=True,
-            subresource="status",
         )
 
     async def _set_finalizer(self, work: Mapping[str, Any], *, present: bool) -> None:

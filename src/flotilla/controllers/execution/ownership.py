@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flotilla.api.karmada import constants
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
 from flotilla.interpreter import RETAIN_KINDS, group_kind, retain
@@ -84,14 +85,14 @@ def delivered_by(observed: Manifest, work_namespace: str, work_name: str) -> boo
     )
 
 
-def work_of_member_object(observed: Manifest) -> tuple[str, str] | None:
-    """(namespace, name) of the Work that delivered a member object, from its annotations."""
+def work_of_member_object(observed: Manifest) -> ObjectKey | None:
+    """The key of the Work that delivered a member object, from its annotations."""
     annotations = _annotations(observed)
     namespace = annotations.get(constants.WORK_NAMESPACE_ANNOTATION)
     name = annotations.get(constants.WORK_NAME_ANNOTATION)
     if not namespace or not name:
         return None
-    return (str(namespace), str(name))
+    return ObjectKey(str(namespace), str(name))
 
 
 def needs_observed(manifest: Manifest) -> bool:

@@ -137,7 +137,7 @@ class NamespaceSyncController(HubController):
                 desired = namespace_work(namespace, cluster, policies)
             except OverrideError as exc:
                 raise TerminalError(f"namespace {name} for cluster {cluster_name}: {exc}") from exc
-            existing = self._works.get(work_name(name), names.execution_namespace(cluster_name))
+            existing = self._works.get(work_name(name), namespace=names.execution_namespace(cluster_name))
             if existing is not None and work_up_to_date(existing, desired):
                 continue
             try:
@@ -153,7 +153,7 @@ class NamespaceSyncController(HubController):
     async def _remove_works(self, name: str, clusters: list[dict[str, Any]]) -> None:
         for cluster in clusters:
             cluster_name = str(metadata_of(cluster).get("name") or "")
-            existing = self._works.get(work_name(name), names.execution_namespace(cluster_name))
+            existing = self._works.get(work_name(name), namespace=names.execution_namespace(cluster_name))
             if (
                 existing is None
                 or not is_namespace_work(existing, name)
@@ -163,7 +163,7 @@ class NamespaceSyncController(HubController):
             answer = await self.ctx.hub.delete(
                 constants.WORK,
                 work_name(name),
-                names.execution_namespace(cluster_name),
+                namespace=names.execution_namespace(cluster_name),
                 uid=str(metadata_of(existing).get("uid") or ""),
             )
             if answer is None:

@@ -141,7 +141,7 @@ class BindingStatusController(HubController):
 
     async def reconcile(self, key: BindingKey) -> float | None:
         kind, namespace, name = key
-        obj = self._bindings[kind].get(name, namespace)
+        obj = self._bindings[kind].get(name, namespace=namespace)
         if obj is None or (obj.get("metadata") or {}).get("deletionTimestamp"):
             return None
         model: ResourceBinding | ClusterResourceBinding = (
@@ -160,7 +160,8 @@ class BindingStatusController(HubController):
             str(template_metadata.get("namespace") or ""),
         )
         works = {
-            cluster: self._works.get(work_name, names.execution_namespace(cluster)) for cluster in targets
+            cluster: self._works.get(work_name, namespace=names.execution_namespace(cluster))
+            for cluster in targets
         }
         items = aggregated_status(works, template)
         now = self.ctx.clock.now()
@@ -175,13 +176,12 @@ class BindingStatusController(HubController):
             patch = status_patch(template, aggregated)
             if patch is not None:
                 _, template_namespace, template_name = object_key("", template)
-                await self.ctx.hub.patch(
+                await self.ctx.hub.patch_status(
                     self._template_gvk(model.spec),
                     template_name,
                     patch,
                     namespace=template_namespace,
                     patch_type=MERGE_PATCH,
-                    subresource="status",
                     field_manager=FIELD_MANAGER,
                 )
                 log.debug("binding_status.template_updated", kind=template.get("kind"), name=template_name)
@@ -198,7 +198,7 @@ class BindingStatusController(HubController):
             return
         metadata = obj.get("metadata") or {}
         # Conditions are a list-map keyed by type: the scheduler's Scheduled condition stays its own.
-        await self.ctx.hub.apply(
+        await self.ctx.hub.apply_status(
             {
                 "apiVersion": GVKS[kind].api_version,
                 "kind": kind,
@@ -207,7 +207,6 @@ class BindingStatusController(HubController):
             },
             field_manager=FIELD_MANAGER,
             force=True,
-            subresource="status",
         )
 
     @staticmethod
@@ -223,4 +222,4 @@ class BindingStatusController(HubController):
             informer.add_handler(self._on_template)
         if not informer.synced:
             await informer.wait_synced(TEMPLATE_SYNC_TIMEOUT)
-        return informer.get(spec.resource.name, spec.resource.namespace or "")
+        return informer.get(spec.resource.name, namespace=spec.resource.namespace or "")

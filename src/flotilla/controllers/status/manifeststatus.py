@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flotilla.api.karmada import constants
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersion
 from flotilla.interpreter import interpret_health, reflect_status
 
@@ -56,14 +57,14 @@ def delivered_by(observed: Mapping[str, Any], work_namespace: str, work_name: st
     )
 
 
-def work_of_member_object(observed: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(namespace, name) of the Work that delivered a member object, from its annotations."""
+def work_of_member_object(observed: Mapping[str, Any]) -> ObjectKey | None:
+    """The key of the Work that delivered a member object, from its annotations."""
     annotations = (observed.get("metadata") or {}).get("annotations") or {}
     namespace = annotations.get(constants.WORK_NAMESPACE_ANNOTATION)
     name = annotations.get(constants.WORK_NAME_ANNOTATION)
     if not namespace or not name:
         return None
-    return (str(namespace), str(name))
+    return ObjectKey(str(namespace), str(name))
 
 
 def statuses_of(work: Mapping[str, Any]) -> list[ManifestStatus]:

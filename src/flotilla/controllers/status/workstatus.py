@@ -8,8 +8,9 @@ into the Work's status with server-side apply (field manager `flotilla-work-stat
 the object's annotations, so a Deployment turning ready on a member reaches its Work within one
 watch event.
 
-Keys are `("Work", namespace, name)`, and `("Cluster", "", name)` for dropping the informers of a
-deleted Cluster. Works of clusters that are not Ready are left until the cluster turns Ready.
+Keys are `("Work", ObjectKey(namespace, name))`, and `("Cluster", ObjectKey("", name))` for
+dropping the informers of a deleted Cluster. Works of clusters that are not Ready are left until
+the cluster turns Ready.
 
 It runs in the controller manager for Push clusters and in a Pull cluster's agent for that one
 (`ControllerContext.sync_mode`); the Works of the other mode's clusters are left to their owner.
@@ -22,6 +23,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
 from flotilla.controllers.status.manifeststatus import (
     delivered_by,
@@ -43,7 +45,8 @@ COALESCE_SECONDS = 0.1
 INFORMER_WAIT = 1.0
 """Seconds before looking again at a Work whose member informer has not listed yet."""
 
-Key = tuple[str, str, str]
+Key = tuple[str, ObjectKey]
+"""(`Work` or `Cluster`, the object's key)."""
 
 
 def cluster_ready(cluster: dict[str, Any]) -> bool:
@@ -82,7 +85,7 @@ class WorkStatusController(HubController):
         work = work_of_member_object(new if new is not None else old or {})
         if work is not None:
             # A rollout changes a member's status several times in a row: report the burst once.
-            self.loop.enqueue_after((WORK, *work), COALESCE_SECONDS)
+            self.loop.enqueue_after((WORK, work), COALESCE_SECONDS)
 
     def _on_work(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if new is None:
@@ -90,12 +93,12 @@ class WorkStatusController(HubController):
         metadata = new.get("metadata") or {}
         old_metadata = (old or {}).get("metadata") or {}
         if old is None or metadata.get("generation") != old_metadata.get("generation"):
-            self.enqueue((WORK, str(metadata.get("namespace") or ""), str(metadata.get("name") or "")))
+            self.enqueue((WORK, ObjectKey.of(new)))
 
     def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if new is None:
             if old is not None:
-                self.enqueue((CLUSTER, "", str((old.get("metadata") or {}).get("name") or "")))
+                self.enqueue((CLUSTER, ObjectKey.of(old)))
             return
         if (
             old is not None
@@ -104,18 +107,19 @@ class WorkStatusController(HubController):
         ):
             return
         namespace = names.execution_namespace(str((new.get("metadata") or {}).get("name") or ""))
-        for work in self._works.list(namespace):
-            self.enqueue((WORK, namespace, str((work.get("metadata") or {}).get("name") or "")))
+        for work in self._works.list(namespace=namespace):
+            self.enqueue((WORK, ObjectKey.of(work)))
 
     # -- reconcile ------------------------------------------------------------------------------
 
     async def reconcile(self, key: Key) -> float | None:
-        kind, namespace, name = key
+        kind, target = key
+        namespace, name = target.namespace, target.name
         if kind == CLUSTER:
             if self._clusters.get(name) is None:
                 await self._members.forget(name)
             return None
-        work = self._works.get(name, namespace)
+        work = self._works.get(name, namespace=namespace)
         cluster_name = names.cluster_of_execution_namespace(namespace)
         if work is None or cluster_name is None or (work.get("metadata") or {}).get("deletionTimestamp"):
             return None
@@ -128,6 +132,7 @@ class WorkStatusController(HubController):
             gvk = manifest_gvk(manifest)
             try:
                 informer = await self._members.informer(cluster, gvk)
+                member = await self.ctx.members.client_for(cluster)
             except MemberCredentialsError as exc:
                 # Retried with backoff: the credentials' informer may not have listed yet.
                 raise RuntimeError(f"no client for cluster {cluster_name}: {exc}") from exc
@@ -135,13 +140,15 @@ class WorkStatusController(HubController):
                 # Writing now would drop entries that are only not listed yet.
                 return INFORMER_WAIT
             metadata = manifest.get("metadata") or {}
-            observed = informer.get(str(metadata.get("name") or ""), str(metadata.get("namespace") or ""))
+            observed = informer.get(
+                str(metadata.get("name") or ""), namespace=str(metadata.get("namespace") or "")
+            )
             if observed is None or not delivered_by(observed, namespace, name):
                 continue
-            resource = (await informer.client.resource(gvk)).plural
+            resource = (await member.resource(gvk)).plural
             statuses.append(manifest_status(ordinal, manifest, observed, resource))
         if not same_statuses(statuses_of(work), statuses):
-            await self.ctx.hub.apply(
+            await self.ctx.hub.apply_status(
                 {
                     "apiVersion": constants.WORK.api_version,
                     "kind": constants.WORK.kind,
@@ -150,7 +157,6 @@ class WorkStatusController(HubController):
                 },
                 field_manager=FIELD_MANAGER,
                 force=True,
-                subresource="status",
             )
             log.debug("work_status.updated", namespace=namespace, work=name, cluster=cluster_name)
         return None

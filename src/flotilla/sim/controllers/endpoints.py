@@ -27,11 +27,12 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.selectors import label_selector_from_set
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent
-from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.kinds import ENDPOINT_SLICE, ENDPOINTS, NODE, POD, SERVICE
 from flotilla.sim.controllers.podowners import ownership, pods
 from flotilla.sim.controllers.podowners.podtemplates import canonical_json
@@ -226,14 +227,14 @@ class EndpointsController(SimController):
         label_sets = [event.object.metadata.get("labels") or {}]
         if event.prev is not None:
             label_sets.append(event.prev.metadata.get("labels") or {})
-        for service in self.client.list(SERVICE, namespace):
+        for service in self.client.list(SERVICE, namespace=namespace):
             selector = selector_of(service)
             if selector and any(label_selector_from_set(selector).matches(labels) for labels in label_sets):
-                self.enqueue((namespace, service["metadata"]["name"]))
+                self.enqueue(ObjectKey(namespace, service["metadata"]["name"]))
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace, name = key
-        service = self.client.get(SERVICE, namespace, name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        service = self.client.get(SERVICE, name, namespace=namespace)
         if service is None:
             await self._delete_endpoints(namespace, name)
             return None
@@ -242,7 +243,9 @@ class EndpointsController(SimController):
             return None
         matches = label_selector_from_set(selector).matches
         selected = [
-            pod for pod in self.client.list(POD, namespace) if matches(pod["metadata"].get("labels") or {})
+            pod
+            for pod in self.client.list(POD, namespace=namespace)
+            if matches(pod["metadata"].get("labels") or {})
         ]
         zones = {
             node["metadata"]["name"]: (node["metadata"].get("labels") or {}).get(ZONE_LABEL, "")
@@ -270,7 +273,7 @@ class EndpointsController(SimController):
         meta = service["metadata"]
         return [
             dict(found)
-            for found in self.client.list(ENDPOINT_SLICE, meta["namespace"])
+            for found in self.client.list(ENDPOINT_SLICE, namespace=meta["namespace"])
             if (found["metadata"].get("labels") or {}).get(SERVICE_NAME_LABEL) == meta["name"]
             and (found["metadata"].get("labels") or {}).get(MANAGED_BY_LABEL) == MANAGED_BY
         ]
@@ -326,7 +329,9 @@ class EndpointsController(SimController):
             await self.client.update(ENDPOINT_SLICE, updated)
         for leftover in spare:
             leftover_meta = leftover["metadata"]
-            await self.client.delete(ENDPOINT_SLICE, leftover_meta["namespace"], leftover_meta["name"])
+            await self.client.delete(
+                ENDPOINT_SLICE, leftover_meta["name"], namespace=leftover_meta["namespace"]
+            )
 
     # -- Endpoints ------------------------------------------------------------------------------
 
@@ -335,7 +340,7 @@ class EndpointsController(SimController):
         labels = dict(meta.get("labels") or {})
         if (service.get("spec") or {}).get("clusterIP") == "None":
             labels[HEADLESS_LABEL] = ""
-        current = self.client.get(ENDPOINTS, meta["namespace"], meta["name"])
+        current = self.client.get(ENDPOINTS, meta["name"], namespace=meta["namespace"])
         if current is None:
             body: dict[str, Any] = {
                 "apiVersion": "v1",
@@ -369,9 +374,9 @@ class EndpointsController(SimController):
         await self.client.update(ENDPOINTS, updated)
 
     async def _delete_endpoints(self, namespace: str, name: str) -> None:
-        if self.client.peek(ENDPOINTS, namespace, name) is not None:
-            await self.client.delete(ENDPOINTS, namespace, name)
-        for leftover in self.client.list(ENDPOINT_SLICE, namespace):
+        if self.client.peek(ENDPOINTS, name, namespace=namespace) is not None:
+            await self.client.delete(ENDPOINTS, name, namespace=namespace)
+        for leftover in self.client.list(ENDPOINT_SLICE, namespace=namespace):
             labels = leftover["metadata"].get("labels") or {}
             if labels.get(SERVICE_NAME_LABEL) == name and labels.get(MANAGED_BY_LABEL) == MANAGED_BY:
-                await self.client.delete(ENDPOINT_SLICE, namespace, leftover["metadata"]["name"])
+                await self.client.delete(ENDPOINT_SLICE, leftover["metadata"]["name"], namespace=namespace)

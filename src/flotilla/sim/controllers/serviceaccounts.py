@@ -13,10 +13,11 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
-from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.kinds import CONFIG_MAP, NAMESPACE, SERVICE_ACCOUNT
 from flotilla.sim.spec import ClusterSpec
 
@@ -51,13 +52,13 @@ class ServiceAccountsController(SimController):
     def _namespace_of(self, name: str) -> Any:
         def handler(event: CacheEvent) -> None:
             if event.object.name == name:
-                self.enqueue(("", event.object.namespace))
+                self.enqueue(ObjectKey("", event.object.namespace))
 
         return handler
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace_name = key[1]
-        namespace = self.client.peek(NAMESPACE, "", namespace_name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace_name = key.name
+        namespace = self.client.peek(NAMESPACE, namespace_name)
         if namespace is None or _terminating(namespace):
             return None
         try:
@@ -68,7 +69,7 @@ class ServiceAccountsController(SimController):
         return None
 
     async def _ensure_service_account(self, namespace: str) -> None:
-        if self.client.peek(SERVICE_ACCOUNT, namespace, DEFAULT_SERVICE_ACCOUNT) is not None:
+        if self.client.peek(SERVICE_ACCOUNT, DEFAULT_SERVICE_ACCOUNT, namespace=namespace) is not None:
             return
         body = {
             "apiVersion": "v1",
@@ -82,7 +83,7 @@ class ServiceAccountsController(SimController):
         log.info("serviceaccount.created", namespace=namespace, name=DEFAULT_SERVICE_ACCOUNT)
 
     async def _ensure_root_ca(self, namespace: str) -> None:
-        current = self.client.get(CONFIG_MAP, namespace, ROOT_CA_CONFIG_MAP)
+        current = self.client.get(CONFIG_MAP, ROOT_CA_CONFIG_MAP, namespace=namespace)
         data = {ROOT_CA_KEY: self.root_ca_pem}
         if current is None:
             body = {

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import ipaddress
 
-PodKey = tuple[str, str]
+from flotilla.api.objectkeys import ObjectKey
 
 
 class PodAddresses:
     def __init__(self) -> None:
-        self._owners: dict[str, dict[str, PodKey]] = {}
+        self._owners: dict[str, dict[str, ObjectKey]] = {}
         """node name → address → the pod using it."""
-        self._addresses: dict[PodKey, tuple[str, str]] = {}
+        self._addresses: dict[ObjectKey, tuple[str, str]] = {}
         """pod → (node name, address)."""
 
-    def observe(self, node_name: str, pod: PodKey, address: str) -> None:
+    def observe(self, node_name: str, pod: ObjectKey, address: str) -> None:
         """A pod on `node_name` uses `address` (read from its status)."""
         current = self._addresses.get(pod)
         if current == (node_name, address):
@@ -29,7 +29,7 @@ class PodAddresses:
         self._owners.setdefault(node_name, {})[address] = pod
         self._addresses[pod] = (node_name, address)
 
-    def release(self, pod: PodKey) -> None:
+    def release(self, pod: ObjectKey) -> None:
         """The pod stopped (or is gone): its address is free again."""
         current = self._addresses.pop(pod, None)
         if current is None:
@@ -39,11 +39,11 @@ class PodAddresses:
         if owners.get(address) == pod:
             del owners[address]
 
-    def address_of(self, pod: PodKey) -> str:
+    def address_of(self, pod: ObjectKey) -> str:
         current = self._addresses.get(pod)
         return current[1] if current else ""
 
-    def allocate(self, node_name: str, cidr: str, pod: PodKey) -> str:
+    def allocate(self, node_name: str, cidr: str, pod: ObjectKey) -> str:
         """An address for `pod` from `cidr` ("" when the range is used up or unreadable)."""
         current = self._addresses.get(pod)
         if current is not None and current[0] == node_name:

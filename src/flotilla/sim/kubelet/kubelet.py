@@ -21,13 +21,14 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
-from flotilla.sim.kubelet.addresses import PodAddresses, PodKey
+from flotilla.sim.kubelet.addresses import PodAddresses
 from flotilla.sim.kubelet.stages import STAGES, Stage, StageContext, StageEvent, stage_for
 from flotilla.sim.nodes.objects import is_managed, ready_status
 from flotilla.sim.spec import ClusterSpec
@@ -105,12 +106,12 @@ class Kubelet:
         self._spec = spec
         self._clock = clock
         self._stages = stages
-        self._loop: ControllerLoop[PodKey] = ControllerLoop(NAME, self._reconcile)
-        self._due: dict[PodKey, tuple[str, float]] = {}
+        self._loop: ControllerLoop[ObjectKey] = ControllerLoop(NAME, self._reconcile)
+        self._due: dict[ObjectKey, tuple[str, float]] = {}
         """Pods waiting out a stage's delay: key → (stage name, event-loop time it is due)."""
         self._addresses = PodAddresses()
-        self._pods_by_node: dict[str, set[PodKey]] = {}
-        self._node_of: dict[PodKey, str] = {}
+        self._pods_by_node: dict[str, set[ObjectKey]] = {}
+        self._node_of: dict[ObjectKey, str] = {}
         self._listening = False
 
     async def start(self) -> None:
@@ -120,7 +121,7 @@ class Kubelet:
             self._listening = True
         for pod in self._client.list(POD):
             meta = pod["metadata"]
-            key = (str(meta.get("namespace", "")), str(meta["name"]))
+            key = ObjectKey(str(meta.get("namespace", "")), str(meta["name"]))
             if self._track(key, pod):
                 self._loop.enqueue(key)
         self._loop.start()
@@ -131,7 +132,7 @@ class Kubelet:
 
     # -- the cache -------------------------------------------------------------------------------
 
-    def _track(self, key: PodKey, pod: Mapping[str, Any] | None) -> bool:
+    def _track(self, key: ObjectKey, pod: Mapping[str, Any] | None) -> bool:
         """Keep the node index and the address book current; True when the pod is on a node."""
         node_name = str(((pod or {}).get("spec") or {}).get("nodeName") or "")
         before = self._node_of.get(key)
@@ -151,7 +152,7 @@ class Kubelet:
         return True
 
     def _on_pod(self, event: CacheEvent) -> None:
-        key = (event.object.namespace, event.object.name)
+        key = ObjectKey(event.object.namespace, event.object.name)
         pod = None if event.type == "DELETED" else event.object.obj
         if self._track(key, pod):
             self._loop.enqueue(key)
@@ -169,13 +170,13 @@ class Kubelet:
 
     # -- the reconciler ------------------------------------------------------------------------
 
-    async def _reconcile(self, key: PodKey) -> float | None:
-        pod = self._client.peek(POD, *key)
+    async def _reconcile(self, key: ObjectKey) -> float | None:
+        pod = self._client.peek(POD, key.name, namespace=key.namespace)
         if pod is None:
             self._due.pop(key, None)
             return None
         node_name = str((pod.get("spec") or {}).get("nodeName") or "")
-        node = self._client.peek(NODE, "", node_name) if node_name else None
+        node = self._client.peek(NODE, node_name) if node_name else None
         stage = stage_for(pod, self._stages)
         if node is None or not is_managed(node) or stage is None:
             self._due.pop(key, None)
@@ -198,13 +199,13 @@ class Kubelet:
         return None
 
     async def _apply(
-        self, stage: Stage, key: PodKey, pod: Mapping[str, Any], node: Mapping[str, Any]
+        self, stage: Stage, key: ObjectKey, pod: Mapping[str, Any], node: Mapping[str, Any]
     ) -> None:
-        namespace, name = key
+        namespace, name = key.namespace, key.name
         node_name = str(node["metadata"]["name"])
         if stage.delete:
             uid = str(pod["metadata"].get("uid", ""))
-            await self._client.delete(POD, namespace, name, grace_period_seconds=0, uid=uid)
+            await self._client.delete(POD, name, namespace=namespace, grace_period_seconds=0, uid=uid)
             self._addresses.release(key)
             log.info("kubelet.deleted", cluster=self._spec.name, pod=f"{namespace}/{name}", node=node_name)
             return
@@ -229,7 +230,7 @@ class Kubelet:
                 obj["status"] = next_status(obj, context)
 
         try:
-            updated = await self._client.mutate(POD, namespace, name, change, subresource="status")
+            updated = await self._client.mutate(POD, name, change, namespace=namespace, subresource="status")
         except errors.NotFound:
             return
         if updated.get("metadata", {}).get("resourceVersion") == pod["metadata"].get("resourceVersion"):
@@ -243,7 +244,7 @@ class Kubelet:
         )
         await self._record(stage, updated, node_name)
 
-    def _pod_address(self, key: PodKey, pod: Mapping[str, Any], node: Mapping[str, Any]) -> str:
+    def _pod_address(self, key: ObjectKey, pod: Mapping[str, Any], node: Mapping[str, Any]) -> str:
         if (pod.get("spec") or {}).get("hostNetwork"):
             return host_ip(node)
         spec = node.get("spec") or {}

@@ -18,6 +18,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.conditions import find_condition, set_status_condition
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_micro_time, format_time
 from flotilla.apiserver import errors
@@ -42,8 +43,6 @@ NODE = GroupVersionKind("", "v1", "Node")
 EVENT = GroupVersionKind("", "v1", "Event")
 EVENT_MESSAGE_LIMIT = 1024
 
-PodKey = tuple[str, str]
-
 
 class KubeScheduler:
     """Binds the cluster's pending pods as kube-scheduler's default profile would."""
@@ -52,11 +51,11 @@ class KubeScheduler:
         self._client = client
         self._spec = spec
         self._clock = clock
-        self._loop: ControllerLoop[PodKey] = ControllerLoop(NAME, self._reconcile)
-        self._assigned: dict[PodKey, tuple[str, str, PodRequest]] = {}
+        self._loop: ControllerLoop[ObjectKey] = ControllerLoop(NAME, self._reconcile)
+        self._assigned: dict[ObjectKey, tuple[str, str, PodRequest]] = {}
         """Pods counted against a node: key → (node name, pod uid, request)."""
         self._usage: dict[str, NodeUsage] = {}
-        self._unschedulable: set[PodKey] = set()
+        self._unschedulable: set[ObjectKey] = set()
         self._listening = False
 
     async def start(self) -> None:
@@ -65,7 +64,7 @@ class KubeScheduler:
             self._client.on_change(NODE, self._on_node)
             self._listening = True
         for pod in self._client.list(POD):
-            key = _key(pod)
+            key = ObjectKey.of(pod)
             self._account(key, pod)
             if is_schedulable(pod):
                 self._loop.enqueue(key)
@@ -80,7 +79,7 @@ class KubeScheduler:
 
     # -- the cache -------------------------------------------------------------------------------
 
-    def _account(self, key: PodKey, pod: Mapping[str, Any] | None) -> bool:
+    def _account(self, key: ObjectKey, pod: Mapping[str, Any] | None) -> bool:
         """Count or uncount the pod against its node; True when a node got room back."""
         spec = (pod or {}).get("spec") or {}
         node_name = str(spec.get("nodeName") or "")
@@ -101,7 +100,7 @@ class KubeScheduler:
         return before is not None and not counted
 
     def _on_pod(self, event: CacheEvent) -> None:
-        key = (event.object.namespace, event.object.name)
+        key = ObjectKey(event.object.namespace, event.object.name)
         pod = None if event.type == "DELETED" else event.object.obj
         if self._account(key, pod):
             self._retry_unschedulable()
@@ -125,8 +124,8 @@ class KubeScheduler:
 
     # -- the reconciler ------------------------------------------------------------------------
 
-    async def _reconcile(self, key: PodKey) -> float | None:
-        pod = self._client.peek(POD, *key)
+    async def _reconcile(self, key: ObjectKey) -> float | None:
+        pod = self._client.peek(POD, key.name, namespace=key.namespace)
         if pod is None or not is_schedulable(pod):
             self._unschedulable.discard(key)
             return None
@@ -140,13 +139,11 @@ class KubeScheduler:
             await self._record_failure(key, pod, decision.message)
         return None
 
-    async def _bind(self, key: PodKey, pod: Mapping[str, Any], node_name: str) -> None:
+    async def _bind(self, key: ObjectKey, pod: Mapping[str, Any], node_name: str) -> None:
         try:
-            bound = await self._client.bind(key[0], key[1], node_name)
+            bound = await self._client.bind(key.name, namespace=key.namespace, node_name=node_name)
         except (errors.Conflict, errors.NotFound) as exc:
-            log.info(
-                "scheduler.bind_skipped", cluster=self._spec.name, pod=f"{key[0]}/{key[1]}", error=exc.message
-            )
+            log.info("scheduler.bind_skipped", cluster=self._spec.name, pod=str(key), error=exc.message)
             return
         self._account(key, bound)  # assume it now, before the watch event arrives
         if not _has_condition(bound, "PodScheduled", "True"):
@@ -155,13 +152,13 @@ class KubeScheduler:
             def scheduled(obj: dict[str, Any]) -> None:
                 _set_condition(obj, {"type": "PodScheduled", "status": "True"}, stamp)
 
-            await self._client.mutate(POD, key[0], key[1], scheduled, subresource="status")
-        log.info("scheduler.bound", cluster=self._spec.name, pod=f"{key[0]}/{key[1]}", node=node_name)
+            await self._client.mutate(POD, key.name, scheduled, namespace=key.namespace, subresource="status")
+        log.info("scheduler.bound", cluster=self._spec.name, pod=str(key), node=node_name)
         await self._event(
-            bound, "Normal", "Scheduled", "Binding", f"Successfully assigned {key[0]}/{key[1]} to {node_name}"
+            bound, "Normal", "Scheduled", "Binding", f"Successfully assigned {key} to {node_name}"
         )
 
-    async def _record_failure(self, key: PodKey, pod: Mapping[str, Any], message: str) -> None:
+    async def _record_failure(self, key: ObjectKey, pod: Mapping[str, Any], message: str) -> None:
         wanted = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
         current = find_condition((pod.get("status") or {}).get("conditions"), "PodScheduled")
         if current is not None and all(current.get(k) == v for k, v in wanted.items()):
@@ -172,12 +169,12 @@ class KubeScheduler:
             _set_condition(obj, dict(wanted), stamp)
 
         try:
-            updated = await self._client.mutate(POD, key[0], key[1], unschedulable, subresource="status")
+            updated = await self._client.mutate(
+                POD, key.name, unschedulable, namespace=key.namespace, subresource="status"
+            )
         except errors.NotFound:
             return
-        log.info(
-            "scheduler.unschedulable", cluster=self._spec.name, pod=f"{key[0]}/{key[1]}", message=message
-        )
+        log.info("scheduler.unschedulable", cluster=self._spec.name, pod=str(key), message=message)
         await self._event(updated, "Warning", "FailedScheduling", "Scheduling", message)
 
     async def _event(self, pod: Mapping[str, Any], kind: str, reason: str, action: str, message: str) -> None:
@@ -208,11 +205,6 @@ class KubeScheduler:
             await self._client.create(EVENT, event)
         except errors.APIError as exc:  # events are best effort, as kube's recorder is
             log.info("scheduler.event_failed", cluster=self._spec.name, reason=reason, error=exc.message)
-
-
-def _key(pod: Mapping[str, Any]) -> PodKey:
-    meta = pod.get("metadata") or {}
-    return (str(meta.get("namespace", "")), str(meta.get("name", "")))
 
 
 def _has_condition(pod: Mapping[str, Any], kind: str, status: str) -> bool:

@@ -7,10 +7,10 @@ does for its own, and what kube-controller-manager's node lifecycle controller d
   with the labels, capacity, conditions, addresses, `nodeInfo` and pod CIDR a kubelet reports
   (`objects.py`). A node that already exists (the process restarted) keeps its labels and spec and
   gets a fresh status.
-- heartbeats: ONE timer for the whole cluster, not a task per node, renews every node's Lease in
-  `kube-node-lease` each `timing.node_lease_renew` seconds and, less often
+- heartbeats: ONE timer for the whole cluster (a `PeriodicTask`), not a task per node, renews every
+  node's Lease in `kube-node-lease` each `timing.node_lease_renew` seconds and, less often
   (`timing.node_status_refresh`), the heartbeat times of the node conditions. An idle cluster costs
-  one wake-up per period.
+  one wake-up per period; a failed beat is logged and the next one comes on time.
 - taints: `kubectl cordon` sets `spec.unschedulable`; the node controller answers with the
   `node.kubernetes.io/unschedulable:NoSchedule` taint, and with `not-ready` / `unreachable` taints
   (NoSchedule and NoExecute) while a node is not Ready (`taints.py`). Node changes arrive as events;
@@ -23,7 +23,6 @@ does for its own, and what kube-controller-manager's node lifecycle controller d
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from datetime import datetime
 from typing import Any
@@ -36,6 +35,7 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
+from flotilla.runtime.periodic import PeriodicTask
 from flotilla.sim.nodes.objects import (
     NODE_LEASE_NAMESPACE,
     NodeHealth,
@@ -73,7 +73,8 @@ class NodeSimulator:
         self._alive: dict[str, str] = {}
         """Registered nodes that still exist, name → uid: the ones whose leases are renewed."""
         self._loop: ControllerLoop[str] = ControllerLoop(NAME, self._reconcile)
-        self._heartbeat: asyncio.Task[None] | None = None
+        self._heartbeat: PeriodicTask | None = None
+        self._beats = 0
         self._listening = False
 
     @property
@@ -98,14 +99,16 @@ class NodeSimulator:
         for name in self._indexes:
             self._loop.enqueue(name)
         if self._spec.timing.node_lease_renew > 0:
-            self._heartbeat = asyncio.create_task(self._beat(), name=f"{NAME}-{self._spec.name}")
+            self._beats = 0
+            self._heartbeat = PeriodicTask(
+                f"{NAME}-{self._spec.name}", self._beat, self._spec.timing.node_lease_renew
+            )
+            self._heartbeat.start()
         log.info("nodes.started", cluster=self._spec.name, nodes=len(self._indexes))
 
     async def stop(self) -> None:
         if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._heartbeat
+            await self._heartbeat.stop()
             self._heartbeat = None
         await self._loop.stop()
 
@@ -114,13 +117,13 @@ class NodeSimulator:
     async def _register(self, name: str) -> None:
         now = self._clock.now()
         index = self._indexes[name]
-        node = self._client.peek(NODE, "", name)
+        node = self._client.peek(NODE, name)
         if node is None:
             try:
                 node = await self._client.create(NODE, node_object(self._spec, index, self._health, now))
                 log.info("nodes.registered", cluster=self._spec.name, node=name)
             except errors.AlreadyExists:
-                node = self._client.peek(NODE, "", name)
+                node = self._client.peek(NODE, name)
         else:
             status = node_status(self._spec, index, self._health, now)
             status["conditions"] = node_conditions(
@@ -130,27 +133,21 @@ class NodeSimulator:
             def restarted(obj: dict[str, Any]) -> None:
                 obj["status"] = {**(obj.get("status") or {}), **status}
 
-            node = await self._client.mutate(NODE, "", name, restarted, subresource="status")
+            node = await self._client.mutate(NODE, name, restarted, subresource="status")
         if node is None:
             return
         self._alive[name] = str(node["metadata"].get("uid", ""))
         await self._renew_lease(name)
 
     async def _beat(self) -> None:
+        """One heartbeat: every lease, and the conditions' heartbeat times every few beats (a failure
+        is logged by the timer, which goes on)."""
         timing = self._spec.timing
         refresh_every = max(1, round(timing.node_status_refresh / timing.node_lease_renew))
-        beats = 0
-        while True:
-            await asyncio.sleep(timing.node_lease_renew)
-            beats += 1
-            try:
-                await self.renew_leases()
-                if beats % refresh_every == 0:
-                    await self.refresh_status()
-            except Exception as exc:  # the heartbeat must outlive any one failure
-                log.warning(
-                    "nodes.heartbeat_failed", cluster=self._spec.name, error=str(exc) or type(exc).__name__
-                )
+        self._beats += 1
+        await self.renew_leases()
+        if self._beats % refresh_every == 0:
+            await self.refresh_status()
 
     async def renew_leases(self) -> None:
         """Renew every live node's Lease now (the heartbeat timer calls this each period)."""
@@ -171,7 +168,7 @@ class NodeSimulator:
             lease["spec"]["renewTime"] = renew_time
 
         try:
-            await self._client.mutate(LEASE, NODE_LEASE_NAMESPACE, name, renew)
+            await self._client.mutate(LEASE, name, renew, namespace=NODE_LEASE_NAMESPACE)
         except errors.NotFound:
             lease = lease_object(name, self._alive[name], self._spec.timing.node_lease_duration, now)
             with contextlib.suppress(errors.AlreadyExists):
@@ -194,7 +191,7 @@ class NodeSimulator:
             status = node.setdefault("status", {})
             status["conditions"] = node_conditions(health, now, status.get("conditions"))
 
-        await self._client.mutate(NODE, "", name, post, subresource="status")
+        await self._client.mutate(NODE, name, post, subresource="status")
 
     # -- faults ----------------------------------------------------------------------------------
 
@@ -235,7 +232,9 @@ class NodeSimulator:
 
             meta = pod["metadata"]
             with contextlib.suppress(errors.NotFound):
-                await self._client.mutate(POD, meta["namespace"], meta["name"], unready, subresource="status")
+                await self._client.mutate(
+                    POD, meta["name"], unready, namespace=meta["namespace"], subresource="status"
+                )
 
     # -- the reconciler ------------------------------------------------------------------------
 
@@ -251,7 +250,7 @@ class NodeSimulator:
         self._loop.enqueue(name)
 
     async def _reconcile(self, name: str) -> float | None:
-        node = self._client.peek(NODE, "", name)
+        node = self._client.peek(NODE, name)
         if node is None:
             return None
         now = self._clock.now()
@@ -267,7 +266,7 @@ class NodeSimulator:
                 else:
                     spec.pop("taints", None)
 
-            await self._client.mutate(NODE, "", name, taint)
+            await self._client.mutate(NODE, name, taint)
             log.info("nodes.tainted", cluster=self._spec.name, node=name, taints=len(taints))
         wanted = {c["type"]: c["status"] for c in node_conditions(health, now)}
         if _condition_statuses(node) != wanted:

@@ -111,7 +111,7 @@ async def test_the_publisher_keeps_signatures_in_step_with_tokens() -> None:
             lambda: published_data(client), until=lambda d: "jws-kubeconfig-abcdef" in d
         )
         verify_cluster_info(data, "abcdef", "0123456789abcdef")
-        await client.delete(SECRET, "kube-system", "bootstrap-token-abcdef")
+        await client.delete(SECRET, "bootstrap-token-abcdef", namespace="kube-system")
         await eventually_async(
             lambda: published_data(client), until=lambda d: "jws-kubeconfig-abcdef" not in d
         )
@@ -122,6 +122,6 @@ async def test_the_publisher_keeps_signatures_in_step_with_tokens() -> None:
 
 def published_data(client: LocalClient) -> dict[str, str]:
     """The data of kube-public/cluster-info ({} before the publisher has written it)."""
-    found = client.get(CONFIG_MAP, "kube-public", "cluster-info")
+    found = client.get(CONFIG_MAP, "cluster-info", namespace="kube-public")
     data: dict[str, str] = (found or {}).get("data") or {}
     return data

@@ -39,7 +39,7 @@ async def test_expired_tokens_are_deleted_and_others_kept() -> None:
             bootstrap_secret("dddddd", "0123456789abcdef", expiration=stamp(now - timedelta(seconds=1))),
         )
         names = await eventually_async(
-            lambda: {s["metadata"]["name"] for s in client.list(SECRET, "kube-system")},
+            lambda: {s["metadata"]["name"] for s in client.list(SECRET, namespace="kube-system")},
             until=lambda names: not names & {"bootstrap-token-aaaaaa", "bootstrap-token-dddddd"},
         )
         assert names == {"bootstrap-token-bbbbbb", "bootstrap-token-cccccc"}

@@ -57,7 +57,7 @@ def test_match_expressions_select_too() -> None:
 
 
 def _rules(api: EmbeddedAPI, name: str) -> list[dict[str, Any]]:
-    role = api.client("test").peek(CLUSTER_ROLE, "", name) or {}
+    role = api.client("test").peek(CLUSTER_ROLE, name) or {}
     return list(role.get("rules") or [])
 
 
@@ -82,7 +82,7 @@ async def test_a_custom_role_labelled_for_view_reaches_view_edit_and_admin_and_l
     label = {"rbac.authorization.k8s.io/aggregate-to-view": "true"}
     await client.create(CLUSTER_ROLE, labelled("crontab-viewer", label, CRONTABS))
     await eventually_async(lambda: all(CRONTABS in _rules(api, name) for name in ("view", "edit", "admin")))
-    await client.patch(CLUSTER_ROLE, "", "crontab-viewer", {"metadata": {"labels": None}})
+    await client.patch(CLUSTER_ROLE, "crontab-viewer", {"metadata": {"labels": None}})
     await eventually_async(
         lambda: not any(CRONTABS in _rules(api, name) for name in ("view", "edit", "admin"))
     )

@@ -85,12 +85,12 @@ def test_a_binding_gets_back_lost_subjects_and_lost_labels() -> None:
 async def test_restarting_restores_deleted_and_damaged_defaults(api: EmbeddedAPI) -> None:
     """A deleted role comes back; a binding whose roleRef was changed is recreated."""
     client = api.client("test")
-    await client.delete(CLUSTER_ROLE, "", "system:basic-user")
-    await client.delete(CLUSTER_ROLE_BINDING, "", "system:discovery")
+    await client.delete(CLUSTER_ROLE, "system:basic-user")
+    await client.delete(CLUSTER_ROLE_BINDING, "system:discovery")
     damaged = default("system:discovery", BINDING)
     damaged["roleRef"]["name"] = "view"
     await client.create(CLUSTER_ROLE_BINDING, damaged)
     await ensure_bootstrap_policy(api.context)
-    assert client.peek(CLUSTER_ROLE, "", "system:basic-user") is not None
-    restored = client.peek(CLUSTER_ROLE_BINDING, "", "system:discovery")
+    assert client.peek(CLUSTER_ROLE, "system:basic-user") is not None
+    restored = client.peek(CLUSTER_ROLE_BINDING, "system:discovery")
     assert restored is not None and restored["roleRef"]["name"] == "system:discovery"

@@ -79,7 +79,7 @@ async def test_auto_acceptance_creates_the_pull_cluster_and_rbac_before_issuing(
     """A bootstrap registration gets its Cluster (from the annotations) and RBAC, then its certificate."""
     await create_as(hub, BOOTSTRAP, registration("agent-east", "east", "id-1", region="eu"))
     await eventually_async(lambda: (stored(hub, "agent-east").get("status") or {}).get("certificate"))
-    cluster = hub.client("test").get(CLUSTER, "", "east")
+    cluster = hub.client("test").get(CLUSTER, "east")
     assert cluster is not None
     spec = cluster["spec"]
     assert (spec["syncMode"], spec["id"], spec["region"], spec["provider"], spec["zones"]) == (
@@ -89,8 +89,8 @@ async def test_auto_acceptance_creates_the_pull_cluster_and_rbac_before_issuing(
         "cloud",
         ["z1", "z2"],
     )
-    assert hub.client("test").get(ROLE, "karmada-es-east", "system:karmada:agent:east") is not None
-    assert hub.client("test").get(CLUSTER_ROLE_BINDING, "", "system:karmada:agent:east") is not None
+    assert hub.client("test").get(ROLE, "system:karmada:agent:east", namespace="karmada-es-east") is not None
+    assert hub.client("test").get(CLUSTER_ROLE_BINDING, "system:karmada:agent:east") is not None
 
 
 async def test_a_name_taken_by_another_member_is_denied_with_the_reason(hub: EmbeddedAPI) -> None:
@@ -115,7 +115,7 @@ async def test_another_token_cannot_take_a_registered_name_even_with_its_cluster
     assert "already registered by another member" in denied["message"]
     assert BOOTSTRAP.username not in denied["message"]
     assert not (stored(hub, "takeover").get("status") or {}).get("certificate")
-    cluster = hub.client("test").get(CLUSTER, "", "east")
+    cluster = hub.client("test").get(CLUSTER, "east")
     assert cluster is not None
     assert cluster["metadata"]["annotations"][REQUESTER_ANNOTATION] == BOOTSTRAP.username
 
@@ -128,13 +128,13 @@ async def test_a_released_name_is_bound_to_the_next_registration_with_its_id(hub
     def release(obj: dict[str, Any]) -> None:
         obj["metadata"]["annotations"].pop(REQUESTER_ANNOTATION)
 
-    await hub.client("test").mutate(CLUSTER, "", "east", release)
+    await hub.client("test").mutate(CLUSTER, "east", release)
     await create_as(hub, OTHER_BOOTSTRAP, registration("wrong-id", "east", "id-2"))
     (denied,) = await eventually_async(lambda: conditions(hub, "wrong-id"))
     assert denied["type"] == "Denied"
     await create_as(hub, OTHER_BOOTSTRAP, registration("again", "east", "id-1"))
     await eventually_async(lambda: (stored(hub, "again").get("status") or {}).get("certificate"))
-    cluster = hub.client("test").get(CLUSTER, "", "east")
+    cluster = hub.client("test").get(CLUSTER, "east")
     assert cluster is not None
     assert cluster["metadata"]["annotations"][REQUESTER_ANNOTATION] == OTHER_BOOTSTRAP.username
 
@@ -168,7 +168,7 @@ async def test_manual_acceptance_leaves_bootstrap_registrations_pending(manual_h
     # Reconcile it here as well, so the check below follows the approver's decision.
     await manual_hub.controllers.certificates.approver.reconcile("agent-east")
     assert conditions(manual_hub, "agent-east") == []
-    assert manual_hub.client("test").get(CLUSTER, "", "east") is None
+    assert manual_hub.client("test").get(CLUSTER, "east") is None
 
 
 async def test_renewals_are_approved_even_with_manual_acceptance(manual_hub: EmbeddedAPI) -> None:

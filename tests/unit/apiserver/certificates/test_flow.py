@@ -103,7 +103,7 @@ async def write_status(api: EmbeddedAPI, name: str, user: UserInfo, status: dict
 
 
 def stored(api: EmbeddedAPI, name: str) -> dict[str, Any]:
-    found = api.client("test").get(CSR, "", name)
+    found = api.client("test").get(CSR, name)
     assert found is not None
     return found
 
@@ -145,7 +145,7 @@ async def test_updating_the_object_changes_neither_its_spec_nor_its_status(api: 
         csr["status"] = {"conditions": [{"type": "Approved", "status": "True"}]}
         csr["metadata"]["labels"] = {"team": "a"}
 
-    updated = await api.client("test").mutate(CSR, "", "bob", change)
+    updated = await api.client("test").mutate(CSR, "bob", change)
     assert updated["spec"]["usages"] == ["client auth"]
     assert not (updated.get("status") or {}).get("conditions")
     assert updated["metadata"]["labels"] == {"team": "a"}
@@ -255,5 +255,5 @@ async def test_the_cleaner_deletes_requests_decided_more_than_an_hour_ago(api: E
     assert await cleaner.clean_once() == 0
     clock.advance(2 * 3600)
     assert await cleaner.clean_once() == 1
-    assert api.client("test").get(CSR, "", "denied") is None
-    assert api.client("test").get(CSR, "", "pending") is not None
+    assert api.client("test").get(CSR, "denied") is None
+    assert api.client("test").get(CSR, "pending") is not None

@@ -47,6 +47,6 @@ async def test_expired_events_are_deleted_and_recent_ones_kept() -> None:
         await client.create(EVENT, event("new", now - timedelta(minutes=1)))
         expiry = EventExpiry(api.context, timedelta(hours=1))
         assert await expiry.expire_once() == 1
-        assert [e["metadata"]["name"] for e in client.list(EVENT, "default")] == ["new"]
+        assert [e["metadata"]["name"] for e in client.list(EVENT, namespace="default")] == ["new"]
     finally:
         await api.stop()

@@ -213,7 +213,7 @@ async def test_secrets_are_encrypted_in_the_store_and_plain_in_the_cache(api: Em
     assert b"hunter2" not in stored.value and b"aHVudGVyMg==" not in stored.value
     config_map = await api.backend.get("/registry/core/configmaps/default/cm")
     assert config_map is not None and b"visible" in config_map.value
-    secret = client.get(SECRET, "default", "db")
+    secret = client.get(SECRET, "db", namespace="default")
     assert secret is not None and secret["data"] == {"password": "aHVudGVyMg=="}
 
     served = api.registry.by_kind(SECRET)
@@ -233,7 +233,7 @@ async def test_works_are_encrypted_in_the_store_and_read_back_whole(api: Embedde
     stored = await api.backend.get(WORK_KEY)
     assert stored is not None and stored.value.startswith(ENVELOPE_PREFIX + b"key-1:")
     assert b"aHVudGVyMg==" not in stored.value and b"nginx" not in stored.value
-    served = client.get(constants.WORK, "karmada-es-sz", "nginx-687f7fb96f")
+    served = client.get(constants.WORK, "nginx-687f7fb96f", namespace="karmada-es-sz")
     assert served is not None
     assert served["spec"]["workload"]["manifests"][-1]["data"] == {"password": "aHVudGVyMg=="}
 
@@ -260,7 +260,10 @@ async def test_a_work_stored_in_plaintext_reads_and_its_next_write_encrypts_it(a
         await restarted.cache.stop()
     api.cache.transformer = encryption("key-1")
     await client.patch(
-        constants.WORK, "karmada-es-sz", "nginx-687f7fb96f", {"metadata": {"labels": {"touched": "yes"}}}
+        constants.WORK,
+        "nginx-687f7fb96f",
+        {"metadata": {"labels": {"touched": "yes"}}},
+        namespace="karmada-es-sz",
     )
     sealed = await api.backend.get(WORK_KEY)
     assert sealed is not None and sealed.value.startswith(ENVELOPE_PREFIX + b"key-1:")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.controllers.binding.render import BindingReference, RenderedManifest
 from flotilla.controllers.binding.works import (
     WorksByBinding,
@@ -106,16 +107,16 @@ def test_the_index_follows_added_moved_and_deleted_works() -> None:
     index.observe("ADDED", other, None)
     key = ("ResourceBinding", "default", "nginx-deployment")
     assert index.works_of(key) == {
-        ("karmada-es-sz", "nginx-687f7fb96f"),
-        ("karmada-es-fz", "nginx-687f7fb96f"),
+        ObjectKey("karmada-es-sz", "nginx-687f7fb96f"),
+        ObjectKey("karmada-es-fz", "nginx-687f7fb96f"),
     }
     moved = copy.deepcopy(work)
     moved["metadata"]["annotations"]["resourcebinding.karmada.io/name"] = "other-deployment"
     index.observe("MODIFIED", moved, work)
-    assert index.works_of(key) == {("karmada-es-fz", "nginx-687f7fb96f")}
+    assert index.works_of(key) == {ObjectKey("karmada-es-fz", "nginx-687f7fb96f")}
     index.observe("DELETED", None, other)
     assert index.works_of(key) == frozenset()
-    assert index.binding_of(("karmada-es-sz", "nginx-687f7fb96f")) == (
+    assert index.binding_of(ObjectKey("karmada-es-sz", "nginx-687f7fb96f")) == (
         "ResourceBinding",
         "default",
         "other-deployment",
@@ -126,7 +127,7 @@ def test_a_remembered_write_stands_in_for_a_lagging_informer() -> None:
     """The same desired Work is not written twice while the informer has not seen the first write."""
     written = WrittenWorks()
     work = desired()
-    key = ("karmada-es-sz", "nginx-687f7fb96f")
+    key = ObjectKey("karmada-es-sz", "nginx-687f7fb96f")
     assert not written.already_written(key, work)
     written.remember(key, work, {"metadata": {"resourceVersion": "10"}})
     assert written.already_written(key, copy.deepcopy(work))
@@ -138,7 +139,7 @@ def test_a_foreign_write_or_deletion_forgets_the_remembered_write() -> None:
     """Another resourceVersion (someone else wrote) or a deletion makes the informer the truth again."""
     written = WrittenWorks()
     work = desired()
-    key = ("karmada-es-sz", "nginx-687f7fb96f")
+    key = ObjectKey("karmada-es-sz", "nginx-687f7fb96f")
     written.remember(key, work, {"metadata": {"resourceVersion": "10"}})
     ours = as_stored(work)
     ours["metadata"]["resourceVersion"] = "10"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from flotilla.api.karmada import constants
-from flotilla.client import Client
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.controllers.execution.controller import ApplyFailed, ExecutionController
 from flotilla.runtime.hubcontroller import ControllerContext
 from flotilla.runtime.informers import SharedInformers
@@ -18,18 +18,24 @@ EXECUTION_NAMESPACE = "karmada-es-a"
 
 
 class RecordingClient:
-    """Answers reads from `objects` and records writes: the few calls the execution controller makes."""
+    """Answers reads from `objects` and records writes: the few calls of the `Reader`, `Writer` and
+    `StatusWriter` roles the execution controller makes (the roles' shape: namespace a keyword)."""
 
     def __init__(self, objects: dict[str, dict[str, Any]] | None = None) -> None:
         self.objects = objects or {}
         self.applied: list[dict[str, Any]] = []
+        self.status_applied: list[dict[str, Any]] = []
         self.patched: list[dict[str, Any]] = []
 
-    async def get_or_none(self, gvk: Any, name: str, namespace: str = "") -> dict[str, Any] | None:
+    async def get_or_none(self, gvk: Any, name: str, *, namespace: str = "") -> dict[str, Any] | None:
         return self.objects.get(name)
 
     async def apply(self, obj: dict[str, Any], **options: Any) -> dict[str, Any]:
         self.applied.append(obj)
+        return obj
+
+    async def apply_status(self, obj: dict[str, Any], **options: Any) -> dict[str, Any]:
+        self.status_applied.append(obj)
         return obj
 
     async def patch(self, gvk: Any, name: str, patch: dict[str, Any], **options: Any) -> dict[str, Any]:
@@ -92,17 +98,17 @@ async def test_a_failing_retain_step_marks_the_work_not_applied_and_is_retried()
     hub = RecordingClient()
     # The member's copy has no replicas for the retain-replicas rule to keep: the interpreter refuses it.
     member = RecordingClient({"web": deployment(replicas=None)})
-    informers = SharedInformers(cast(Client, hub))
-    informers.get(constants.WORK).store[(EXECUTION_NAMESPACE, "web")] = work()
-    informers.get(constants.CLUSTER).store[("", CLUSTER)] = ready_cluster()
-    ctx = ControllerContext(cast(Client, hub), informers, LocalMemberClient(CLUSTER, cast(Client, member)))
+    informers = SharedInformers(hub)
+    informers.get(constants.WORK).store[ObjectKey(EXECUTION_NAMESPACE, "web")] = work()
+    informers.get(constants.CLUSTER).store[ObjectKey("", CLUSTER)] = ready_cluster()
+    ctx = ControllerContext(hub, informers, LocalMemberClient(CLUSTER, member))
     controller = ExecutionController(ctx)
 
     with pytest.raises(ApplyFailed, match="cannot retain the member's fields"):
-        await controller.reconcile((EXECUTION_NAMESPACE, "web"))
+        await controller.reconcile(ObjectKey(EXECUTION_NAMESPACE, "web"))
 
     assert [obj["kind"] for obj in member.applied] == ["ConfigMap"]
-    [status] = hub.applied
+    [status] = hub.status_applied
     applied = next(c for c in status["status"]["conditions"] if c["type"] == constants.WORK_APPLIED)
     assert applied["status"] == "False"
     assert applied["reason"] == "AppliedFailed"

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from flotilla.api.karmada import constants
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.controllers.execution.ownership import (
     RetainFailed,
     conflict,
@@ -116,5 +117,5 @@ def test_a_member_object_names_the_work_that_delivered_it() -> None:
     delivered = deployment(
         **{constants.WORK_NAMESPACE_ANNOTATION: "karmada-es-a", constants.WORK_NAME_ANNOTATION: "web-x"}
     )
-    assert work_of_member_object(delivered) == ("karmada-es-a", "web-x")
+    assert work_of_member_object(delivered) == ObjectKey("karmada-es-a", "web-x")
     assert work_of_member_object(deployment()) is None

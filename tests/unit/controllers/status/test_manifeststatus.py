@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.controllers.status.manifeststatus import manifest_status, work_of_member_object
 
 MANIFEST = {
@@ -61,5 +62,5 @@ def test_a_rolling_deployment_is_unhealthy() -> None:
 
 def test_member_objects_name_their_work() -> None:
     """The work annotations lead from a member object back to its Work."""
-    assert work_of_member_object(member()) == ("karmada-es-sz", "nginx-687f7fb96f")
+    assert work_of_member_object(member()) == ObjectKey("karmada-es-sz", "nginx-687f7fb96f")
     assert work_of_member_object({"metadata": {"name": "x"}}) is None

@@ -43,7 +43,7 @@ async def set_ready(
         ]
 
     meta = pod["metadata"]
-    return await client.mutate(POD, meta["namespace"], meta["name"], change, subresource="status")
+    return await client.mutate(POD, meta["name"], change, namespace=meta["namespace"], subresource="status")
 
 
 async def set_phase(client: LocalClient, pod: dict[str, Any], phase: str) -> dict[str, Any]:
@@ -58,14 +58,14 @@ async def set_phase(client: LocalClient, pod: dict[str, Any], phase: str) -> dic
         ]
 
     meta = pod["metadata"]
-    return await client.mutate(POD, meta["namespace"], meta["name"], change, subresource="status")
+    return await client.mutate(POD, meta["name"], change, namespace=meta["namespace"], subresource="status")
 
 
 def pods_of(client: LocalClient, namespace: str, owner_uid: str) -> list[dict[str, Any]]:
     """The pods controlled by the object with this uid, in name order."""
     return [
         pod
-        for pod in client.list(POD, namespace)
+        for pod in client.list(POD, namespace=namespace)
         if any(ref.get("uid") == owner_uid for ref in pod["metadata"].get("ownerReferences") or ())
     ]
 
@@ -89,5 +89,5 @@ async def run_pods_until(
     while not check():
         if loop.time() > deadline:
             raise AssertionError("condition not reached in time")
-        await ready_all(client, client.list(POD, namespace))
+        await ready_all(client, client.list(POD, namespace=namespace))
         await asyncio.sleep(0.005)

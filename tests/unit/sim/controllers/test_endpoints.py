@@ -45,11 +45,11 @@ def pod(name: str, **metadata: Any) -> dict[str, Any]:
 
 
 def slices(client: LocalClient) -> list[dict[str, Any]]:
-    return client.list(ENDPOINT_SLICE, "default")
+    return client.list(ENDPOINT_SLICE, namespace="default")
 
 
 def endpoints(client: LocalClient) -> dict[str, Any]:
-    return client.get(ENDPOINTS, "default", "web") or {}
+    return client.get(ENDPOINTS, "web", namespace="default") or {}
 
 
 def slice_endpoints(client: LocalClient) -> list[dict[str, Any]]:
@@ -82,7 +82,7 @@ async def test_pods_become_endpoints_once_they_have_an_ip_and_ready_ones_are_rea
         assert endpoint["targetRef"]["name"] == "web-1" and endpoint["targetRef"]["kind"] == "Pod"
         assert slices(client)[0]["ports"] == [{"name": "http", "port": 8080, "protocol": "TCP"}]
         await eventually_async(lambda: "notReadyAddresses" in (endpoints(client).get("subsets") or [{}])[0])
-        ip = (client.get(POD, "default", "web-1") or {})["status"]["podIP"]
+        ip = (client.get(POD, "web-1", namespace="default") or {})["status"]["podIP"]
         await set_ready(client, first)
         await eventually_async(lambda: slice_endpoints(client)[0]["conditions"]["ready"] is True)
         await eventually_async(lambda: "addresses" in (endpoints(client).get("subsets") or [{}])[0])
@@ -100,7 +100,7 @@ async def test_a_terminating_pod_is_terminating_in_slices_and_gone_from_endpoint
     async with running(api, EndpointsController):
         await client.create(SERVICE, service({"app": "web"}))
         await eventually_async(lambda: "addresses" in (endpoints(client).get("subsets") or [{}])[0])
-        await client.delete(POD, "default", "web-1")
+        await client.delete(POD, "web-1", namespace="default")
         await eventually_async(lambda: slice_endpoints(client)[0]["conditions"]["terminating"] is True)
         assert slice_endpoints(client)[0]["conditions"] == {
             "ready": False,
@@ -108,7 +108,7 @@ async def test_a_terminating_pod_is_terminating_in_slices_and_gone_from_endpoint
             "terminating": True,
         }
         await eventually_async(lambda: "subsets" not in endpoints(client))
-        await client.patch(POD, "default", "web-1", {"metadata": {"finalizers": None}})
+        await client.patch(POD, "web-1", {"metadata": {"finalizers": None}}, namespace="default")
         await eventually_async(lambda: slice_endpoints(client) == [])
 
 
@@ -120,7 +120,7 @@ async def test_a_service_without_selector_is_left_alone(api: EmbeddedAPI, client
     await client.create(SERVICE, selected)
     await set_ready(client, await client.create(POD, pod("web-1")))
     async with running(api, EndpointsController):
-        await eventually_async(lambda: client.get(ENDPOINTS, "default", "selected") is not None)
+        await eventually_async(lambda: client.get(ENDPOINTS, "selected", namespace="default") is not None)
         assert all(s["metadata"]["labels"][SERVICE_NAME_LABEL] == "selected" for s in slices(client))
         assert not endpoints(client)
 
@@ -130,7 +130,7 @@ async def test_deleting_the_service_deletes_its_endpoints(api: EmbeddedAPI, clie
     async with running(api, EndpointsController):
         await client.create(SERVICE, service({"app": "web"}))
         await eventually_async(lambda: bool(endpoints(client)) and len(slices(client)) == 1)
-        await client.delete(SERVICE, "default", "web")
+        await client.delete(SERVICE, "web", namespace="default")
         await eventually_async(lambda: not endpoints(client) and not slices(client))
 
 
@@ -141,7 +141,7 @@ async def test_pods_that_stop_matching_leave_the_endpoints(api: EmbeddedAPI, cli
     async with running(api, EndpointsController):
         await client.create(SERVICE, service({"app": "web"}))
         await eventually_async(lambda: len(slice_endpoints(client)) == 1)
-        await client.patch(POD, "default", "web-1", {"metadata": {"labels": {"app": "other"}}})
+        await client.patch(POD, "web-1", {"metadata": {"labels": {"app": "other"}}}, namespace="default")
         await eventually_async(lambda: slice_endpoints(client) == [] and "subsets" not in endpoints(client))
 
 

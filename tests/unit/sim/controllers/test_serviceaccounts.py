@@ -29,7 +29,7 @@ async def test_existing_namespaces_get_a_default_service_account_at_start(
     try:
         namespaces = ("default", "kube-system", "kube-public", "kube-node-lease")
         await eventually_async(
-            lambda: all(client.get(SERVICE_ACCOUNT, ns, "default") is not None for ns in namespaces)
+            lambda: all(client.get(SERVICE_ACCOUNT, "default", namespace=ns) is not None for ns in namespaces)
         )
     finally:
         await controller.stop()
@@ -44,9 +44,11 @@ async def test_a_new_namespace_gets_its_service_account_and_root_ca(
         await client.create(
             NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
         )
-        await eventually_async(lambda: client.get(SERVICE_ACCOUNT, "team-a", "default") is not None)
-        await eventually_async(lambda: client.get(CONFIG_MAP, "team-a", "kube-root-ca.crt") is not None)
-        config_map = client.get(CONFIG_MAP, "team-a", "kube-root-ca.crt")
+        await eventually_async(lambda: client.get(SERVICE_ACCOUNT, "default", namespace="team-a") is not None)
+        await eventually_async(
+            lambda: client.get(CONFIG_MAP, "kube-root-ca.crt", namespace="team-a") is not None
+        )
+        config_map = client.get(CONFIG_MAP, "kube-root-ca.crt", namespace="team-a")
         assert config_map is not None and config_map["data"] == {"ca.crt": PEM}
         assert config_map["metadata"]["annotations"]["kubernetes.io/description"] == ROOT_CA_DESCRIPTION
     finally:
@@ -57,21 +59,30 @@ async def test_a_deleted_default_service_account_comes_back(api: EmbeddedAPI, cl
     """Deleting `default` or editing the root CA ConfigMap is undone."""
     controller = await start(api)
     try:
-        await eventually_async(lambda: client.get(SERVICE_ACCOUNT, "default", "default") is not None)
-        first = client.get(SERVICE_ACCOUNT, "default", "default")
+        await eventually_async(
+            lambda: client.get(SERVICE_ACCOUNT, "default", namespace="default") is not None
+        )
+        first = client.get(SERVICE_ACCOUNT, "default", namespace="default")
         assert first is not None
-        await client.delete(SERVICE_ACCOUNT, "default", "default")
+        await client.delete(SERVICE_ACCOUNT, "default", namespace="default")
         await eventually_async(
             lambda: (
-                (client.get(SERVICE_ACCOUNT, "default", "default") or {}).get("metadata", {}).get("uid")
+                (client.get(SERVICE_ACCOUNT, "default", namespace="default") or {})
+                .get("metadata", {})
+                .get("uid")
                 not in (None, first["metadata"]["uid"])
             )
         )
-        await eventually_async(lambda: client.get(CONFIG_MAP, "default", "kube-root-ca.crt") is not None)
-        await client.patch(CONFIG_MAP, "default", "kube-root-ca.crt", {"data": {"ca.crt": "tampered"}})
+        await eventually_async(
+            lambda: client.get(CONFIG_MAP, "kube-root-ca.crt", namespace="default") is not None
+        )
+        await client.patch(
+            CONFIG_MAP, "kube-root-ca.crt", {"data": {"ca.crt": "tampered"}}, namespace="default"
+        )
         await eventually_async(
             lambda: (
-                (client.get(CONFIG_MAP, "default", "kube-root-ca.crt") or {}).get("data") == {"ca.crt": PEM}
+                (client.get(CONFIG_MAP, "kube-root-ca.crt", namespace="default") or {}).get("data")
+                == {"ca.crt": PEM}
             )
         )
     finally:

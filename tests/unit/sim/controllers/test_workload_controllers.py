@@ -16,7 +16,7 @@ from tests.unit.sim.controllers.harness import SPEC, pod_template
 
 
 def ready_addresses(client: LocalClient) -> int:
-    endpoints = client.get(ENDPOINTS, "default", "web") or {}
+    endpoints = client.get(ENDPOINTS, "web", namespace="default") or {}
     return sum(len(subset.get("addresses") or []) for subset in endpoints.get("subsets") or [])
 
 
@@ -48,9 +48,12 @@ async def test_a_deployment_behind_a_service_ends_up_with_ready_endpoints(
             },
         )
         await run_pods_until(client, "default", lambda: ready_addresses(client) == 2)
-        await client.delete(DEPLOYMENT, "default", "web")
+        await client.delete(DEPLOYMENT, "web", namespace="default")
         await eventually_async(
-            lambda: not client.list(REPLICA_SET, "default") and not client.list(POD, "default"),
+            lambda: (
+                not client.list(REPLICA_SET, namespace="default")
+                and not client.list(POD, namespace="default")
+            ),
             what="the garbage collector removes the ReplicaSet and its pods",
         )
         await eventually_async(lambda: ready_addresses(client) == 0)

@@ -53,11 +53,11 @@ async def simulated_cluster(**spec: Any) -> AsyncIterator[tuple[LocalClient, Nod
 
 
 def phase(client: LocalClient, name: str) -> str:
-    return str(((client.peek(POD, "default", name) or {}).get("status") or {}).get("phase", ""))
+    return str(((client.peek(POD, name, namespace="default") or {}).get("status") or {}).get("phase", ""))
 
 
 def is_ready(client: LocalClient, name: str) -> bool:
-    return condition(client.peek(POD, "default", name), "Ready").get("status") == "True"
+    return condition(client.peek(POD, name, namespace="default"), "Ready").get("status") == "True"
 
 
 async def test_a_created_pod_is_bound_runs_and_is_gone_after_deletion() -> None:
@@ -65,12 +65,16 @@ async def test_a_created_pod_is_bound_runs_and_is_gone_after_deletion() -> None:
     async with simulated_cluster(nodes=2) as (client, _):
         await client.create(POD, pod("web"))
         await eventually_async(lambda: is_ready(client, "web"))
-        running = client.get(POD, "default", "web")
+        running = client.get(POD, "web", namespace="default")
         assert running is not None
-        node = client.get(NODE, "", running["spec"]["nodeName"])
-        assert await client.delete(POD, "default", "web")
-        await eventually_async(lambda: client.peek(POD, "default", "web") is None)
-        reasons = [e["reason"] for e in client.list(EVENT, "default") if e["involvedObject"]["name"] == "web"]
+        node = client.get(NODE, running["spec"]["nodeName"])
+        assert await client.delete(POD, "web", namespace="default")
+        await eventually_async(lambda: client.peek(POD, "web", namespace="default") is None)
+        reasons = [
+            e["reason"]
+            for e in client.list(EVENT, namespace="default")
+            if e["involvedObject"]["name"] == "web"
+        ]
     assert node is not None
     status = running["status"]
     assert status["phase"] == "Running"
@@ -98,7 +102,7 @@ async def test_kubelet_events_name_the_container_they_are_about() -> None:
         created = await client.create(POD, pod("web"))
         await eventually_async(lambda: is_ready(client, "web"))
         started = await eventually_async(
-            lambda: [e for e in client.list(EVENT, "default") if e["reason"] == "Started"]
+            lambda: [e for e in client.list(EVENT, namespace="default") if e["reason"] == "Started"]
         )
     (event,) = started
     assert event["message"] == "Started container app"
@@ -115,7 +119,7 @@ async def test_pods_on_one_node_get_distinct_addresses() -> None:
             await client.create(POD, pod(f"web-{index}"))
         for index in range(4):
             await eventually_async(lambda i=index: is_ready(client, f"web-{i}"))
-        addresses = {client.peek(POD, "default", f"web-{i}")["status"]["podIP"] for i in range(4)}  # type: ignore[index]
+        addresses = {client.peek(POD, f"web-{i}", namespace="default")["status"]["podIP"] for i in range(4)}  # type: ignore[index]
     assert len(addresses) == 4
 
 
@@ -143,7 +147,7 @@ async def test_a_job_pod_runs_to_completion() -> None:
         job_pod["metadata"]["ownerReferences"] = [owner]
         await client.create(POD, job_pod)
         await eventually_async(lambda: phase(client, "pi-abcde") == "Succeeded")
-        done = client.get(POD, "default", "pi-abcde")
+        done = client.get(POD, "pi-abcde", namespace="default")
     assert done is not None
     (container,) = done["status"]["containerStatuses"]
     assert container["state"]["terminated"]["exitCode"] == 0
@@ -156,7 +160,7 @@ async def test_pods_wait_out_the_start_delay_on_the_work_queue() -> None:
     timing = Timing(pod_start=0.2, pod_complete=0, node_lease_renew=0, node_status_refresh=0)
     async with simulated_cluster(nodes=1, timing=timing) as (client, _):
         await client.create(POD, pod("slow"))
-        await eventually_async(lambda: client.peek(POD, "default", "slow")["spec"].get("nodeName"))  # type: ignore[index]
+        await eventually_async(lambda: client.peek(POD, "slow", namespace="default")["spec"].get("nodeName"))  # type: ignore[index]
         assert phase(client, "slow") == "Pending"
         await eventually_async(lambda: is_ready(client, "slow"))
 
@@ -180,8 +184,10 @@ async def test_a_dead_kubelet_starts_nothing_until_its_node_recovers() -> None:
         await client.create(POD, pod("during", nodeName="test-node-0"))
         await eventually_async(lambda: not is_ready(client, "before"))
         assert phase(client, "during") == "Pending"
-        await client.delete(POD, "default", "before")
-        assert client.peek(POD, "default", "before") is not None, "a silent kubelet cannot finish a deletion"
+        await client.delete(POD, "before", namespace="default")
+        assert client.peek(POD, "before", namespace="default") is not None, (
+            "a silent kubelet cannot finish a deletion"
+        )
         await nodes.set_not_ready(False)
         await eventually_async(lambda: is_ready(client, "during"))
-        await eventually_async(lambda: client.peek(POD, "default", "before") is None)
+        await eventually_async(lambda: client.peek(POD, "before", namespace="default") is None)

@@ -43,12 +43,12 @@ async def scheduled_cluster(**spec: Any) -> AsyncIterator[tuple[LocalClient, Kub
 
 
 def node_of(client: LocalClient, name: str) -> str:
-    found = client.peek(POD, "default", name) or {}
+    found = client.peek(POD, name, namespace="default") or {}
     return str((found.get("spec") or {}).get("nodeName") or "")
 
 
 def events_for(client: LocalClient, name: str) -> list[dict[str, Any]]:
-    return [e for e in client.list(EVENT, "default") if e["involvedObject"]["name"] == name]
+    return [e for e in client.list(EVENT, namespace="default") if e["involvedObject"]["name"] == name]
 
 
 async def test_a_pending_pod_is_bound_and_marked_scheduled_with_an_event() -> None:
@@ -56,7 +56,7 @@ async def test_a_pending_pod_is_bound_and_marked_scheduled_with_an_event() -> No
     async with scheduled_cluster(nodes=2) as (client, _):
         created = await client.create(POD, pod("web"))
         node_name = await eventually_async(lambda: node_of(client, "web"))
-        bound = client.get(POD, "default", "web")
+        bound = client.get(POD, "web", namespace="default")
         events = await eventually_async(lambda: events_for(client, "web"))
     assert node_name in ("test-node-0", "test-node-1")
     assert condition(bound, "PodScheduled")["status"] == "True"
@@ -76,9 +76,9 @@ async def test_an_unschedulable_pod_gets_kubes_message_and_is_retried_when_room_
         await client.create(POD, pod("second", cpu="600m"))
         waiting = await eventually_async(
             lambda: (
-                condition(client.peek(POD, "default", "second"), "PodScheduled").get("reason")
+                condition(client.peek(POD, "second", namespace="default"), "PodScheduled").get("reason")
                 == "Unschedulable"
-                and client.get(POD, "default", "second")
+                and client.get(POD, "second", namespace="default")
             )
         )
         failed = await eventually_async(
@@ -86,9 +86,9 @@ async def test_an_unschedulable_pod_gets_kubes_message_and_is_retried_when_room_
         )
         assert scheduler.usage("test-node-0").requested.milli_cpu == 600
         # No kubelet here to finish a graceful deletion: force it, as `kubectl delete --force` does.
-        await client.delete(POD, "default", "first", grace_period_seconds=0)
+        await client.delete(POD, "first", namespace="default", grace_period_seconds=0)
         node_name = await eventually_async(lambda: node_of(client, "second"))
-        rebound = client.get(POD, "default", "second")
+        rebound = client.get(POD, "second", namespace="default")
     message = (
         "0/1 nodes are available: 1 Insufficient cpu. "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
@@ -104,12 +104,12 @@ async def test_an_unschedulable_pod_gets_kubes_message_and_is_retried_when_room_
 async def test_a_cordoned_node_gets_no_new_pods_until_uncordoned() -> None:
     """kubectl cordon keeps new pods off a node; uncordoning lets the waiting pod in."""
     async with scheduled_cluster(nodes=1) as (client, _):
-        await client.patch(NODE, "", "test-node-0", {"spec": {"unschedulable": True}})
+        await client.patch(NODE, "test-node-0", {"spec": {"unschedulable": True}})
         await client.create(POD, pod("web"))
         waiting = await eventually_async(
-            lambda: condition(client.peek(POD, "default", "web"), "PodScheduled").get("message")
+            lambda: condition(client.peek(POD, "web", namespace="default"), "PodScheduled").get("message")
         )
-        await client.patch(NODE, "", "test-node-0", {"spec": {"unschedulable": None}})
+        await client.patch(NODE, "test-node-0", {"spec": {"unschedulable": None}})
         node_name = await eventually_async(lambda: node_of(client, "web"))
     assert waiting == (
         "0/1 nodes are available: 1 node(s) were unschedulable. "
@@ -121,10 +121,10 @@ async def test_a_cordoned_node_gets_no_new_pods_until_uncordoned() -> None:
 async def test_pods_land_where_their_selectors_and_tolerations_allow() -> None:
     """nodeSelector picks the labelled node; a tainted node takes only the pod that tolerates it."""
     async with scheduled_cluster(nodes=3) as (client, _):
-        await client.patch(NODE, "", "test-node-2", {"metadata": {"labels": {"disk": "ssd"}}})
+        await client.patch(NODE, "test-node-2", {"metadata": {"labels": {"disk": "ssd"}}})
         taint = {"key": "dedicated", "value": "db", "effect": "NoSchedule"}
-        await client.patch(NODE, "", "test-node-0", {"spec": {"taints": [taint]}})
-        await client.patch(NODE, "", "test-node-1", {"spec": {"taints": [taint]}})
+        await client.patch(NODE, "test-node-0", {"spec": {"taints": [taint]}})
+        await client.patch(NODE, "test-node-1", {"spec": {"taints": [taint]}})
         await client.create(POD, pod("ssd", nodeSelector={"disk": "ssd"}))
         toleration = {"key": "dedicated", "operator": "Equal", "value": "db", "effect": "NoSchedule"}
         affinity = {
@@ -145,7 +145,7 @@ async def test_pods_land_where_their_selectors_and_tolerations_allow() -> None:
         ssd = await eventually_async(lambda: node_of(client, "ssd"))
         db = await eventually_async(lambda: node_of(client, "db"))
         plain = await eventually_async(
-            lambda: condition(client.peek(POD, "default", "plain"), "PodScheduled").get("message")
+            lambda: condition(client.peek(POD, "plain", namespace="default"), "PodScheduled").get("message")
         )
     assert ssd == "test-node-2" and db == "test-node-1"
     assert plain == (
@@ -162,8 +162,8 @@ async def test_pods_for_another_scheduler_or_already_bound_are_left_alone() -> N
         await client.create(POD, pod("pinned", nodeName="elsewhere"))
         await client.create(POD, pod("probe"))
         await eventually_async(lambda: node_of(client, "probe"))
-        custom = client.get(POD, "default", "custom")
-        pinned = client.get(POD, "default", "pinned")
+        custom = client.get(POD, "custom", namespace="default")
+        pinned = client.get(POD, "pinned", namespace="default")
     assert custom is not None and not custom["spec"].get("nodeName") and not condition(custom, "PodScheduled")
     assert pinned is not None and pinned["spec"]["nodeName"] == "elsewhere"
 

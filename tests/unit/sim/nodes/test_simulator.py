@@ -39,7 +39,7 @@ async def test_nodes_are_registered_with_capacity_labels_and_conditions() -> Non
         await nodes.start()
         try:
             client = api.client("test")
-            found = [client.get(NODE, "", spec.node_name(i)) for i in range(3)]
+            found = [client.get(NODE, spec.node_name(i)) for i in range(3)]
         finally:
             await nodes.stop()
     assert all(n is not None and is_managed(n) for n in found)
@@ -80,11 +80,11 @@ async def test_each_node_lease_is_renewed_with_a_micro_time() -> None:
         await nodes.start()
         try:
             client = api.client("test")
-            lease = client.get(LEASE, NODE_LEASE_NAMESPACE, "test-node-1")
-            node = client.get(NODE, "", "test-node-1")
+            lease = client.get(LEASE, "test-node-1", namespace=NODE_LEASE_NAMESPACE)
+            node = client.get(NODE, "test-node-1")
             clock.advance(10.5)
             await nodes.renew_leases()
-            renewed = client.get(LEASE, NODE_LEASE_NAMESPACE, "test-node-1")
+            renewed = client.get(LEASE, "test-node-1", namespace=NODE_LEASE_NAMESPACE)
         finally:
             await nodes.stop()
     assert lease is not None and renewed is not None and node is not None
@@ -109,14 +109,16 @@ async def test_one_heartbeat_timer_renews_every_lease_and_refreshes_node_status(
             wanted = format_micro_time(clock.now())
             await eventually_async(
                 lambda: all(
-                    (client.peek(LEASE, NODE_LEASE_NAMESPACE, f"test-node-{i}") or {})["spec"]["renewTime"]
+                    (client.peek(LEASE, f"test-node-{i}", namespace=NODE_LEASE_NAMESPACE) or {})["spec"][
+                        "renewTime"
+                    ]
                     == wanted
                     for i in range(2)
                 )
             )
             await eventually_async(
                 lambda: (
-                    condition(client.peek(NODE, "", "test-node-0"), "Ready").get("lastHeartbeatTime")
+                    condition(client.peek(NODE, "test-node-0"), "Ready").get("lastHeartbeatTime")
                     == "2026-01-01T00:01:00Z"
                 )
             )
@@ -133,20 +135,18 @@ async def test_cordon_adds_the_unschedulable_taint_and_uncordon_removes_it() -> 
         client = api.client("kubectl")
         try:
             user_taint = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
-            await client.patch(
-                NODE, "", "test-node-0", {"spec": {"unschedulable": True, "taints": [user_taint]}}
-            )
+            await client.patch(NODE, "test-node-0", {"spec": {"unschedulable": True, "taints": [user_taint]}})
             cordoned = await eventually_async(
                 lambda: (
-                    (n := client.peek(NODE, "", "test-node-0"))
+                    (n := client.peek(NODE, "test-node-0"))
                     and ("node.kubernetes.io/unschedulable", "NoSchedule") in taint_keys(n)
                     and n
                 )
             )
-            await client.patch(NODE, "", "test-node-0", {"spec": {"unschedulable": None}})
+            await client.patch(NODE, "test-node-0", {"spec": {"unschedulable": None}})
             uncordoned = await eventually_async(
                 lambda: (
-                    (n := client.peek(NODE, "", "test-node-0"))
+                    (n := client.peek(NODE, "test-node-0"))
                     and ("node.kubernetes.io/unschedulable", "NoSchedule") not in taint_keys(n)
                     and n
                 )
@@ -177,17 +177,19 @@ async def test_unreachable_nodes_go_unknown_lose_their_leases_and_recover() -> N
                 obj["status"]["phase"] = "Running"
                 obj["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
 
-            await client.mutate(POD, "default", created["metadata"]["name"], ready, subresource="status")
+            await client.mutate(
+                POD, created["metadata"]["name"], ready, namespace="default", subresource="status"
+            )
             clock.advance(30)
             await nodes.set_not_ready(True)
-            down = client.get(NODE, "", "test-node-0")
-            pod_down = client.get(POD, "default", "web")
+            down = client.get(NODE, "test-node-0")
+            pod_down = client.get(POD, "web", namespace="default")
             clock.advance(30)
             await nodes.renew_leases()
-            lease_down = client.get(LEASE, NODE_LEASE_NAMESPACE, "test-node-0")
+            lease_down = client.get(LEASE, "test-node-0", namespace=NODE_LEASE_NAMESPACE)
             await nodes.set_not_ready(False)
-            up = client.get(NODE, "", "test-node-0")
-            lease_up = client.get(LEASE, NODE_LEASE_NAMESPACE, "test-node-0")
+            up = client.get(NODE, "test-node-0")
+            lease_up = client.get(LEASE, "test-node-0", namespace=NODE_LEASE_NAMESPACE)
         finally:
             await nodes.stop()
     assert nodes.not_ready is False
@@ -218,8 +220,8 @@ async def test_a_not_ready_kubelet_keeps_renewing_and_gets_the_not_ready_taint()
             await nodes.set_not_ready(True, unreachable=False)
             clock.advance(10)
             await nodes.renew_leases()
-            node = client.get(NODE, "", "test-node-0")
-            lease = client.get(LEASE, NODE_LEASE_NAMESPACE, "test-node-0")
+            node = client.get(NODE, "test-node-0")
+            lease = client.get(LEASE, "test-node-0", namespace=NODE_LEASE_NAMESPACE)
         finally:
             await nodes.stop()
     assert nodes.health is NodeHealth.NOT_READY
@@ -243,12 +245,12 @@ async def test_a_restarted_simulator_keeps_existing_nodes_and_refreshes_their_st
         first = NodeSimulator(api.client("kubelet"), cluster_spec(nodes=1), clock)
         await first.start()
         await first.stop()
-        await client.patch(NODE, "", "test-node-0", {"metadata": {"labels": {"team": "blue"}}})
+        await client.patch(NODE, "test-node-0", {"metadata": {"labels": {"team": "blue"}}})
         clock.advance(120)
         second = NodeSimulator(api.client("kubelet"), cluster_spec(nodes=1), clock)
         await second.start()
         try:
-            node = client.get(NODE, "", "test-node-0")
+            node = client.get(NODE, "test-node-0")
         finally:
             await second.stop()
     assert node is not None and node["metadata"]["labels"]["team"] == "blue"
@@ -265,12 +267,12 @@ async def test_a_deleted_node_is_not_recreated_nor_heartbeated() -> None:
         await nodes.start()
         client: LocalClient = api.client("kubectl")
         try:
-            await client.delete(NODE, "", "test-node-1")
-            await client.delete(LEASE, NODE_LEASE_NAMESPACE, "test-node-1")
+            await client.delete(NODE, "test-node-1")
+            await client.delete(LEASE, "test-node-1", namespace=NODE_LEASE_NAMESPACE)
             await nodes.renew_leases()
-            gone = client.get(LEASE, NODE_LEASE_NAMESPACE, "test-node-1")
-            kept = client.get(LEASE, NODE_LEASE_NAMESPACE, "test-node-0")
-            node = client.get(NODE, "", "test-node-1")
+            gone = client.get(LEASE, "test-node-1", namespace=NODE_LEASE_NAMESPACE)
+            kept = client.get(LEASE, "test-node-0", namespace=NODE_LEASE_NAMESPACE)
+            node = client.get(NODE, "test-node-1")
         finally:
             await nodes.stop()
     assert gone is None and node is None and kept is not None

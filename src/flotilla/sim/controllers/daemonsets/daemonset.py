@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
@@ -43,7 +44,7 @@ from flotilla.sim.controllers.daemonsets.daemonpods import (
     pin_to_node,
     target_node,
 )
-from flotilla.sim.controllers.framework.controller import Key, SimController, object_key
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import DAEMON_SET, NODE, POD
 from flotilla.sim.controllers.framework.slowstart import slow_start
@@ -66,9 +67,9 @@ class DaemonSetController(SimController):
         self.watch_kind(POD, self._pod_keys)
         self.client.on_change(NODE, self._on_node_change)
 
-    def _pod_keys(self, pod: Pod) -> list[Key]:
+    def _pod_keys(self, pod: Pod) -> list[ObjectKey]:
         owner = ownership.controller_name(pod, DAEMON_SET)
-        return [(pod["metadata"].get("namespace", ""), owner)] if owner else []
+        return [ObjectKey(pod["metadata"].get("namespace", ""), owner)] if owner else []
 
     def _on_node_change(self, event: CacheEvent) -> None:
         # Heartbeats change only a node's status: they cannot change where daemons run.
@@ -79,18 +80,18 @@ class DaemonSetController(SimController):
             ].get("labels"):
                 return
         for daemon_set in self.client.list(DAEMON_SET):
-            self.enqueue(object_key(daemon_set))
+            self.enqueue(ObjectKey.of(daemon_set))
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace, name = key
-        daemon_set = self.client.get(DAEMON_SET, namespace, name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        daemon_set = self.client.get(DAEMON_SET, name, namespace=namespace)
         if daemon_set is None:
             return None
         try:
             selector = label_selector_from_object(daemon_set["spec"].get("selector"))
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
-        candidates = self.client.claim_candidates(POD, namespace, daemon_set["metadata"]["uid"])
+        candidates = self.client.claim_candidates(POD, daemon_set["metadata"]["uid"], namespace=namespace)
         claimed = ownership.claim(candidates, daemon_set, selector.matches)
         await self._adopt_and_release(daemon_set, claimed)
         revisions = await self.history.ensure_update_revision(daemon_set)
@@ -122,7 +123,7 @@ class DaemonSetController(SimController):
 
     def _owned(self, daemon_set: dict[str, Any]) -> list[Pod]:
         meta = daemon_set["metadata"]
-        return self.client.controlled_by(POD, meta["namespace"], meta["uid"])
+        return self.client.controlled_by(POD, meta["uid"], namespace=meta["namespace"])
 
     def _pods_by_node(self, daemon_set: dict[str, Any]) -> dict[str, list[Pod]]:
         """Daemon pods by the node they are for (finished pods being deleted left out)."""
@@ -141,16 +142,16 @@ class DaemonSetController(SimController):
         for pod in claimed.adopt:
             await self.client.mutate(
                 POD,
-                pod["metadata"]["namespace"],
                 pod["metadata"]["name"],
                 lambda o: ownership.with_controller(o, reference),
+                namespace=pod["metadata"]["namespace"],
             )
         for pod in claimed.release:
             await self.client.mutate(
                 POD,
-                pod["metadata"]["namespace"],
                 pod["metadata"]["name"],
                 lambda o: ownership.without_owner(o, uid),
+                namespace=pod["metadata"]["namespace"],
             )
 
     # -- placing pods ---------------------------------------------------------------------------
@@ -230,7 +231,9 @@ class DaemonSetController(SimController):
         for pod in to_delete[:BURST_REPLICAS]:
             pod_name = pod["metadata"]["name"]
             try:
-                await self.client.delete(POD, meta["namespace"], pod_name, uid=pod["metadata"]["uid"])
+                await self.client.delete(
+                    POD, pod_name, namespace=meta["namespace"], uid=pod["metadata"]["uid"]
+                )
             except errors.Conflict:
                 continue
             await self.events.record(

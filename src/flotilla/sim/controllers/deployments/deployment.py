@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.conditions import find_condition, set_workload_condition
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import controller_of, copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
@@ -35,7 +36,7 @@ from flotilla.apiserver.localclient import CacheEvent
 from flotilla.runtime.controller import TerminalError
 from flotilla.sim.controllers.deployments import revisions, rollout
 from flotilla.sim.controllers.deployments import status as deploymentstatus
-from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import DEPLOYMENT, POD, REPLICA_SET
 from flotilla.sim.controllers.podowners import conditions, ownership
@@ -60,17 +61,17 @@ class DeploymentController(SimController):
         self.watch_kind(REPLICA_SET, self._replica_set_keys)
         self.client.on_change(POD, self._on_pod_change)
 
-    def _replica_set_keys(self, replica_set: dict[str, Any]) -> list[Key]:
+    def _replica_set_keys(self, replica_set: dict[str, Any]) -> list[ObjectKey]:
         namespace = replica_set["metadata"].get("namespace", "")
         owner = ownership.controller_name(replica_set, DEPLOYMENT)
         if owner:
-            return [(namespace, owner)]
+            return [ObjectKey(namespace, owner)]
         if controller_of(replica_set) is not None:
             return []
         labels = replica_set["metadata"].get("labels") or {}
         return [
-            (namespace, deployment["metadata"]["name"])
-            for deployment in self.client.list(DEPLOYMENT, namespace)
+            ObjectKey(namespace, deployment["metadata"]["name"])
+            for deployment in self.client.list(DEPLOYMENT, namespace=namespace)
             if _selects(deployment, labels)
         ]
 
@@ -79,15 +80,19 @@ class DeploymentController(SimController):
         if event.type != "DELETED":
             return
         owner = ownership.controller_name(event.object.obj, REPLICA_SET)
-        replica_set = self.client.peek(REPLICA_SET, event.object.namespace, owner) if owner else None
+        replica_set = (
+            self.client.peek(REPLICA_SET, owner, namespace=event.object.namespace) if owner else None
+        )
         if replica_set is not None:
-            self.enqueue((event.object.namespace, ownership.controller_name(replica_set, DEPLOYMENT)))
+            self.enqueue(
+                ObjectKey(event.object.namespace, ownership.controller_name(replica_set, DEPLOYMENT))
+            )
 
     # -- the sync -------------------------------------------------------------------------------
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace, name = key
-        deployment = self.client.get(DEPLOYMENT, namespace, name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        deployment = self.client.get(DEPLOYMENT, name, namespace=namespace)
         if deployment is None:
             return None
         selector = deployment["spec"].get("selector") or {}
@@ -173,7 +178,7 @@ class DeploymentController(SimController):
     def _owned(self, deployment: Deployment) -> list[ReplicaSet]:
         uid = deployment["metadata"]["uid"]
         namespace = deployment["metadata"]["namespace"]
-        return [copy_object(rs) for rs in self.client.controlled_by(REPLICA_SET, namespace, uid)]
+        return [copy_object(rs) for rs in self.client.controlled_by(REPLICA_SET, uid, namespace=namespace)]
 
     async def _claim_replica_sets(self, deployment: Deployment) -> None:
         try:
@@ -182,22 +187,22 @@ class DeploymentController(SimController):
             raise TerminalError(f"invalid selector: {exc}") from exc
         namespace = deployment["metadata"]["namespace"]
         uid = deployment["metadata"]["uid"]
-        candidates = self.client.claim_candidates(REPLICA_SET, namespace, uid)
+        candidates = self.client.claim_candidates(REPLICA_SET, uid, namespace=namespace)
         claimed = ownership.claim(candidates, deployment, selector.matches)
         reference = ownership.controller_reference(deployment, DEPLOYMENT)
         for replica_set in claimed.adopt:
             await self.client.mutate(
                 REPLICA_SET,
-                namespace,
                 replica_set["metadata"]["name"],
                 lambda rs: ownership.with_controller(rs, reference),
+                namespace=namespace,
             )
         for replica_set in claimed.release:
             await self.client.mutate(
                 REPLICA_SET,
-                namespace,
                 replica_set["metadata"]["name"],
                 lambda rs: ownership.without_owner(rs, uid),
+                namespace=namespace,
             )
 
     async def _replica_sets_and_revision(
@@ -263,7 +268,7 @@ class DeploymentController(SimController):
         try:
             created = await self.client.create(REPLICA_SET, new)
         except errors.AlreadyExists:
-            existing = self.client.get(REPLICA_SET, meta["namespace"], new["metadata"]["name"])
+            existing = self.client.get(REPLICA_SET, new["metadata"]["name"], namespace=meta["namespace"])
             if (
                 existing is None
                 or not ownership.controlled_by(existing, meta["uid"])
@@ -295,7 +300,9 @@ class DeploymentController(SimController):
             status["collisionCount"] = int(status.get("collisionCount") or 0) + 1
 
         meta = deployment["metadata"]
-        await self.client.mutate(DEPLOYMENT, meta["namespace"], meta["name"], change, subresource="status")
+        await self.client.mutate(
+            DEPLOYMENT, meta["name"], change, namespace=meta["namespace"], subresource="status"
+        )
 
     async def _scale(
         self,
@@ -353,14 +360,14 @@ class DeploymentController(SimController):
         return any(
             (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
             for rs in old
-            for pod in self.client.controlled_by(POD, namespace, rs["metadata"]["uid"])
+            for pod in self.client.controlled_by(POD, rs["metadata"]["uid"], namespace=namespace)
         )
 
     async def _cleanup(self, deployment: Deployment, old: list[ReplicaSet], new: ReplicaSet | None) -> None:
         """Delete the oldest scaled-down ReplicaSets beyond `revisionHistoryLimit`."""
         for replica_set in revisions.surplus_history(deployment, old, new):
             meta = replica_set["metadata"]
-            await self.client.delete(REPLICA_SET, meta["namespace"], meta["name"], uid=meta["uid"])
+            await self.client.delete(REPLICA_SET, meta["name"], namespace=meta["namespace"], uid=meta["uid"])
             log.info("deployment.history_cleaned", namespace=meta["namespace"], replica_set=meta["name"])
 
     # -- the Deployment's own writes -------------------------------------------------------------
@@ -417,7 +424,7 @@ class DeploymentController(SimController):
 
     async def _sync_rollout_status(self, deployment: Deployment) -> float | None:
         current = self.client.get(
-            DEPLOYMENT, deployment["metadata"]["namespace"], deployment["metadata"]["name"]
+            DEPLOYMENT, deployment["metadata"]["name"], namespace=deployment["metadata"]["namespace"]
         )
         if current is None:
             return None

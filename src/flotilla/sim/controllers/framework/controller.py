@@ -1,6 +1,6 @@
 """What every simulated workload controller shares: a work queue of object keys and its watches.
 
-A controller reconciles one kind (its *owner* kind) by `(namespace, name)` key, level-based:
+A controller reconciles one kind (its *owner* kind) by `ObjectKey`, level-based:
 each reconcile re-reads the owner and everything it owns from the watch cache, so events only
 say *which* key to look at. Subclasses say which changes concern which keys (`watch`), and do
 the work (`reconcile`). Starting enqueues every existing owner, so a restarted controller
@@ -14,20 +14,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.sim.controllers.framework.events import EventRecorder
 from flotilla.sim.spec import ClusterSpec
-
-Key = tuple[str, str]
-"""(namespace, name) of the object a controller reconciles."""
-
-
-def object_key(obj: dict[str, Any]) -> Key:
-    meta = obj.get("metadata") or {}
-    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
 class SimController(ABC):
@@ -42,7 +35,7 @@ class SimController(ABC):
         self.spec = spec
         self.clock = clock
         self.events = EventRecorder(client, clock, self.NAME)
-        self._loop: ControllerLoop[Key] | None = None
+        self._loop: ControllerLoop[ObjectKey] | None = None
         self._watching = False
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -55,7 +48,7 @@ class SimController(ABC):
         self._loop = ControllerLoop(self.NAME, self.reconcile, workers=self.WORKERS)
         self._loop.start()
         for obj in self.client.list(self.KIND):
-            self.enqueue(object_key(obj))
+            self.enqueue(ObjectKey.of(obj))
 
     async def stop(self) -> None:
         loop, self._loop = self._loop, None
@@ -64,18 +57,18 @@ class SimController(ABC):
 
     # -- queueing -------------------------------------------------------------------------------
 
-    def enqueue(self, key: Key) -> None:
-        if self._loop is not None and key[1]:
+    def enqueue(self, key: ObjectKey) -> None:
+        if self._loop is not None and key.name:
             self._loop.enqueue(key)
 
-    def enqueue_after(self, key: Key, seconds: float) -> None:
-        if self._loop is not None and key[1]:
+    def enqueue_after(self, key: ObjectKey, seconds: float) -> None:
+        if self._loop is not None and key.name:
             self._loop.enqueue_after(key, seconds)
 
     def _on_own_change(self, event: CacheEvent) -> None:
-        self.enqueue((event.object.namespace, event.object.name))
+        self.enqueue(ObjectKey(event.object.namespace, event.object.name))
 
-    def watch_kind(self, kind: GroupVersionKind, keys: Callable[[dict[str, Any]], list[Key]]) -> None:
+    def watch_kind(self, kind: GroupVersionKind, keys: Callable[[dict[str, Any]], list[ObjectKey]]) -> None:
         """Enqueue the keys `keys` finds for every changed object of `kind` (old and new state)."""
 
         def handler(event: CacheEvent) -> None:
@@ -95,5 +88,5 @@ class SimController(ABC):
         """Register handlers for the kinds besides `KIND` whose changes concern a key."""
 
     @abstractmethod
-    async def reconcile(self, key: Key) -> float | None:
+    async def reconcile(self, key: ObjectKey) -> float | None:
         """Bring one object's world in line with it; seconds until another look, or None."""

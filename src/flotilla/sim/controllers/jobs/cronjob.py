@@ -21,10 +21,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import structlog
 
 from flotilla.api.conditions import find_condition
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import copy_object
 from flotilla.api.times import format_time, format_time_in, timestamp
 from flotilla.apiserver import errors
-from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import CRON_JOB, JOB
 from flotilla.sim.controllers.jobs.cronschedule import CronSchedule
@@ -93,13 +94,13 @@ class CronJobController(SimController):
     def watch(self) -> None:
         self.watch_kind(JOB, self._job_keys)
 
-    def _job_keys(self, job: dict[str, Any]) -> list[Key]:
+    def _job_keys(self, job: dict[str, Any]) -> list[ObjectKey]:
         owner = ownership.controller_name(job, CRON_JOB)
-        return [(job["metadata"].get("namespace", ""), owner)] if owner else []
+        return [ObjectKey(job["metadata"].get("namespace", ""), owner)] if owner else []
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace, name = key
-        cron_job = self.client.get(CRON_JOB, namespace, name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        cron_job = self.client.get(CRON_JOB, name, namespace=namespace)
         if cron_job is None:
             return None
         now = self.clock.now()
@@ -115,7 +116,7 @@ class CronJobController(SimController):
 
     def _owned(self, cron_job: CronJob) -> list[dict[str, Any]]:
         meta = cron_job["metadata"]
-        return self.client.controlled_by(JOB, meta["namespace"], meta["uid"])
+        return self.client.controlled_by(JOB, meta["uid"], namespace=meta["namespace"])
 
     async def _track_jobs(
         self, cron_job: CronJob, status: dict[str, Any], jobs: list[dict[str, Any]]
@@ -226,7 +227,7 @@ class CronJobController(SimController):
         try:
             created = await self.client.create(JOB, job_from_template(cron_job, scheduled, zone))
         except errors.AlreadyExists:
-            created = self.client.get(JOB, cron_job["metadata"]["namespace"], name) or {}
+            created = self.client.get(JOB, name, namespace=cron_job["metadata"]["namespace"]) or {}
             if not created or not ownership.controlled_by(created, cron_job["metadata"]["uid"]):
                 return next_check
         except errors.APIError as exc:
@@ -273,7 +274,9 @@ class CronJobController(SimController):
                 await self._delete_job(cron_job, job["metadata"]["name"])
 
     async def _delete_job(self, cron_job: CronJob, name: str) -> None:
-        if await self.client.delete(JOB, cron_job["metadata"]["namespace"], name, propagation="Background"):
+        if await self.client.delete(
+            JOB, name, namespace=cron_job["metadata"]["namespace"], propagation="Background"
+        ):
             await self.events.record(cron_job, CRON_JOB, NORMAL, "SuccessfulDelete", f"Deleted job {name}")
 
 

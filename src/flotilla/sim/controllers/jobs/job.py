@@ -27,12 +27,13 @@ from typing import Any
 import structlog
 
 from flotilla.api.conditions import find_condition
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.api.times import format_time, timestamp
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import JOB, POD
 from flotilla.sim.controllers.framework.slowstart import slow_start
@@ -124,13 +125,13 @@ class JobController(SimController):
     def watch(self) -> None:
         self.watch_kind(POD, self._pod_keys)
 
-    def _pod_keys(self, pod: Pod) -> list[Key]:
+    def _pod_keys(self, pod: Pod) -> list[ObjectKey]:
         owner = ownership.controller_name(pod, JOB)
-        return [(pod["metadata"].get("namespace", ""), owner)] if owner else []
+        return [ObjectKey(pod["metadata"].get("namespace", ""), owner)] if owner else []
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace, name = key
-        job = self.client.get(JOB, namespace, name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        job = self.client.get(JOB, name, namespace=namespace)
         if job is None or is_finished(job):
             return None
         await self._claim(job)
@@ -187,7 +188,7 @@ class JobController(SimController):
 
     def _owned(self, job: dict[str, Any]) -> list[Pod]:
         meta = job["metadata"]
-        return self.client.controlled_by(POD, meta["namespace"], meta["uid"])
+        return self.client.controlled_by(POD, meta["uid"], namespace=meta["namespace"])
 
     async def _claim(self, job: dict[str, Any]) -> None:
         try:
@@ -195,12 +196,15 @@ class JobController(SimController):
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
         namespace = job["metadata"]["namespace"]
-        candidates = self.client.claim_candidates(POD, namespace, job["metadata"]["uid"])
+        candidates = self.client.claim_candidates(POD, job["metadata"]["uid"], namespace=namespace)
         claimed = ownership.claim([pod for pod in candidates if pods.is_active(pod)], job, selector.matches)
         reference = ownership.controller_reference(job, JOB)
         for pod in claimed.adopt:
             await self.client.mutate(
-                POD, namespace, pod["metadata"]["name"], lambda o: ownership.with_controller(o, reference)
+                POD,
+                pod["metadata"]["name"],
+                lambda o: ownership.with_controller(o, reference),
+                namespace=namespace,
             )
 
     def _succeeded(self, job: dict[str, Any], status: dict[str, Any], found: JobPods) -> tuple[int, set[int]]:
@@ -289,7 +293,9 @@ class JobController(SimController):
         for pod in victims:
             pod_meta = pod["metadata"]
             try:
-                await self.client.delete(POD, pod_meta["namespace"], pod_meta["name"], uid=pod_meta["uid"])
+                await self.client.delete(
+                    POD, pod_meta["name"], namespace=pod_meta["namespace"], uid=pod_meta["uid"]
+                )
             except errors.Conflict:
                 continue
             await self.events.record(job, JOB, NORMAL, "SuccessfulDelete", f"Deleted pod: {pod_meta['name']}")

@@ -75,7 +75,9 @@ class RevisionHistory:
 
     def owned(self, owner: Mapping[str, Any]) -> list[dict[str, Any]]:
         meta = owner["metadata"]
-        return by_number(self._client.controlled_by(CONTROLLER_REVISION, meta["namespace"], meta["uid"]))
+        return by_number(
+            self._client.controlled_by(CONTROLLER_REVISION, meta["uid"], namespace=meta["namespace"])
+        )
 
     def _new_revision(self, owner: Mapping[str, Any], number: int, collision_count: int) -> dict[str, Any]:
         template = owner["spec"]["template"]
@@ -112,7 +114,7 @@ class RevisionHistory:
                 update = await self._client.create(CONTROLLER_REVISION, wanted)
             except errors.AlreadyExists:
                 meta = wanted["metadata"]
-                existing = self._client.get(CONTROLLER_REVISION, meta["namespace"], meta["name"])
+                existing = self._client.get(CONTROLLER_REVISION, meta["name"], namespace=meta["namespace"])
                 if existing is not None and same_data(existing, wanted):
                     return Revisions(self.owned(owner), existing, collision_count)
                 collision_count += 1
@@ -129,4 +131,6 @@ class RevisionHistory:
         dead = [r for r in self.owned(owner) if r["metadata"]["name"] not in live_names]
         for revision in dead[: max(0, len(dead) - limit)]:
             meta = revision["metadata"]
-            await self._client.delete(CONTROLLER_REVISION, meta["namespace"], meta["name"], uid=meta["uid"])
+            await self._client.delete(
+                CONTROLLER_REVISION, meta["name"], namespace=meta["namespace"], uid=meta["uid"]
+            )

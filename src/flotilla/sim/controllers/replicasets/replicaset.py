@@ -18,11 +18,12 @@ from typing import Any
 import structlog
 
 from flotilla.api.conditions import find_condition, set_workload_condition
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import controller_of
 from flotilla.api.selectors import SelectorError, label_selector_from_object, label_selector_from_set
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import POD, REPLICA_SET
 from flotilla.sim.controllers.framework.slowstart import slow_start
@@ -43,23 +44,23 @@ class ReplicaSetController(SimController):
     def watch(self) -> None:
         self.watch_kind(POD, self._pod_keys)
 
-    def _pod_keys(self, pod: dict[str, Any]) -> list[Key]:
+    def _pod_keys(self, pod: dict[str, Any]) -> list[ObjectKey]:
         namespace = pod["metadata"].get("namespace", "")
         owner = ownership.controller_name(pod, REPLICA_SET)
         if owner:
-            return [(namespace, owner)]
+            return [ObjectKey(namespace, owner)]
         if controller_of(pod) is not None or not pods.is_active(pod):
             return []
         labels = pod["metadata"].get("labels") or {}
         return [
-            (namespace, rs["metadata"]["name"])
-            for rs in self.client.list(REPLICA_SET, namespace)
+            ObjectKey(namespace, rs["metadata"]["name"])
+            for rs in self.client.list(REPLICA_SET, namespace=namespace)
             if _selects(rs, labels)
         ]
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace, name = key
-        replica_set = self.client.get(REPLICA_SET, namespace, name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        replica_set = self.client.get(REPLICA_SET, name, namespace=namespace)
         if replica_set is None:
             return None
         try:
@@ -67,7 +68,9 @@ class ReplicaSetController(SimController):
         except SelectorError as exc:
             raise TerminalError(f"invalid selector: {exc}") from exc
         uid = replica_set["metadata"]["uid"]
-        candidates = [pod for pod in self.client.claim_candidates(POD, namespace, uid) if pods.is_active(pod)]
+        candidates = [
+            pod for pod in self.client.claim_candidates(POD, uid, namespace=namespace) if pods.is_active(pod)
+        ]
         claimed = ownership.claim(candidates, replica_set, selector.matches)
         await self._adopt_and_release(replica_set, claimed)
         active = claimed.owned
@@ -95,7 +98,7 @@ class ReplicaSetController(SimController):
     async def _change_pod(self, pod: dict[str, Any], change: Any) -> None:
         meta = pod["metadata"]
         try:
-            await self.client.mutate(POD, meta["namespace"], meta["name"], change)
+            await self.client.mutate(POD, meta["name"], change, namespace=meta["namespace"])
         except errors.NotFound:
             return
 
@@ -145,7 +148,9 @@ class ReplicaSetController(SimController):
         for pod in victims:
             pod_name = pod["metadata"]["name"]
             try:
-                await self.client.delete(POD, meta["namespace"], pod_name, uid=pod["metadata"]["uid"])
+                await self.client.delete(
+                    POD, pod_name, namespace=meta["namespace"], uid=pod["metadata"]["uid"]
+                )
             except errors.Conflict:
                 continue  # replaced since we looked: the next reconcile judges the new one
             await self.events.record(

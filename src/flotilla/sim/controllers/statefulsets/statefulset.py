@@ -23,11 +23,12 @@ from typing import Any
 
 import structlog
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.apiserver import errors
 from flotilla.runtime.controller import TerminalError
-from flotilla.sim.controllers.framework.controller import Key, SimController
+from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import PERSISTENT_VOLUME_CLAIM, POD, STATEFUL_SET
 from flotilla.sim.controllers.podowners import ownership, pods
@@ -61,13 +62,13 @@ class StatefulSetController(SimController):
     def watch(self) -> None:
         self.watch_kind(POD, self._pod_keys)
 
-    def _pod_keys(self, pod: Pod) -> list[Key]:
+    def _pod_keys(self, pod: Pod) -> list[ObjectKey]:
         owner = ownership.controller_name(pod, STATEFUL_SET)
-        return [(pod["metadata"].get("namespace", ""), owner)] if owner else []
+        return [ObjectKey(pod["metadata"].get("namespace", ""), owner)] if owner else []
 
-    async def reconcile(self, key: Key) -> float | None:
-        namespace, name = key
-        stateful_set = self.client.get(STATEFUL_SET, namespace, name)
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        namespace, name = key.namespace, key.name
+        stateful_set = self.client.get(STATEFUL_SET, name, namespace=namespace)
         if stateful_set is None:
             return None
         try:
@@ -76,7 +77,7 @@ class StatefulSetController(SimController):
             raise TerminalError(f"invalid selector: {exc}") from exc
         candidates = [
             pod
-            for pod in self.client.claim_candidates(POD, namespace, stateful_set["metadata"]["uid"])
+            for pod in self.client.claim_candidates(POD, stateful_set["metadata"]["uid"], namespace=namespace)
             if ordinal_of(pod, name) is not None
         ]
         claimed = ownership.claim(candidates, stateful_set, selector.matches)
@@ -110,7 +111,7 @@ class StatefulSetController(SimController):
 
     def _owned(self, stateful_set: dict[str, Any]) -> list[Pod]:
         meta = stateful_set["metadata"]
-        return self.client.controlled_by(POD, meta["namespace"], meta["uid"])
+        return self.client.controlled_by(POD, meta["uid"], namespace=meta["namespace"])
 
     async def _adopt_and_release(self, stateful_set: dict[str, Any], claimed: ownership.Claim) -> None:
         reference = ownership.controller_reference(stateful_set, STATEFUL_SET)
@@ -118,16 +119,16 @@ class StatefulSetController(SimController):
         for pod in claimed.adopt:
             await self.client.mutate(
                 POD,
-                pod["metadata"]["namespace"],
                 pod["metadata"]["name"],
                 lambda o: ownership.with_controller(o, reference),
+                namespace=pod["metadata"]["namespace"],
             )
         for pod in claimed.release:
             await self.client.mutate(
                 POD,
-                pod["metadata"]["namespace"],
                 pod["metadata"]["name"],
                 lambda o: ownership.without_owner(o, uid),
+                namespace=pod["metadata"]["namespace"],
             )
 
     # -- the ordered walk -----------------------------------------------------------------------
@@ -240,7 +241,7 @@ class StatefulSetController(SimController):
         selector_labels = (stateful_set["spec"].get("selector") or {}).get("matchLabels") or {}
         for template in stateful_set["spec"].get("volumeClaimTemplates") or []:
             name = claim_name(template, pod_name)
-            if self.client.peek(PERSISTENT_VOLUME_CLAIM, namespace, name) is not None:
+            if self.client.peek(PERSISTENT_VOLUME_CLAIM, name, namespace=namespace) is not None:
                 continue
             claim_meta = copy_object(template.get("metadata") or {})
             claim_meta.update(name=name, namespace=namespace)
@@ -267,7 +268,7 @@ class StatefulSetController(SimController):
     async def _delete_pod(self, stateful_set: dict[str, Any], pod: Pod) -> None:
         meta = pod["metadata"]
         try:
-            await self.client.delete(POD, meta["namespace"], meta["name"], uid=meta["uid"])
+            await self.client.delete(POD, meta["name"], namespace=meta["namespace"], uid=meta["uid"])
         except errors.Conflict:
             return
         await self.events.record(
@@ -290,7 +291,7 @@ class StatefulSetController(SimController):
         def change(obj: dict[str, Any]) -> None:
             obj["metadata"]["labels"] = {**(obj["metadata"].get("labels") or {}), **wanted}
 
-        await self.client.mutate(POD, pod["metadata"]["namespace"], name, change)
+        await self.client.mutate(POD, name, change, namespace=pod["metadata"]["namespace"])
 
     def _availability_recheck(self, stateful_set: dict[str, Any], owned: list[Pod]) -> float | None:
         min_ready = int(stateful_set["spec"].get("minReadySeconds") or 0)

@@ -44,7 +44,7 @@ class Hub:
 
     async def put(self, name: str, value: str = "1") -> int:
         """Create or update the ConfigMap `name`; the revision written."""
-        found = self.client.get(CONFIG_MAP, "default", name)
+        found = self.client.get(CONFIG_MAP, name, namespace="default")
         if found is None:
             body = {"metadata": {"name": name, "namespace": "default"}, "data": {"v": value}}
             written = await self.client.create(CONFIG_MAP, body)
@@ -53,7 +53,7 @@ class Hub:
         return int(written["metadata"]["resourceVersion"])
 
     async def delete(self, name: str) -> None:
-        await self.client.delete(CONFIG_MAP, "default", name)
+        await self.client.delete(CONFIG_MAP, name, namespace="default")
 
     async def get(self, path: str, **query: str) -> tuple[int, dict[str, Any]]:
         response = await self.http.get(path, params=query)

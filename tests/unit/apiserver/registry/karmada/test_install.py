@@ -14,6 +14,7 @@ from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.karmadacrds import CRD, install_karmada_crds
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.storage.memory import MemoryBackend
+from tests.support.waiting import eventually_async
 from tests.unit.api.karmada.manifests import (
     CLUSTER,
     OVERRIDE_POLICY,
@@ -38,6 +39,12 @@ async def hub() -> AsyncIterator[EmbeddedAPI]:
         yield api
     finally:
         await api.stop()
+
+
+def established(crd: dict[str, Any]) -> bool:
+    """Whether the CRD's status says Established (its controller writes it after the create)."""
+    conditions = (crd.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions)
 
 
 def contains(actual: Any, expected: Any) -> bool:
@@ -76,6 +83,9 @@ async def test_every_karmada_kind_is_served(hub: EmbeddedAPI) -> None:
 async def test_installing_again_writes_nothing(hub: EmbeddedAPI) -> None:
     """A restart with the same definitions leaves the stored CRDs untouched."""
     client = hub.client("test")
+    await eventually_async(
+        lambda: all(established(crd) for crd in client.list(CRD)), what="every Karmada CRD established"
+    )
     before = {crd["metadata"]["name"]: crd["metadata"]["resourceVersion"] for crd in client.list(CRD)}
     await install_karmada_crds(hub.context)
     after = {crd["metadata"]["name"]: crd["metadata"]["resourceVersion"] for crd in client.list(CRD)}
@@ -90,9 +100,9 @@ async def test_installing_restores_a_changed_definition(hub: EmbeddedAPI) -> Non
     def drop_short_names(crd: dict[str, Any]) -> None:
         del crd["spec"]["names"]["shortNames"]
 
-    await client.mutate(CRD, "", name, drop_short_names)
+    await client.mutate(CRD, name, drop_short_names)
     await install_karmada_crds(hub.context)
-    restored = client.get(CRD, "", name)
+    restored = client.get(CRD, name)
     assert restored is not None and restored["spec"]["names"]["shortNames"] == ["pp"]
 
 
@@ -187,7 +197,7 @@ async def test_an_update_to_the_scheduler_name_is_refused(hub: EmbeddedAPI) -> N
         policy["spec"]["schedulerName"] = "other"
 
     with pytest.raises(errors.APIError, match="the schedulerName should not be updated"):
-        await client.mutate(constants.PROPAGATION_POLICY, "default", "nginx-propagation", change)
+        await client.mutate(constants.PROPAGATION_POLICY, "nginx-propagation", change, namespace="default")
 
 
 async def test_clusters_get_zones_models_and_stamped_taints(hub: EmbeddedAPI) -> None:

@@ -44,13 +44,13 @@ async def add_nodes(client: LocalClient, count: int = 3, **labels: str) -> None:
 def nodes_with_pods(client: LocalClient) -> list[str]:
     return sorted(
         target_node(pod)
-        for pod in client.list(POD, "default")
+        for pod in client.list(POD, namespace="default")
         if not pod["metadata"].get("deletionTimestamp")
     )
 
 
 def status_of(client: LocalClient) -> dict[str, Any]:
-    found = client.get(DAEMON_SET, "default", "agent")
+    found = client.get(DAEMON_SET, "agent", namespace="default")
     assert found is not None
     return found.get("status") or {}
 
@@ -61,7 +61,7 @@ async def test_every_node_gets_one_pod_pinned_to_it(api: EmbeddedAPI, client: Lo
     async with running(api, DaemonSetController):
         await client.create(DAEMON_SET, daemon_set())
         await eventually_async(lambda: nodes_with_pods(client) == ["node-0", "node-1", "node-2"])
-        pod = client.list(POD, "default")[0]
+        pod = client.list(POD, namespace="default")[0]
         terms = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         assert terms == {
             "nodeSelectorTerms": [
@@ -95,13 +95,13 @@ async def test_status_follows_pod_readiness(api: EmbeddedAPI, client: LocalClien
 async def test_node_selector_and_labels_decide_where_pods_run(api: EmbeddedAPI, client: LocalClient) -> None:
     """Only labelled nodes get a pod; labelling a node adds one, unlabelling removes it."""
     await add_nodes(client)
-    await client.patch(NODE, "", "node-0", {"metadata": {"labels": {"tier": "edge"}}})
+    await client.patch(NODE, "node-0", {"metadata": {"labels": {"tier": "edge"}}})
     async with running(api, DaemonSetController):
         await client.create(DAEMON_SET, daemon_set(pod={"nodeSelector": {"tier": "edge"}}))
         await eventually_async(lambda: nodes_with_pods(client) == ["node-0"])
-        await client.patch(NODE, "", "node-2", {"metadata": {"labels": {"tier": "edge"}}})
+        await client.patch(NODE, "node-2", {"metadata": {"labels": {"tier": "edge"}}})
         await eventually_async(lambda: nodes_with_pods(client) == ["node-0", "node-2"])
-        await client.patch(NODE, "", "node-0", {"metadata": {"labels": {"tier": None}}})
+        await client.patch(NODE, "node-0", {"metadata": {"labels": {"tier": None}}})
         await eventually_async(lambda: nodes_with_pods(client) == ["node-2"])
         await eventually_async(lambda: status_of(client).get("desiredNumberScheduled") == 1)
 
@@ -112,14 +112,10 @@ async def test_untolerated_taints_keep_pods_away_but_cordoned_nodes_keep_theirs(
     """A NoSchedule taint of its own bars a node; the unschedulable taint of a cordon does not."""
     await add_nodes(client)
     await client.patch(
-        NODE,
-        "",
-        "node-1",
-        {"spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}},
+        NODE, "node-1", {"spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}}
     )
     await client.patch(
         NODE,
-        "",
         "node-2",
         {
             "spec": {
@@ -139,12 +135,12 @@ async def test_a_rolling_update_replaces_one_node_at_a_time(api: EmbeddedAPI, cl
     async with running(api, DaemonSetController):
         await client.create(DAEMON_SET, daemon_set())
         await run_pods_until(client, "default", lambda: status_of(client).get("numberAvailable") == 3)
-        old_hash = client.list(POD, "default")[0]["metadata"]["labels"][REVISION_LABEL]
+        old_hash = client.list(POD, namespace="default")[0]["metadata"]["labels"][REVISION_LABEL]
         await client.patch(
             DAEMON_SET,
-            "default",
             "agent",
             {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:1.28"}]}}}},
+            namespace="default",
         )
         worst = 0
 
@@ -152,7 +148,7 @@ async def test_a_rolling_update_replaces_one_node_at_a_time(api: EmbeddedAPI, cl
             nonlocal worst
             ready_nodes = {
                 target_node(pod)
-                for pod in client.list(POD, "default")
+                for pod in client.list(POD, namespace="default")
                 if not pod["metadata"].get("deletionTimestamp")
                 and any(
                     c["type"] == "Ready" and c["status"] == "True"
@@ -169,7 +165,7 @@ async def test_a_rolling_update_replaces_one_node_at_a_time(api: EmbeddedAPI, cl
 
         await run_pods_until(client, "default", step)
         assert worst <= 1
-        hashes = {pod["metadata"]["labels"][REVISION_LABEL] for pod in client.list(POD, "default")}
+        hashes = {pod["metadata"]["labels"][REVISION_LABEL] for pod in client.list(POD, namespace="default")}
         assert len(hashes) == 1 and old_hash not in hashes
 
 

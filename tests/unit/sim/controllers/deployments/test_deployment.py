@@ -40,13 +40,15 @@ async def controllers(api: EmbeddedAPI) -> AsyncIterator[None]:
 
 
 def get(client: LocalClient, name: str = "web") -> dict[str, Any]:
-    found = client.get(DEPLOYMENT, "default", name)
+    found = client.get(DEPLOYMENT, name, namespace="default")
     assert found is not None
     return found
 
 
 def replica_sets(client: LocalClient) -> list[dict[str, Any]]:
-    return sorted(client.list(REPLICA_SET, "default"), key=lambda rs: rs["metadata"]["annotations"][REVISION])
+    return sorted(
+        client.list(REPLICA_SET, namespace="default"), key=lambda rs: rs["metadata"]["annotations"][REVISION]
+    )
 
 
 def rollout_finished(client: LocalClient, name: str = "web") -> bool:
@@ -65,9 +67,9 @@ def rollout_finished(client: LocalClient, name: str = "web") -> bool:
 def set_image(client: LocalClient, image: str, name: str = "web") -> Any:
     return client.patch(
         DEPLOYMENT,
-        "default",
         name,
         {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": image}]}}}},
+        namespace="default",
     )
 
 
@@ -77,8 +79,8 @@ async def test_a_deployment_gets_a_replica_set_named_after_its_template_hash(
     """`web-<hash>`: the hash labels the selector, the template and so the pods; revision 1 everywhere."""
     async with controllers(api):
         created = await client.create(DEPLOYMENT, deployment())
-        await eventually_async(lambda: len(client.list(POD, "default")) == 3)
-        [replica_set] = client.list(REPLICA_SET, "default")
+        await eventually_async(lambda: len(client.list(POD, namespace="default")) == 3)
+        [replica_set] = client.list(REPLICA_SET, namespace="default")
         template_hash = replica_set["spec"]["template"]["metadata"]["labels"][POD_TEMPLATE_HASH_LABEL]
         assert replica_set["metadata"]["name"] == f"web-{template_hash}"
         assert replica_set["spec"]["selector"]["matchLabels"] == {
@@ -91,7 +93,7 @@ async def test_a_deployment_gets_a_replica_set_named_after_its_template_hash(
         assert annotations[DESIRED_REPLICAS] == "3" and annotations[MAX_REPLICAS] == "4"
         assert all(
             pod["metadata"]["labels"][POD_TEMPLATE_HASH_LABEL] == template_hash
-            for pod in client.list(POD, "default")
+            for pod in client.list(POD, namespace="default")
         )
         await eventually_async(lambda: get(client)["metadata"].get("annotations", {}).get(REVISION) == "1")
 
@@ -110,7 +112,7 @@ async def test_a_rollout_completes_once_the_kubelet_reports_pods_ready(
                 == "MinimumReplicasUnavailable"
             )
         )
-        assert len(client.list(POD, "default")) == 3
+        assert len(client.list(POD, namespace="default")) == 3
         await run_pods_until(client, "default", lambda: rollout_finished(client))
         await eventually_async(
             lambda: (
@@ -134,14 +136,14 @@ async def test_a_rolling_update_stays_within_surge_and_unavailability(
         await client.create(DEPLOYMENT, deployment(strategy=strategy))
         await run_pods_until(client, "default", lambda: rollout_finished(client))
         await set_image(client, "nginx:1.28")
-        await eventually_async(lambda: len(client.list(REPLICA_SET, "default")) == 2)
+        await eventually_async(lambda: len(client.list(REPLICA_SET, namespace="default")) == 2)
         old, new = replica_sets(client)
         assert new["metadata"]["annotations"][REVISION] == "2"
         assert new["spec"]["replicas"] == 1 and old["spec"]["replicas"] == 3
         observed: list[tuple[int, int]] = []
 
         def step() -> bool:
-            sets = client.list(REPLICA_SET, "default")
+            sets = client.list(REPLICA_SET, namespace="default")
             observed.append(
                 (
                     sum(rs["spec"]["replicas"] for rs in sets),
@@ -165,19 +167,19 @@ async def test_a_recreate_deployment_removes_old_pods_before_creating_new_ones(
     async with controllers(api):
         await client.create(DEPLOYMENT, deployment(replicas=2, strategy={"type": "Recreate"}))
         await run_pods_until(client, "default", lambda: rollout_finished(client))
-        first = {pod["metadata"]["name"] for pod in client.list(POD, "default")}
+        first = {pod["metadata"]["name"] for pod in client.list(POD, namespace="default")}
         seen_overlap = False
 
         def step() -> bool:
             nonlocal seen_overlap
-            names = {pod["metadata"]["name"] for pod in client.list(POD, "default")}
+            names = {pod["metadata"]["name"] for pod in client.list(POD, namespace="default")}
             seen_overlap = seen_overlap or (bool(names & first) and bool(names - first))
             return rollout_finished(client) and not names & first
 
         await set_image(client, "nginx:1.28")
         await run_pods_until(client, "default", step)
         assert not seen_overlap
-        assert len(client.list(REPLICA_SET, "default")) == 2
+        assert len(client.list(REPLICA_SET, namespace="default")) == 2
 
 
 async def test_scaling_a_deployment_scales_its_replica_set(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -185,13 +187,15 @@ async def test_scaling_a_deployment_scales_its_replica_set(api: EmbeddedAPI, cli
     async with controllers(api):
         await client.create(DEPLOYMENT, deployment())
         await run_pods_until(client, "default", lambda: rollout_finished(client))
-        await client.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 5}})
+        await client.patch(DEPLOYMENT, "web", {"spec": {"replicas": 5}}, namespace="default")
         await run_pods_until(client, "default", lambda: rollout_finished(client))
-        [replica_set] = client.list(REPLICA_SET, "default")
+        [replica_set] = client.list(REPLICA_SET, namespace="default")
         assert replica_set["spec"]["replicas"] == 5
         assert replica_set["metadata"]["annotations"][DESIRED_REPLICAS] == "5"
-        await client.patch(DEPLOYMENT, "default", "web", {"spec": {"replicas": 1}})
-        await eventually_async(lambda: len(client.list(POD, "default")) == 1 and rollout_finished(client))
+        await client.patch(DEPLOYMENT, "web", {"spec": {"replicas": 1}}, namespace="default")
+        await eventually_async(
+            lambda: len(client.list(POD, namespace="default")) == 1 and rollout_finished(client)
+        )
 
 
 async def test_a_paused_deployment_does_not_roll(api: EmbeddedAPI, client: LocalClient) -> None:
@@ -199,7 +203,7 @@ async def test_a_paused_deployment_does_not_roll(api: EmbeddedAPI, client: Local
     async with controllers(api):
         await client.create(DEPLOYMENT, deployment(replicas=1))
         await run_pods_until(client, "default", lambda: rollout_finished(client))
-        await client.patch(DEPLOYMENT, "default", "web", {"spec": {"paused": True}})
+        await client.patch(DEPLOYMENT, "web", {"spec": {"paused": True}}, namespace="default")
         await set_image(client, "nginx:1.28")
         await eventually_async(
             lambda: (
@@ -210,12 +214,12 @@ async def test_a_paused_deployment_does_not_roll(api: EmbeddedAPI, client: Local
         await eventually_async(
             lambda: get(client)["status"]["observedGeneration"] == get(client)["metadata"]["generation"]
         )
-        assert len(client.list(REPLICA_SET, "default")) == 1
-        await client.patch(DEPLOYMENT, "default", "web", {"spec": {"paused": False}})
+        assert len(client.list(REPLICA_SET, namespace="default")) == 1
+        await client.patch(DEPLOYMENT, "web", {"spec": {"paused": False}}, namespace="default")
         await run_pods_until(
             client,
             "default",
-            lambda: len(client.list(REPLICA_SET, "default")) == 2 and rollout_finished(client),
+            lambda: len(client.list(REPLICA_SET, namespace="default")) == 2 and rollout_finished(client),
         )
 
 
@@ -229,7 +233,7 @@ async def test_old_replica_sets_beyond_the_history_limit_are_deleted(
         for image in ("nginx:1.28", "nginx:1.29"):
             await set_image(client, image)
             await run_pods_until(client, "default", lambda: rollout_finished(client))
-        await eventually_async(lambda: len(client.list(REPLICA_SET, "default")) == 2)
+        await eventually_async(lambda: len(client.list(REPLICA_SET, namespace="default")) == 2)
         assert [rs["metadata"]["annotations"][REVISION] for rs in replica_sets(client)] == ["2", "3"]
 
 
@@ -252,4 +256,4 @@ async def test_rolling_back_reuses_the_old_replica_set_with_a_new_revision(
         assert current["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
         assert current["metadata"]["annotations"]["deployment.kubernetes.io/revision-history"] == "1"
         assert current["spec"]["replicas"] == 1 and first["spec"]["replicas"] == 0
-        await ready_all(client, client.list(POD, "default"))
+        await ready_all(client, client.list(POD, namespace="default"))

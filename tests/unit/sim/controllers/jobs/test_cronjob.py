@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.times import format_time
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.localclient import LocalClient
@@ -71,7 +72,7 @@ def cron_job(**spec: Any) -> dict[str, Any]:
 
 
 def status_of(client: LocalClient) -> dict[str, Any]:
-    return (client.get(CRON_JOB, "default", "report") or {}).get("status") or {}
+    return (client.get(CRON_JOB, "report", namespace="default") or {}).get("status") or {}
 
 
 async def finish(client: LocalClient, name: str) -> None:
@@ -89,7 +90,7 @@ async def finish(client: LocalClient, name: str) -> None:
             ],
         }
 
-    await client.mutate(JOB, "default", name, change, subresource="status")
+    await client.mutate(JOB, name, change, namespace="default", subresource="status")
 
 
 async def test_a_job_is_created_when_the_schedule_fires_and_tracked_until_done(
@@ -100,9 +101,9 @@ async def test_a_job_is_created_when_the_schedule_fires_and_tracked_until_done(
     async with running(api, CronJobController, clock) as controller:
         await client.create(CRON_JOB, cron_job())
         clock.advance(61)
-        controller.enqueue(("default", "report"))
+        controller.enqueue(ObjectKey("default", "report"))
         await eventually_async(lambda: len(status_of(client).get("active") or []) == 1)
-        [job] = client.list(JOB, "default")
+        [job] = client.list(JOB, namespace="default")
         scheduled = datetime.fromisoformat(status_of(client)["lastScheduleTime"])
         assert job["metadata"]["name"] == job_name({"metadata": {"name": "report"}}, scheduled)
         assert job["metadata"]["labels"] == {"kind": "report"}
@@ -124,14 +125,14 @@ async def test_forbid_skips_a_firing_while_a_job_runs(api: EmbeddedAPI, client: 
     async with running(api, CronJobController, clock) as controller:
         await client.create(CRON_JOB, cron_job(concurrencyPolicy="Forbid"))
         clock.advance(61)
-        controller.enqueue(("default", "report"))
-        await eventually_async(lambda: len(client.list(JOB, "default")) == 1)
+        controller.enqueue(ObjectKey("default", "report"))
+        await eventually_async(lambda: len(client.list(JOB, namespace="default")) == 1)
         clock.advance(60)
-        controller.enqueue(("default", "report"))
+        controller.enqueue(ObjectKey("default", "report"))
         await eventually_async(
-            lambda: any(e["reason"] == "JobAlreadyActive" for e in client.list(EVENT, "default"))
+            lambda: any(e["reason"] == "JobAlreadyActive" for e in client.list(EVENT, namespace="default"))
         )
-        assert len(client.list(JOB, "default")) == 1
+        assert len(client.list(JOB, namespace="default")) == 1
 
 
 async def test_finished_jobs_beyond_the_history_limit_are_deleted(
@@ -144,13 +145,13 @@ async def test_finished_jobs_beyond_the_history_limit_are_deleted(
         names: list[str] = []
         for _ in range(2):
             clock.advance(60)
-            controller.enqueue(("default", "report"))
+            controller.enqueue(ObjectKey("default", "report"))
             await eventually_async(lambda: len(status_of(client).get("active") or []) == 1)
             names.append(status_of(client)["active"][0]["name"])
             await finish(client, names[-1])
             await eventually_async(lambda: "active" not in status_of(client))
         await eventually_async(
-            lambda: [j["metadata"]["name"] for j in client.list(JOB, "default")] == [names[1]]
+            lambda: [j["metadata"]["name"] for j in client.list(JOB, namespace="default")] == [names[1]]
         )
 
 
@@ -160,10 +161,14 @@ async def test_a_suspended_cron_job_creates_nothing(api: EmbeddedAPI, client: Lo
     async with running(api, CronJobController, clock) as controller:
         await client.create(CRON_JOB, cron_job(suspend=True))
         clock.advance(120)
-        controller.enqueue(("default", "report"))
+        controller.enqueue(ObjectKey("default", "report"))
         await client.create(CRON_JOB, {**cron_job(), "metadata": {"name": "other", "namespace": "default"}})
-        controller.enqueue(("default", "other"))
+        controller.enqueue(ObjectKey("default", "other"))
         await eventually_async(
-            lambda: any(j["metadata"]["name"].startswith("other-") for j in client.list(JOB, "default"))
+            lambda: any(
+                j["metadata"]["name"].startswith("other-") for j in client.list(JOB, namespace="default")
+            )
         )
-        assert not any(j["metadata"]["name"].startswith("report-") for j in client.list(JOB, "default"))
+        assert not any(
+            j["metadata"]["name"].startswith("report-") for j in client.list(JOB, namespace="default")
+        )

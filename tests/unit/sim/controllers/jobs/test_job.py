@@ -26,7 +26,7 @@ def job(**spec: Any) -> dict[str, Any]:
 
 
 def get(client: LocalClient) -> dict[str, Any]:
-    found = client.get(JOB, "default", "pi")
+    found = client.get(JOB, "pi", namespace="default")
     assert found is not None
     return found
 
@@ -71,7 +71,7 @@ async def test_a_job_runs_parallel_pods_until_enough_succeed(api: EmbeddedAPI, c
         assert complete is not None and complete["reason"] == "CompletionsReached"
         assert len(pods_of(client, "default", uid)) == 3
         await eventually_async(
-            lambda: any(e["reason"] == "Completed" for e in client.list(EVENT, "default")),
+            lambda: any(e["reason"] == "Completed" for e in client.list(EVENT, namespace="default")),
             what="a Completed event is recorded",
         )
 
@@ -143,7 +143,7 @@ async def test_a_suspended_job_runs_no_pods_until_resumed(api: EmbeddedAPI, clie
         uid = (await client.create(JOB, job(suspend=True)))["metadata"]["uid"]
         await eventually_async(lambda: "Suspended" in condition_types(client))
         assert not pods_of(client, "default", uid) and "startTime" not in status_of(client)
-        await client.patch(JOB, "default", "pi", {"spec": {"suspend": False}})
+        await client.patch(JOB, "pi", {"spec": {"suspend": False}}, namespace="default")
         await eventually_async(lambda: len(running_pods(client, uid)) == 1)
         await eventually_async(
             lambda: (
@@ -173,4 +173,4 @@ async def test_the_job_controller_counts_pods_by_phase(api: EmbeddedAPI, client:
         await eventually_async(
             lambda: status_of(client).get("ready") == 1 and status_of(client).get("active") == 1
         )
-        assert client.list(POD, "default")
+        assert client.list(POD, namespace="default")

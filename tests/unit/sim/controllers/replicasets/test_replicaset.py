@@ -31,7 +31,7 @@ def replica_set(name: str = "web", replicas: int = 3, **spec: Any) -> dict[str, 
 
 
 def status_of(client: LocalClient, name: str = "web") -> dict[str, Any]:
-    found = client.get(REPLICA_SET, "default", name)
+    found = client.get(REPLICA_SET, name, namespace="default")
     assert found is not None
     return found.get("status") or {}
 
@@ -79,7 +79,7 @@ async def test_scaling_down_deletes_unready_pods_before_ready_ones(
         await eventually_async(lambda: len(pods_of(client, "default", uid)) == 3)
         survivor = pods_of(client, "default", uid)[1]
         await set_ready(client, survivor)
-        await client.patch(REPLICA_SET, "default", "web", {"spec": {"replicas": 1}})
+        await client.patch(REPLICA_SET, "web", {"spec": {"replicas": 1}}, namespace="default")
         await eventually_async(lambda: len(pods_of(client, "default", uid)) == 1)
         assert pods_of(client, "default", uid)[0]["metadata"]["name"] == survivor["metadata"]["name"]
         await eventually_async(lambda: status_of(client).get("observedGeneration") == 2)
@@ -92,7 +92,7 @@ async def test_a_deleted_pod_is_replaced(api: EmbeddedAPI, client: LocalClient) 
         uid = created["metadata"]["uid"]
         await eventually_async(lambda: len(pods_of(client, "default", uid)) == 2)
         victim = pods_of(client, "default", uid)[0]["metadata"]["name"]
-        await client.delete(POD, "default", victim)
+        await client.delete(POD, victim, namespace="default")
         await eventually_async(
             lambda: (
                 len(pods_of(client, "default", uid)) == 2
@@ -122,14 +122,14 @@ async def test_a_pod_relabelled_out_of_the_selector_is_released_and_replaced(
         uid = created["metadata"]["uid"]
         await eventually_async(lambda: len(pods_of(client, "default", uid)) == 1)
         name = pods_of(client, "default", uid)[0]["metadata"]["name"]
-        await client.patch(POD, "default", name, {"metadata": {"labels": {"app": "debug"}}})
+        await client.patch(POD, name, {"metadata": {"labels": {"app": "debug"}}}, namespace="default")
         await eventually_async(
             lambda: (
                 len(pods_of(client, "default", uid)) == 1
                 and pods_of(client, "default", uid)[0]["metadata"]["name"] != name
             )
         )
-        released = client.get(POD, "default", name)
+        released = client.get(POD, name, namespace="default")
         assert released is not None and "ownerReferences" not in released["metadata"]
 
 

@@ -35,17 +35,17 @@ def stateful_set(replicas: int = 3, **spec: Any) -> dict[str, Any]:
 
 
 def pod_names(client: LocalClient) -> list[str]:
-    return sorted(pod["metadata"]["name"] for pod in client.list(POD, "default"))
+    return sorted(pod["metadata"]["name"] for pod in client.list(POD, namespace="default"))
 
 
 def status_of(client: LocalClient) -> dict[str, Any]:
-    found = client.get(STATEFUL_SET, "default", "db")
+    found = client.get(STATEFUL_SET, "db", namespace="default")
     assert found is not None
     return found.get("status") or {}
 
 
 def pod(client: LocalClient, name: str) -> dict[str, Any]:
-    found = client.get(POD, "default", name)
+    found = client.get(POD, name, namespace="default")
     assert found is not None
     return found
 
@@ -89,8 +89,8 @@ async def test_pods_carry_their_identity(api: EmbeddedAPI, client: LocalClient) 
         assert {"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}} in first["spec"][
             "volumes"
         ]
-        assert client.get(PERSISTENT_VOLUME_CLAIM, "default", "data-db-0") is not None
-        [revision] = client.list(CONTROLLER_REVISION, "default")
+        assert client.get(PERSISTENT_VOLUME_CLAIM, "data-db-0", namespace="default") is not None
+        [revision] = client.list(CONTROLLER_REVISION, namespace="default")
         assert revision["metadata"]["name"] == labels[REVISION_LABEL] and revision["revision"] == 1
 
 
@@ -115,7 +115,7 @@ async def test_scaling_down_removes_the_highest_ordinal_first(api: EmbeddedAPI, 
                 deleted.append(event.object.name)
 
         client.on_change(POD, record)
-        await client.patch(STATEFUL_SET, "default", "db", {"spec": {"replicas": 1}})
+        await client.patch(STATEFUL_SET, "db", {"spec": {"replicas": 1}}, namespace="default")
         await run_pods_until(client, "default", lambda: pod_names(client) == ["db-0"])
         assert deleted == ["db-2", "db-1"]
         await eventually_async(lambda: status_of(client).get("replicas") == 1)
@@ -131,14 +131,14 @@ async def test_a_rolling_update_replaces_pods_from_the_highest_ordinal(
         old_revision = status_of(client)["currentRevision"]
         await client.patch(
             STATEFUL_SET,
-            "default",
             "db",
             {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:1.28"}]}}}},
+            namespace="default",
         )
         order: list[str] = []
 
         def step() -> bool:
-            for found in client.list(POD, "default"):
+            for found in client.list(POD, namespace="default"):
                 name = found["metadata"]["name"]
                 if found["metadata"]["labels"][REVISION_LABEL] != old_revision and name not in order:
                     order.append(name)
@@ -149,7 +149,9 @@ async def test_a_rolling_update_replaces_pods_from_the_highest_ordinal(
 
         await run_pods_until(client, "default", step)
         assert order == ["db-2", "db-1", "db-0"]
-        assert all(p["spec"]["containers"][0]["image"] == "nginx:1.28" for p in client.list(POD, "default"))
+        assert all(
+            p["spec"]["containers"][0]["image"] == "nginx:1.28" for p in client.list(POD, namespace="default")
+        )
         assert status_of(client)["updatedReplicas"] == 3
 
 
@@ -164,9 +166,9 @@ async def test_a_partition_keeps_lower_ordinals_on_the_old_revision(
         old_revision = status_of(client)["currentRevision"]
         await client.patch(
             STATEFUL_SET,
-            "default",
             "db",
             {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:1.28"}]}}}},
+            namespace="default",
         )
         await run_pods_until(
             client,
@@ -188,11 +190,11 @@ async def test_rolling_back_renumbers_the_earlier_revision(api: EmbeddedAPI, cli
         await client.create(STATEFUL_SET, stateful_set(replicas=1))
         await run_pods_until(client, "default", lambda: status_of(client).get("readyReplicas") == 1)
         first = status_of(client)["currentRevision"]
-        await client.patch(STATEFUL_SET, "default", "db", image)
+        await client.patch(STATEFUL_SET, "db", image, namespace="default")
         await run_pods_until(
             client, "default", lambda: status_of(client).get("currentRevision") not in (None, first)
         )
-        await client.patch(STATEFUL_SET, "default", "db", back)
+        await client.patch(STATEFUL_SET, "db", back, namespace="default")
         await run_pods_until(
             client,
             "default",
@@ -202,6 +204,7 @@ async def test_rolling_back_renumbers_the_earlier_revision(api: EmbeddedAPI, cli
             ),
         )
         revisions = {
-            r["metadata"]["name"]: r["revision"] for r in client.list(CONTROLLER_REVISION, "default")
+            r["metadata"]["name"]: r["revision"]
+            for r in client.list(CONTROLLER_REVISION, namespace="default")
         }
         assert revisions[first] == 3 and sorted(revisions.values()) == [2, 3]
