@@ -28,6 +28,7 @@ WORK = GroupVersionKind(WORK_GROUP, "v1alpha1", "Work")
 RESOURCE_BINDING = GroupVersionKind(WORK_GROUP, "v1alpha2", "ResourceBinding")
 CLUSTER_RESOURCE_BINDING = GroupVersionKind(WORK_GROUP, "v1alpha2", "ClusterResourceBinding")
 CLUSTER = GroupVersionKind(CLUSTER_GROUP, "v1alpha1", "Cluster")
+CLUSTER_TAINT_POLICY = GroupVersionKind(POLICY_GROUP, "v1alpha1", "ClusterTaintPolicy")
 
 PROPAGATION_POLICIES = GroupResource(POLICY_GROUP, "propagationpolicies")
 CLUSTER_PROPAGATION_POLICIES = GroupResource(POLICY_GROUP, "clusterpropagationpolicies")
@@ -37,6 +38,7 @@ WORKS = GroupResource(WORK_GROUP, "works")
 RESOURCE_BINDINGS = GroupResource(WORK_GROUP, "resourcebindings")
 CLUSTER_RESOURCE_BINDINGS = GroupResource(WORK_GROUP, "clusterresourcebindings")
 CLUSTERS = GroupResource(CLUSTER_GROUP, "clusters")
+CLUSTER_TAINT_POLICIES = GroupResource(POLICY_GROUP, "clustertaintpolicies")
 
 PLURALS: dict[GroupVersionKind, str] = {
     PROPAGATION_POLICY: PROPAGATION_POLICIES.resource,
@@ -47,6 +49,7 @@ PLURALS: dict[GroupVersionKind, str] = {
     RESOURCE_BINDING: RESOURCE_BINDINGS.resource,
     CLUSTER_RESOURCE_BINDING: CLUSTER_RESOURCE_BINDINGS.resource,
     CLUSTER: CLUSTERS.resource,
+    CLUSTER_TAINT_POLICY: CLUSTER_TAINT_POLICIES.resource,
 }
 """The resource name of every Karmada kind the hub serves."""
 
@@ -59,6 +62,7 @@ NAMESPACED: dict[GroupVersionKind, bool] = {
     RESOURCE_BINDING: True,
     CLUSTER_RESOURCE_BINDING: False,
     CLUSTER: False,
+    CLUSTER_TAINT_POLICY: False,
 }
 
 # --- namespaces -----------------------------------------------------------------------------------
@@ -151,6 +155,15 @@ WORK_DEGRADED = "Degraded"
 WORK_DISPATCHING = "Dispatching"
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+# --- failover: who evicted a cluster from a binding, and why (gracefulEvictionTasks) ------------------
+
+EVICTION_PRODUCER_TAINT_MANAGER = "TaintManager"
+EVICTION_PRODUCER_APPLICATION_FAILOVER = "ResourceBindingApplicationFailoverController"
+EVICTION_REASON_TAINT_UNTOLERATED = "TaintUntolerated"
+EVICTION_REASON_APPLICATION_FAILURE = "ApplicationFailure"
+DEFAULT_GRACEFUL_EVICTION_SECONDS = 600
+"""How long an eviction task keeps the old copy when it says no `gracePeriodSeconds` (10m)."""
 
 
 # --- enumerated field values ----------------------------------------------------------------------
