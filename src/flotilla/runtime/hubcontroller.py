@@ -48,6 +48,17 @@ class ManagerSettings:
     workers: int = 5
     """Concurrent reconciles per controller (karmada's --concurrent-*-syncs)."""
     member_timeout: float = 10.0
+    enable_scheduler_estimator: bool = True
+    """The scheduler also sizes Push clusters by their nodes and pods (Karmada's accurate estimator,
+    from the member informers this process keeps; Karmada's flag defaults to false because it
+    needs an estimator service per member, which Flotilla does not)."""
+    scheduler_estimator_timeout: float = 3.0
+    """How long the accurate estimator waits for a member's first node and pod lists; past it the
+    cluster is sized by its resource summary alone."""
+    descheduling_interval: float = 120.0
+    """Seconds between the descheduler's rounds over dynamically divided Deployments."""
+    unschedulable_threshold: float = 300.0
+    """How long a replica must have been unschedulable on a member before the descheduler takes it back."""
 
 
 def cluster_sync_mode(cluster: Mapping[str, Any]) -> str:
