@@ -12,6 +12,11 @@ cache and one watch per member and kind. The cluster status collection reads who
 member (its nodes, its unfinished pods) from the same registry through `cache`: informers that
 select by field rather than by the managed label, and call no handlers — their cache is read once
 per status interval, so the member is watched incrementally instead of listed every interval.
+
+`ManagerSettings` holds the flags of `flotilla controller-manager` that controllers read, among them
+Karmada's feature gates (`FeatureGates`, `--feature-gates=Failover=true,…`). Flotilla's defaults
+differ from Karmada's where Karmada's leave a user without failover: `Failover` is on here (off in
+Karmada since v1.12), and so is NoExecute taint eviction.
 """
 
 from __future__ import annotations
@@ -28,8 +33,70 @@ from flotilla.client.informer import Handler, Informer
 from flotilla.client.interfaces import ObjectClient
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.controller import ControllerLoop
+from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.informers import SharedInformers
 from flotilla.runtime.members import MemberClientProvider
+
+KARMADA_FEATURE_GATES: Mapping[str, bool] = {
+    "Failover": True,
+    "GracefulEviction": True,
+    "PropagateDeps": True,
+    "CustomizedClusterResourceModeling": True,
+    "PropagationPolicyPreemption": False,
+    "MultiClusterService": False,
+    "ResourceQuotaEstimate": False,
+    "StatefulFailoverInjection": False,
+    "PriorityBasedScheduling": True,
+    "FederatedQuotaEnforcement": False,
+    "MultiplePodTemplatesScheduling": False,
+    "ControllerPriorityQueue": True,
+    "WorkloadAffinity": False,
+    "SchedulingOvercommitProtection": False,
+}
+"""karmada-controller-manager's feature gates (v1.19) with their defaults here. Only `Failover` differs
+from Karmada (false there): a member that fails should lose its workloads to the others without a
+flag. Gates Flotilla does not act on are accepted, so Karmada's command lines carry over."""
+
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureGates:
+    """Karmada's feature gates as `--feature-gates` set them; what was not set keeps its default."""
+
+    overrides: tuple[tuple[str, bool], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> FeatureGates:
+        """`Name=bool,Name=bool` as component-base parses it (Go booleans); ValueError says what is wrong."""
+        overrides: dict[str, bool] = {}
+        for item in (part.strip() for part in text.split(",")):
+            if not item:
+                continue
+            name, equals, value = (side.strip() for side in item.partition("="))
+            if not equals:
+                raise ValueError(f"missing bool value for {name}")
+            if name not in KARMADA_FEATURE_GATES:
+                known = ", ".join(sorted(KARMADA_FEATURE_GATES))
+                raise ValueError(f"unrecognized feature gate: {name} (known: {known})")
+            if value not in _GO_TRUE | _GO_FALSE:
+                raise ValueError(f"invalid value of {name}: {value}, err: invalid syntax")
+            overrides[name] = value in _GO_TRUE
+        return cls(tuple(sorted(overrides.items())))
+
+    def enabled(self, name: str) -> bool:
+        """Whether gate `name` is on (KeyError for a gate Karmada does not have)."""
+        return dict(self.overrides).get(name, KARMADA_FEATURE_GATES[name])
+
+    @property
+    def failover(self) -> bool:
+        """Cluster failover: the taint manager and the ClusterTaintPolicy controller run."""
+        return self.enabled("Failover")
+
+    @property
+    def graceful_eviction(self) -> bool:
+        return self.enabled("GracefulEviction")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +115,18 @@ class ManagerSettings:
     workers: int = 5
     """Concurrent reconciles per controller (karmada's --concurrent-*-syncs)."""
     member_timeout: float = 10.0
+    feature_gates: FeatureGates = field(default_factory=FeatureGates)
+    enable_taint_manager: bool = True
+    """Run the NoExecute taint manager (with the `Failover` gate on)."""
+    enable_no_execute_taint_eviction: bool = True
+    """Let the taint manager evict from clusters with NoExecute taints (Karmada: false)."""
+    no_execute_taint_eviction_purge_mode: str = "Gracefully"
+    """How the taint manager's evictions remove the old copy, unless the binding says (Directly or
+    Gracefully)."""
+    graceful_eviction_timeout: float = 600.0
+    """Seconds an eviction task keeps the old copy when it gives no `gracePeriodSeconds`."""
+    resource_eviction_rate: float = 200.0
+    """Bindings the taint manager evicts per second at most (Karmada: 0.5)."""
     enable_scheduler_estimator: bool = True
     """The scheduler also sizes Push clusters by their nodes and pods (Karmada's accurate estimator,
     from the member informers this process keeps; Karmada's flag defaults to false because it
@@ -196,6 +275,10 @@ class HubController:
 
     def enqueue(self, key: Hashable) -> None:
         self.loop.enqueue(key)
+
+    def metric_families(self) -> list[MetricFamily]:
+        """The controller's own metrics beside the reconcile counters every controller has (none here)."""
+        return []
 
     def start(self) -> None:
         self.loop.start()

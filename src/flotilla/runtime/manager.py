@@ -192,7 +192,8 @@ class ControllerManager:
         return "" if ok else "informers not synced"
 
     def _metrics(self) -> list[str]:
-        return render(controller_metrics(self.controllers, is_leader=self.is_leader))
+        own = [family for controller in self.controllers for family in controller.metric_families()]
+        return render([*controller_metrics(self.controllers, is_leader=self.is_leader), *own])
 
 
 def controller_metrics(controllers: Iterable[HubController], *, is_leader: bool) -> list[MetricFamily]:
