@@ -11,11 +11,16 @@ The binding controller turns a template into one manifest per target cluster, as
 3. **Karmada's labels and annotations.** Label `karmada.io/managed: "true"` and the binding's
    permanent id; annotations naming the binding, the Work, the template's UID and generation,
    the conflict resolution and the overrides that were applied.
-4. **Server-owned fields stripped**: `status`, `uid`, `resourceVersion`, `generation`,
+4. **Preserved state injected** (Karmada's StatefulFailoverInjection, always on here): after a
+   failover, the labels the last eviction task preserved from the failed copy's status
+   (`preservedLabelState`) are merged onto the manifest of the cluster the workload moved to —
+   only when that task purged `Directly`, the workload now runs in exactly one cluster, and that
+   cluster is not one it ran on before the failover (`clustersBeforeFailover`).
+5. **Server-owned fields stripped**: `status`, `uid`, `resourceVersion`, `generation`,
    `creationTimestamp`, deletion stamps, `managedFields`, `ownerReferences`, `finalizers`,
    `selfLink`, kubectl's last-applied annotation, and per kind what the member fills in itself
    (a Service's cluster IP, a Job's generated selector, a Deployment's revision annotations…).
-5. **Managed keys recorded**: `resourcetemplate.karmada.io/managed-labels` and `…/managed-
+6. **Managed keys recorded**: `resourcetemplate.karmada.io/managed-labels` and `…/managed-
    annotations` list, sorted, every label and annotation key the manifest carries.
 
 Everything here is a pure function over plain JSON dicts; the inputs are never modified.
@@ -29,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flotilla.api.karmada import constants
-from flotilla.api.karmada.constants import ConflictResolution, ReplicaSchedulingType
+from flotilla.api.karmada.constants import ConflictResolution, PurgeMode, ReplicaSchedulingType
 from flotilla.api.karmada.work import ResourceBindingSpec, TargetCluster
 from flotilla.interpreter import REVISE_REPLICA_KINDS, group_kind, revise_replica
 from flotilla.interpreter import kinds as interpreter_kinds
@@ -158,6 +163,23 @@ def suspends_dispatching(spec: ResourceBindingSpec, cluster: str) -> bool:
     return on_clusters is not None and cluster in on_clusters.cluster_names
 
 
+def preserved_labels(spec: ResourceBindingSpec, cluster: str) -> dict[str, str]:
+    """The labels a failover preserved for the copy `cluster` receives; empty when none apply.
+
+    Karmada's rules (`injectReservedLabelState`): the workload runs in exactly one cluster (a
+    failover of one copy to another), the binding's last eviction task purged `Directly` (the old
+    copy is gone before the new one starts, so the state is handed over, not shared), and `cluster`
+    is not one the workload ran on before that failover. After consecutive failovers the last
+    task's state is the one handed on.
+    """
+    if len(target_clusters(spec)) != 1 or not spec.graceful_eviction_tasks:
+        return {}
+    task = spec.graceful_eviction_tasks[-1]
+    if task.purge_mode != PurgeMode.DIRECTLY or cluster in task.clusters_before_failover:
+        return {}
+    return dict(task.preserved_label_state)
+
+
 def render_manifest(
     template: Mapping[str, Any],
     *,
@@ -195,6 +217,7 @@ def render_manifest(
     labels = _section(metadata, "labels")
     labels.update(binding.labels())
     labels[constants.MANAGED_BY_KARMADA_LABEL] = "true"
+    labels.update(preserved_labels(spec, str(interpreter_kinds.nested(cluster, "metadata", "name") or "")))
     annotations = _section(metadata, "annotations")
     generation = interpreter_kinds.nested(template, "metadata", "generation")
     if isinstance(generation, int) and generation > 0:
