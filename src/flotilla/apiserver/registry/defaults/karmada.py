@@ -43,7 +43,6 @@ GRACE_PERIOD_SECONDS = 600
 MAX_INT64 = str(2**63 - 1)
 """The upper bound of the last resource model grade: Go's MaxInt64, as a quantity."""
 SERVICE_IMPORT_API_VERSIONS = ("multicluster.x-k8s.io/v1alpha1",)
-GRACEFUL_PURGE_MODES = (PurgeMode.GRACEFULLY, PurgeMode.GRACIOUSLY)
 
 # --- propagation policies ---------------------------------------------------------------------------
 
@@ -108,7 +107,7 @@ def default_failover(failover: Object) -> None:
             conditions["tolerationSeconds"] = APPLICATION_TOLERATION_SECONDS
         _set_if_empty(application, "purgeMode", PurgeMode.GRACEFULLY)
         if (
-            application.get("purgeMode") in GRACEFUL_PURGE_MODES
+            application.get("purgeMode") == PurgeMode.GRACEFULLY
             and application.get("gracePeriodSeconds") is None
         ):
             application["gracePeriodSeconds"] = GRACE_PERIOD_SECONDS

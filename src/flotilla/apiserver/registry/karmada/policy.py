@@ -167,7 +167,8 @@ def failover() -> Schema:
             ),
             "purgeMode": string(
                 "What happens to the application on the cluster it leaves.",
-                enum=list(PurgeMode),
+                # Karmada v1.19 dropped the deprecated spellings Immediately and Graciously (#7792).
+                enum=[PurgeMode.DIRECTLY, PurgeMode.GRACEFULLY, PurgeMode.NEVER],
                 default=PurgeMode.GRACEFULLY,
             ),
             "gracePeriodSeconds": integer("How long a Gracefully purged copy is kept at most."),

@@ -6,8 +6,9 @@ serve dynamic-weight or Aggregated division; field selectors test `provider`/`re
 `In`/`NotIn`. Spread constraints use a field or a label, never both, with `minGroups <=
 maxGroups`, one constraint per field and a `cluster` one beside any other field. Static weights
 are at least 1 and name their target; cluster tolerations are pod tolerations (`tolerations`);
-workload affinity groups by a label key. Failover: an application's grace period is given exactly
-when it purges gracefully, and clusters purge directly or gracefully.
+workload affinity groups by a label key. Failover: applications purge directly, gracefully or
+never (Karmada v1.19's modes), their grace period is given exactly when they purge gracefully,
+clusters purge directly or gracefully, and a state preservation rule's alias is a label key.
 
 A cluster affinity is also how override policies pick their clusters (`overrides`), so
 `validate_cluster_affinity` is public.
@@ -33,7 +34,9 @@ from flotilla.apiserver.registry.validation.tolerations import validate_tolerati
 
 AFFINITY_NAME_MAX = 32
 FIELD_SELECTOR_OPERATORS = ("In", "NotIn")
-GRACEFUL = (PurgeMode.GRACEFULLY, PurgeMode.GRACIOUSLY)
+APPLICATION_PURGE_MODES = (PurgeMode.DIRECTLY, PurgeMode.GRACEFULLY, PurgeMode.NEVER)
+"""Karmada v1.19's purge modes; the deprecated Immediately and Graciously are refused (#7792)."""
+CLUSTER_PURGE_MODES = (PurgeMode.DIRECTLY, PurgeMode.GRACEFULLY)
 
 
 def validate_placement(placement: Object, path: str) -> list[FieldError]:
@@ -223,7 +226,7 @@ def validate_failover(failover: Object, path: str) -> list[FieldError]:
     application = failover.get("application")
     application_path = child(path, "application")
     if isinstance(application, dict):
-        errors += one_of(application, "purgeMode", application_path, PurgeMode)
+        errors += one_of(application, "purgeMode", application_path, APPLICATION_PURGE_MODES)
         seconds = fields.integer(fields.mapping(application, "decisionConditions"), "tolerationSeconds")
         if seconds is not None and seconds < 0:
             errors.append(
@@ -233,7 +236,7 @@ def validate_failover(failover: Object, path: str) -> list[FieldError]:
                     "must be greater than or equal to 0",
                 )
             )
-        graceful = application.get("purgeMode") in GRACEFUL
+        graceful = application.get("purgeMode") == PurgeMode.GRACEFULLY
         grace_path = child(application_path, "gracePeriodSeconds")
         grace = application.get("gracePeriodSeconds")
         if grace is not None and not graceful:
@@ -246,6 +249,18 @@ def validate_failover(failover: Object, path: str) -> list[FieldError]:
             )
         elif isinstance(grace, int) and grace <= 0:
             errors.append(fielderrors.invalid(grace_path, grace, "must be greater than 0"))
+        errors += _state_preservation(application, application_path)
     cluster = fields.mapping(failover, "cluster")
-    errors += one_of(cluster, "purgeMode", child(path, "cluster"), (PurgeMode.DIRECTLY, PurgeMode.GRACEFULLY))
+    errors += one_of(cluster, "purgeMode", child(path, "cluster"), CLUSTER_PURGE_MODES)
+    errors += _state_preservation(cluster, child(path, "cluster"))
+    return errors
+
+
+def _state_preservation(behavior: Object, path: str) -> list[FieldError]:
+    """Each rule's `aliasLabelName` becomes a label key on the new copy: it must be a valid one."""
+    rules_path = child(child(path, "statePreservation"), "rules")
+    errors: list[FieldError] = []
+    for position, rule in enumerate(fields.objects(fields.mapping(behavior, "statePreservation"), "rules")):
+        name = fields.text(rule, "aliasLabelName")
+        errors += qualified_name(name, child(index(rules_path, position), "aliasLabelName"))
     return errors
