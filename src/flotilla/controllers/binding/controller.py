@@ -5,7 +5,10 @@ controller renders the template for that cluster (`render.render_manifest`: repl
 overrides applied, Karmada's labels and annotations, server-owned fields stripped) and writes the
 Work `work_name(kind, name, namespace)` into the cluster's execution namespace `karmada-es-<cluster>`
 with server-side apply (field manager `flotilla-binding-controller`) — only when it differs from
-the Work the informer holds. Works of clusters the binding no longer targets are deleted.
+the Work the informer holds. Works of clusters the binding no longer targets are deleted — except
+the Work of a cluster a graceful eviction task still names (purge mode other than `Directly`):
+that one is kept as it is, neither deleted nor rendered again, until the task is dropped
+(`works.clusters_keeping_works`), so the old copy serves while the workload starts elsewhere.
 
 A Work the hub refuses as it is (400, 413, 422), like a template that cannot be rendered, is not
 retried until the binding, its template or a policy changes; a Warning Event `SyncWorkFailed` on
@@ -52,6 +55,7 @@ from flotilla.controllers.binding.works import (
     WorksByBinding,
     WrittenWorks,
     binding_key_of_work,
+    clusters_keeping_works,
     work_object,
     work_up_to_date,
 )
@@ -246,7 +250,10 @@ class BindingController(HubController):
         reference = BindingReference(kind, namespace, name, model.permanent_id)
         targets = target_clusters(model.spec)
         wanted = {names.execution_namespace(target.name) for target in targets}
-        await self._delete_works(work for work in self._index.works_of(key) if work.namespace not in wanted)
+        kept = {names.execution_namespace(cluster) for cluster in clusters_keeping_works(model.spec)}
+        await self._delete_works(
+            work for work in self._index.works_of(key) if work.namespace not in wanted | kept
+        )
         work_name = names.work_name(
             str(template.get("kind") or ""),
             str((template.get("metadata") or {}).get("name") or ""),

@@ -12,6 +12,12 @@ binding no longer targets are found through `WorksByBinding`, an index the Work 
 keep current: deleting them needs no scan of every Work. `WrittenWorks` remembers what this
 process last wrote to each Work, so a reconcile that runs before the informer has seen that write
 does not send it again.
+
+A cluster the binding is being evicted from keeps its Work while a graceful eviction task names it
+with any purge mode but `Directly` (`clusters_keeping_works`, Karmada's
+`ObtainBindingSpecExistingClusters`): the old copy serves until the task is dropped, and the Work
+is neither deleted nor rendered again meanwhile. A `Directly` task keeps nothing: its Work goes at
+once, as an orphan.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from typing import Any
 import orjson
 
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.constants import PurgeMode
+from flotilla.api.karmada.work import ResourceBindingSpec
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.controllers.binding.render import BindingReference, RenderedManifest
 
@@ -86,6 +94,19 @@ def work_up_to_date(existing: Mapping[str, Any], desired: Mapping[str, Any]) -> 
         return False
     stale = (OWNED_ANNOTATIONS & set(current.get("annotations") or {})) - set(wanted.get("annotations") or {})
     return not stale
+
+
+REMOVED_AT_ONCE = frozenset({PurgeMode.DIRECTLY, PurgeMode.IMMEDIATELY})
+"""Purge modes whose eviction task keeps no Work (`Immediately` is Directly's old spelling)."""
+
+
+def clusters_keeping_works(spec: ResourceBindingSpec) -> frozenset[str]:
+    """Clusters whose Work stays as it is while an eviction task names them (purge mode not Directly)."""
+    return frozenset(
+        task.from_cluster
+        for task in spec.graceful_eviction_tasks
+        if task.from_cluster and task.purge_mode not in REMOVED_AT_ONCE
+    )
 
 
 def binding_key_of_work(work: Mapping[str, Any]) -> BindingKey | None:
