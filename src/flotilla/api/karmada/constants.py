@@ -17,6 +17,7 @@ from flotilla.api.scheme import GroupResource, GroupVersionKind
 POLICY_GROUP = "policy.karmada.io"
 WORK_GROUP = "work.karmada.io"
 CLUSTER_GROUP = "cluster.karmada.io"
+APPS_GROUP = "apps.karmada.io"
 CATEGORY = "karmada-io"
 """The discovery category of the policy and work kinds: `kubectl get karmada-io`."""
 
@@ -29,6 +30,7 @@ RESOURCE_BINDING = GroupVersionKind(WORK_GROUP, "v1alpha2", "ResourceBinding")
 CLUSTER_RESOURCE_BINDING = GroupVersionKind(WORK_GROUP, "v1alpha2", "ClusterResourceBinding")
 CLUSTER = GroupVersionKind(CLUSTER_GROUP, "v1alpha1", "Cluster")
 CLUSTER_TAINT_POLICY = GroupVersionKind(POLICY_GROUP, "v1alpha1", "ClusterTaintPolicy")
+WORKLOAD_REBALANCER = GroupVersionKind(APPS_GROUP, "v1alpha1", "WorkloadRebalancer")
 
 PROPAGATION_POLICIES = GroupResource(POLICY_GROUP, "propagationpolicies")
 CLUSTER_PROPAGATION_POLICIES = GroupResource(POLICY_GROUP, "clusterpropagationpolicies")
@@ -39,6 +41,7 @@ RESOURCE_BINDINGS = GroupResource(WORK_GROUP, "resourcebindings")
 CLUSTER_RESOURCE_BINDINGS = GroupResource(WORK_GROUP, "clusterresourcebindings")
 CLUSTERS = GroupResource(CLUSTER_GROUP, "clusters")
 CLUSTER_TAINT_POLICIES = GroupResource(POLICY_GROUP, "clustertaintpolicies")
+WORKLOAD_REBALANCERS = GroupResource(APPS_GROUP, "workloadrebalancers")
 
 PLURALS: dict[GroupVersionKind, str] = {
     PROPAGATION_POLICY: PROPAGATION_POLICIES.resource,
@@ -50,6 +53,7 @@ PLURALS: dict[GroupVersionKind, str] = {
     CLUSTER_RESOURCE_BINDING: CLUSTER_RESOURCE_BINDINGS.resource,
     CLUSTER: CLUSTERS.resource,
     CLUSTER_TAINT_POLICY: CLUSTER_TAINT_POLICIES.resource,
+    WORKLOAD_REBALANCER: WORKLOAD_REBALANCERS.resource,
 }
 """The resource name of every Karmada kind the hub serves."""
 
@@ -63,6 +67,7 @@ NAMESPACED: dict[GroupVersionKind, bool] = {
     CLUSTER_RESOURCE_BINDING: False,
     CLUSTER: False,
     CLUSTER_TAINT_POLICY: False,
+    WORKLOAD_REBALANCER: False,
 }
 
 # --- namespaces -----------------------------------------------------------------------------------
@@ -237,6 +242,24 @@ class ImageComponent(enum.StrEnum):
 class ClusterSyncMode(enum.StrEnum):
     PUSH = "Push"
     PULL = "Pull"
+
+
+class MatchConditionOperator(enum.StrEnum):
+    """How a ClusterTaintPolicy's condition test compares a Cluster condition's status."""
+
+    IN = "In"
+    NOT_IN = "NotIn"
+
+
+class RebalanceResult(enum.StrEnum):
+    """A WorkloadRebalancer's outcome for one workload."""
+
+    SUCCESSFUL = "Successful"
+    FAILED = "Failed"
+
+
+class RebalanceFailedReason(enum.StrEnum):
+    REFERENCED_BINDING_NOT_FOUND = "ReferencedBindingNotFound"
 
 
 class ResourceHealth(enum.StrEnum):

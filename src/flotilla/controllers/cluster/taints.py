@@ -13,11 +13,11 @@ cluster controller adds and removes as the Ready condition changes, following Ka
 (all with effect NoSchedule). A deleting cluster gets `cluster.karmada.io/terminating:NoExecute`.
 `NoExecute` health taints are not added: since Karmada v1.14 that is ClusterTaintPolicy's job.
 
-`spec.taints` is one list shared with users (`karmadactl taint`, `cordon`, `kubectl patch`), so
-the controller never owns it: it computes the new list from the current one — dropping only its own
-taints it wants gone and appending only missing ones (matched by key and effect, value ignored, as
-`Taint.MatchTaint` does), each stamped with `timeAdded` — and the caller writes that list with
-the resourceVersion it was computed from, so a concurrent user edit is never overwritten.
+`spec.taints` is one list shared with users and the ClusterTaintPolicy controller, so the
+controller never owns it: `flotilla.api.karmada.clustertaints` computes the new list from the
+current one — dropping only its own taints it wants gone and appending only missing ones (matched
+by key and effect, value ignored), each stamped with `timeAdded` — and the caller writes that list
+with the resourceVersion it was computed from, so a concurrent edit is never overwritten.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from flotilla.api.karmada.clustertaints import updated_taints
 from flotilla.api.karmada.constants import (
     TAINT_CLUSTER_NOT_READY,
     TAINT_CLUSTER_TERMINATING,
     TAINT_CLUSTER_UNREACHABLE,
 )
 from flotilla.api.karmada.model import Condition, Taint
-from flotilla.api.times import format_time
 
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
@@ -39,11 +39,6 @@ NO_EXECUTE = "NoExecute"
 NOT_READY = Taint(key=TAINT_CLUSTER_NOT_READY, effect=NO_SCHEDULE)
 UNREACHABLE = Taint(key=TAINT_CLUSTER_UNREACHABLE, effect=NO_SCHEDULE)
 TERMINATING = Taint(key=TAINT_CLUSTER_TERMINATING, effect=NO_EXECUTE)
-
-
-def matches(taint: Taint, other: Taint) -> bool:
-    """The same taint for adding and removing: same key and effect."""
-    return taint.key == other.key and taint.effect == other.effect
 
 
 def health_taint_changes(ready: Condition | None) -> tuple[list[Taint], list[Taint]]:
@@ -57,19 +52,6 @@ def health_taint_changes(ready: Condition | None) -> tuple[list[Taint], list[Tai
     if ready.status == "True":
         return [], [NOT_READY, UNREACHABLE]
     return [], []
-
-
-def updated_taints(
-    current: Sequence[Taint], add: Sequence[Taint], remove: Sequence[Taint], now: datetime
-) -> list[Taint] | None:
-    """`current` with `remove` dropped and missing `add` appended; None when nothing changes."""
-    to_add = [t for t in add if not any(matches(t, c) for c in current)]
-    to_remove = [t for t in remove if any(matches(t, c) for c in current)]
-    if not to_add and not to_remove:
-        return None
-    kept = [c for c in current if not any(matches(c, t) for t in to_remove)]
-    stamp = format_time(now)
-    return kept + [t.model_copy(update={"time_added": stamp}) for t in to_add]
 
 
 def health_taints(current: Sequence[Taint], ready: Condition | None, now: datetime) -> list[Taint] | None:

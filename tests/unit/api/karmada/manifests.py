@@ -338,3 +338,46 @@ status:
     allocatableModelings: [{grade: 0, count: 2}, {grade: 1, count: 1}]
 """
 )
+
+# Karmada's documented example (docs: "Cluster Taint Management"), with a target and removal.
+CLUSTER_TAINT_POLICY = _load(
+    """
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterTaintPolicy
+metadata: {name: detect-cluster-notready}
+spec:
+  targetClusters:
+    clusterNames: [member1, member2]
+    labelSelector: {matchLabels: {env: prod}}
+  addOnConditions:
+  - {conditionType: Ready, operator: NotIn, statusValues: ["True"]}
+  - {conditionType: NetworkAvailable, operator: In, statusValues: ["False", "Unknown"]}
+  removeOnConditions:
+  - {conditionType: Ready, operator: In, statusValues: ["True"]}
+  taints:
+  - {key: cluster.karmada.io/not-ready, effect: NoSchedule}
+  - {key: cluster.karmada.io/not-ready, effect: NoExecute, value: "true"}
+"""
+)
+
+WORKLOAD_REBALANCER = _load(
+    """
+apiVersion: apps.karmada.io/v1alpha1
+kind: WorkloadRebalancer
+metadata: {name: demo, generation: 1, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  workloads:
+  - {apiVersion: apps/v1, kind: Deployment, name: demo-deploy-1, namespace: default}
+  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: demo-role}
+  ttlSecondsAfterFinished: 60
+status:
+  observedGeneration: 1
+  finishTime: "2026-01-01T00:00:01Z"
+  observedWorkloads:
+  - workload: {apiVersion: apps/v1, kind: Deployment, name: demo-deploy-1, namespace: default}
+    result: Successful
+  - workload: {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: demo-role}
+    result: Failed
+    reason: ReferencedBindingNotFound
+"""
+)
