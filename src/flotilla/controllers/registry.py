@@ -12,10 +12,12 @@ from flotilla.controllers.cluster import ClusterController
 from flotilla.controllers.dependencies import DependenciesController
 from flotilla.controllers.detector import DetectorController
 from flotilla.controllers.execution.controller import ExecutionController
+from flotilla.controllers.failover.gracefuleviction import GracefulEvictionController
+from flotilla.controllers.failover.taintmanager import TaintManager
 from flotilla.controllers.namespaces import NamespaceSyncController
 from flotilla.controllers.status.bindingstatus import BindingStatusController
 from flotilla.controllers.status.workstatus import WorkStatusController
-from flotilla.runtime.hubcontroller import ControllerContext, HubController
+from flotilla.runtime.hubcontroller import ControllerContext, HubController, ManagerSettings
 from flotilla.scheduler.scheduler import SchedulerController
 
 FACTORIES: dict[str, Callable[[ControllerContext], HubController]] = {}
@@ -34,5 +36,26 @@ FACTORIES[ExecutionController.NAME] = ExecutionController
 FACTORIES[WorkStatusController.NAME] = WorkStatusController
 FACTORIES[BindingStatusController.NAME] = BindingStatusController
 
+FACTORIES[TaintManager.NAME] = TaintManager
+FACTORIES[GracefulEvictionController.NAME] = GracefulEvictionController
+
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""
+
+CLUSTER_TAINT_POLICY = "cluster-taint-policy"
+"""The ClusterTaintPolicy controller's name, which the `Failover` gate switches off with the taint manager."""
+
+
+def switched_off(settings: ManagerSettings) -> frozenset[str]:
+    """Controllers the settings keep from running whatever `--controllers` says.
+
+    As in karmada-controller-manager: the `Failover` gate off stops the taint manager and the
+    ClusterTaintPolicy controller; `--enable-taint-manager=false` or
+    `--enable-no-execute-taint-eviction=false` stop the taint manager.
+    """
+    off = set()
+    if not settings.feature_gates.failover:
+        off |= {TaintManager.NAME, CLUSTER_TAINT_POLICY}
+    if not (settings.enable_taint_manager and settings.enable_no_execute_taint_eviction):
+        off.add(TaintManager.NAME)
+    return frozenset(name for name in off if name in FACTORIES)
