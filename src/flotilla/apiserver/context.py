@@ -24,6 +24,7 @@ from flotilla.apiserver.authz.rbac import RBACAuthorizer
 from flotilla.apiserver.pki.signing import SigningAuthority
 from flotilla.apiserver.registry.cel.runner import RuleRunner
 from flotilla.apiserver.registry.identifiers import RandomIdentifiers
+from flotilla.apiserver.registry.karmada.rules import CustomResourceRules, custom_resource_rules
 from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
 from flotilla.apiserver.registry.schema.builtin import builtin_schemas
 from flotilla.apiserver.registry.schema.model import Schema
@@ -69,6 +70,10 @@ class APISettings:
     """Attempts of an update or patch that loses races with concurrent writers before answering 409."""
     cluster_acceptance: ClusterAcceptance = ClusterAcceptance.AUTO
     """How a hub accepts Pull registrations: at once (Karmada's), or once an operator accepts them."""
+    allow_no_execute_taint_policy: bool = True
+    """Whether a ClusterTaintPolicy may carry NoExecute taints (Karmada's webhook flag of that name).
+    Karmada defaults it to false; Flotilla to true, since the default policy `flotilla up` installs
+    taints an unreachable member NoExecute so that its workloads move elsewhere."""
 
 
 @dataclass(eq=False)
@@ -81,6 +86,8 @@ class APIContext:
     store: ObjectStore = field(init=False)
     metadata_schema: Schema = field(init=False)
     strategy_env: StrategyEnv = field(init=False)
+    custom_resource_rules: dict[GroupVersionKind, CustomResourceRules] = field(init=False)
+    """Built-in admission of the Karmada kinds, under this server's settings."""
     _strategies: dict[int, Strategy] = field(default_factory=dict)
     signing_authority: SigningAuthority | None = None
     """The CA that signs approved client CSRs (None: the signer issues nothing, as on a server
@@ -111,6 +118,9 @@ class APIContext:
         self.strategy_env = StrategyEnv(
             list_objects=self._list_objects, service_cidr=self.settings.service_cidr, clock=self.clock
         )
+        self.custom_resource_rules = custom_resource_rules(
+            allow_no_execute_taint_policy=self.settings.allow_no_execute_taint_policy
+        )
 
     def lookup(self, kind: GroupVersionKind, namespace: str, name: str) -> Mapping[str, Any] | None:
         """The object `kind` `namespace/name` as cached (read-only), or None (kube's informer lookups)."""
@@ -123,7 +133,7 @@ class APIContext:
     def strategy(self, served: ServedResource) -> Strategy:
         found = self._strategies.get(id(served))
         if found is None or found.served is not served:
-            found = self._strategies[id(served)] = strategy_for(served)
+            found = self._strategies[id(served)] = strategy_for(served, self.custom_resource_rules)
         return found
 
     def _list_objects(self, resource: GroupResource, namespace: str) -> list[dict[str, Any]]:

@@ -10,13 +10,13 @@ through the `StrategyEnv` passed in.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flotilla.api.fielderrors import FieldError, required
-from flotilla.api.scheme import GroupResource
+from flotilla.api.scheme import GroupResource, GroupVersionKind
 from flotilla.apiserver.registry.cel.schemachecks import rule_errors
 from flotilla.apiserver.registry.defaults import apply_defaults, prepare_for_create
 from flotilla.apiserver.registry.karmada.rules import CUSTOM_RESOURCE_RULES, CustomResourceRules
@@ -44,12 +44,15 @@ class StrategyEnv:
 class Strategy:
     """The default strategy: built-in defaults and validation, or schema-driven custom resources."""
 
-    def __init__(self, served: ServedResource) -> None:
+    def __init__(
+        self,
+        served: ServedResource,
+        custom_rules: Mapping[GroupVersionKind, CustomResourceRules] = CUSTOM_RESOURCE_RULES,
+    ) -> None:
         self.served = served
-        # Custom resources of some kinds (Karmada's) have built-in admission rules.
-        self.rules: CustomResourceRules | None = (
-            None if served.builtin else CUSTOM_RESOURCE_RULES.get(served.type.gvk)
-        )
+        # Custom resources of some kinds (Karmada's) have built-in admission rules; the server
+        # passes the table built for its settings.
+        self.rules: CustomResourceRules | None = None if served.builtin else custom_rules.get(served.type.gvk)
 
     def default(self, obj: dict[str, Any]) -> None:
         if self.served.builtin:
@@ -231,6 +234,9 @@ _SPECIAL: dict[GroupResource, type[Strategy]] = {
 }
 
 
-def strategy_for(served: ServedResource) -> Strategy:
+def strategy_for(
+    served: ServedResource,
+    custom_rules: Mapping[GroupVersionKind, CustomResourceRules] = CUSTOM_RESOURCE_RULES,
+) -> Strategy:
     cls = _SPECIAL.get(served.type.group_resource, Strategy) if served.builtin else Strategy
-    return cls(served)
+    return cls(served, custom_rules)

@@ -140,6 +140,18 @@ import click
     help="Pull clusters registering with a bootstrap token: accepted at once (auto), or once an "
     "operator runs `flotilla accept NAME` (manual).",
 )
+@click.option(
+    "--allow-no-execute-taint-policy",
+    type=bool,
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Let ClusterTaintPolicies carry NoExecute taints, which evict workloads from the clusters "
+    "they taint. Karmada's webhook defaults this to false; Flotilla to true, so the default policy "
+    "of `flotilla up` can move an unreachable member's workloads "
+    "(--allow-no-execute-taint-policy=false: Karmada's behaviour).",
+)
 @click.option("--log-level", default="info", show_default=True)
 def apiserver(
     data_dir: Path,
@@ -162,6 +174,7 @@ def apiserver(
     min_inflight_per_user: int,
     request_timeout: float,
     cluster_acceptance: str,
+    allow_no_execute_taint_policy: bool,
     log_level: str,
 ) -> None:
     """Serve the Kubernetes API (HTTPS; client certificates or bearer tokens) from a SQLite store in DATA_DIR.
@@ -190,6 +203,7 @@ def apiserver(
             history_window=history_window,
             history_max_bytes=history_max_bytes,
             cluster_acceptance=ClusterAcceptance(cluster_acceptance),
+            allow_no_execute_taint_policy=allow_no_execute_taint_policy,
         ),
         compaction_interval=compaction_interval,
         karmada=karmada,

@@ -12,6 +12,10 @@ custom resource's GVK up in `CUSTOM_RESOURCE_RULES`, and calls, on top of the sc
 
 The rules apply to these GVKs whoever defined the CRD: the hub's own install or a user's copy of
 Karmada's CRDs on a `--no-karmada` server.
+
+Karmada's webhook takes one flag that changes a rule, `--allow-no-execute-taint-policy`; here it
+is the API server's setting of the same name, so the table is built per server
+(`custom_resource_rules`); `CUSTOM_RESOURCE_RULES` is the table under the default settings.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from flotilla.api.fielderrors import FieldError
@@ -84,7 +89,7 @@ def _rules(
     return CustomResourceRules(validate_create, validate_update, default, on_create, on_update)
 
 
-CUSTOM_RESOURCE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
+_SETTING_FREE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
     # Karmada's webhook replaces whatever permanent id a new policy carries; bindings and Works
     # keep one they already have (a restore from backup relies on it).
     constants.PROPAGATION_POLICY: _rules(
@@ -133,4 +138,27 @@ CUSTOM_RESOURCE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
         defaults.prepare_cluster_create,
         defaults.prepare_cluster_update,
     ),
+    constants.WORKLOAD_REBALANCER: _rules(
+        validation.validate_workload_rebalancer, validation.validate_workload_rebalancer_update
+    ),
 }
+
+
+def custom_resource_rules(
+    *, allow_no_execute_taint_policy: bool = True
+) -> dict[GroupVersionKind, CustomResourceRules]:
+    """Every Karmada kind's rules, with the API server's settings that Karmada's webhook takes as flags.
+
+    `allow_no_execute_taint_policy`: whether a ClusterTaintPolicy may carry NoExecute taints
+    (Karmada's flag defaults to false, Flotilla's to true; see `APISettings`)."""
+    taint_policy = _rules(
+        partial(validation.validate_cluster_taint_policy, allow_no_execute=allow_no_execute_taint_policy),
+        partial(
+            validation.validate_cluster_taint_policy_update, allow_no_execute=allow_no_execute_taint_policy
+        ),
+    )
+    return {**_SETTING_FREE_RULES, constants.CLUSTER_TAINT_POLICY: taint_policy}
+
+
+CUSTOM_RESOURCE_RULES = custom_resource_rules()
+"""The rules under the default settings."""

@@ -17,6 +17,8 @@ from flotilla.api.karmada.policy import (
     OverridePolicy,
     PropagationPolicy,
 )
+from flotilla.api.karmada.rebalancer import WorkloadRebalancer
+from flotilla.api.karmada.taintpolicy import ClusterTaintPolicy
 from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding, Work
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.registry.karmada import karmada_crds
@@ -32,6 +34,8 @@ MODELS: dict[GroupVersionKind, type[KarmadaModel]] = {
     constants.CLUSTER_RESOURCE_BINDING: ClusterResourceBinding,
     constants.WORK: Work,
     constants.CLUSTER: Cluster,
+    constants.CLUSTER_TAINT_POLICY: ClusterTaintPolicy,
+    constants.WORKLOAD_REBALANCER: WorkloadRebalancer,
 }
 
 
@@ -50,7 +54,7 @@ def schema_of(crd: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_there_is_one_crd_per_karmada_kind_at_its_version() -> None:
-    """Eight kinds; bindings only at v1alpha2 (no version conversion is served)."""
+    """Ten kinds in four groups; bindings only at v1alpha2 (no version conversion is served)."""
     assert set(crds_by_kind()) == set(constants.PLURALS)
     for crd in karmada_crds():
         assert len(crd["spec"]["versions"]) == 1
@@ -74,12 +78,15 @@ def test_crds_are_structural_and_their_columns_parse(crd: dict[str, Any]) -> Non
         (constants.CLUSTER_RESOURCE_BINDING, ["crb"], True, False, True),
         (constants.WORK, ["wk"], True, True, True),
         (constants.CLUSTER, None, False, False, True),
+        (constants.CLUSTER_TAINT_POLICY, None, False, False, False),
+        (constants.WORKLOAD_REBALANCER, None, False, False, True),
     ],
 )
 def test_names_scope_and_subresources_are_karmadas(
     gvk: GroupVersionKind, short_names: list[str] | None, category: bool, namespaced: bool, status: bool
 ) -> None:
-    """Short names, the karmada-io category (not for Cluster), scope and status subresources."""
+    """Short names, the karmada-io category (not for Cluster, ClusterTaintPolicy or WorkloadRebalancer),
+    scope and status subresources."""
     crd = crds_by_kind()[gvk]
     names = crd["spec"]["names"]
     assert crd["metadata"]["name"] == f"{constants.PLURALS[gvk]}.{gvk.group}"
@@ -161,3 +168,17 @@ def test_karmadas_crd_defaults_are_declared() -> None:
     assert application["purgeMode"]["default"] == "Gracefully"
     weight = scheduling["weightPreference"]["properties"]["staticWeightList"]["items"]["properties"]["weight"]
     assert weight["minimum"] == 1
+
+
+def test_a_taint_policy_and_a_rebalancer_need_at_least_one_item() -> None:
+    """Karmada's minItems: a policy's taints, a rebalancer's workloads; both spec lists required."""
+    policy = schema_of(crds_by_kind()[constants.CLUSTER_TAINT_POLICY])["properties"]["spec"]
+    assert policy["required"] == ["taints"]
+    assert policy["properties"]["taints"]["minItems"] == 1
+    assert policy["properties"]["taints"]["items"]["required"] == ["effect", "key"]
+    test = policy["properties"]["addOnConditions"]["items"]
+    assert test["required"] == ["conditionType", "operator", "statusValues"]
+    rebalancer = schema_of(crds_by_kind()[constants.WORKLOAD_REBALANCER])["properties"]["spec"]
+    assert rebalancer["required"] == ["workloads"]
+    assert rebalancer["properties"]["workloads"]["minItems"] == 1
+    assert rebalancer["properties"]["workloads"]["items"]["required"] == ["apiVersion", "kind", "name"]

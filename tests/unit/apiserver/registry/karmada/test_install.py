@@ -10,6 +10,7 @@ import pytest
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
+from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.karmadacrds import CRD, install_karmada_crds
 from flotilla.apiserver.localclient import LocalClient
@@ -17,12 +18,14 @@ from flotilla.storage.memory import MemoryBackend
 from tests.support.waiting import eventually_async
 from tests.unit.api.karmada.manifests import (
     CLUSTER,
+    CLUSTER_TAINT_POLICY,
     OVERRIDE_POLICY,
     RESOURCE_BINDING,
     SPREAD_POLICY,
     STATIC_WEIGHTS_POLICY,
     WALKTHROUGH_POLICY,
     WORK,
+    WORKLOAD_REBALANCER,
     fresh,
 )
 
@@ -116,8 +119,20 @@ async def test_installing_restores_a_changed_definition(hub: EmbeddedAPI) -> Non
         (constants.RESOURCE_BINDING, RESOURCE_BINDING),
         (constants.WORK, WORK),
         (constants.CLUSTER, CLUSTER),
+        (constants.CLUSTER_TAINT_POLICY, CLUSTER_TAINT_POLICY),
+        (constants.WORKLOAD_REBALANCER, WORKLOAD_REBALANCER),
     ],
-    ids=["walkthrough", "static-weights", "spread", "overrides", "binding", "work", "cluster"],
+    ids=[
+        "walkthrough",
+        "static-weights",
+        "spread",
+        "overrides",
+        "binding",
+        "work",
+        "cluster",
+        "taint-policy",
+        "rebalancer",
+    ],
 )
 async def test_nothing_users_set_is_pruned(hub: EmbeddedAPI, gvk: Any, manifest: dict[str, Any]) -> None:
     """Created through the API, every spec field comes back (defaults may be added)."""
@@ -132,9 +147,13 @@ async def test_nothing_users_set_is_pruned(hub: EmbeddedAPI, gvk: Any, manifest:
 
 
 async def test_statuses_are_kept_through_the_status_subresource(hub: EmbeddedAPI) -> None:
-    """A binding's aggregated status and a cluster's summaries survive the schema."""
+    """A binding's aggregated status, a cluster's summaries, a rebalancer's results survive the schema."""
     client = hub.client("test")
-    for gvk, manifest in ((constants.RESOURCE_BINDING, RESOURCE_BINDING), (constants.CLUSTER, CLUSTER)):
+    for gvk, manifest in (
+        (constants.RESOURCE_BINDING, RESOURCE_BINDING),
+        (constants.CLUSTER, CLUSTER),
+        (constants.WORKLOAD_REBALANCER, WORKLOAD_REBALANCER),
+    ):
         created = await client.create(gvk, orphan(manifest))
         created["status"] = fresh(manifest)["status"]
         updated = await client.update(gvk, created, subresource="status")
@@ -231,3 +250,27 @@ async def test_bindings_and_works_get_permanent_ids(hub: EmbeddedAPI) -> None:
     del work["metadata"]["labels"]
     created_work = await client.create(constants.WORK, work)
     assert len(created_work["metadata"]["labels"][constants.WORK_PERMANENT_ID_LABEL]) == 36
+
+
+async def test_no_execute_taint_policies_follow_the_servers_setting() -> None:
+    """Allowed by default (Flotilla's); refused with Karmada's words on a server that forbids them."""
+    forbidding = EmbeddedAPI(MemoryBackend(), APISettings(allow_no_execute_taint_policy=False))
+    await forbidding.start()
+    try:
+        await install_karmada_crds(forbidding.context)
+        with pytest.raises(errors.APIError) as raised:
+            await forbidding.client("test").create(
+                constants.CLUSTER_TAINT_POLICY, fresh(CLUSTER_TAINT_POLICY)
+            )
+    finally:
+        await forbidding.stop()
+    assert raised.value.code == 422
+    assert "spec.taints[1]: Forbidden: Configuring taint with NoExecute effect is not allowed" in (
+        raised.value.message
+    )
+
+
+async def test_a_no_execute_taint_policy_is_accepted_by_default(hub: EmbeddedAPI) -> None:
+    """The default server takes Karmada's example with its NoExecute taint."""
+    created = await hub.client("test").create(constants.CLUSTER_TAINT_POLICY, fresh(CLUSTER_TAINT_POLICY))
+    assert created["spec"]["taints"][1]["effect"] == "NoExecute"

@@ -12,6 +12,9 @@ rules that need more than one field live here, one module per kind family:
   operators and their values;
 - `bindings` and `works`: the sanity of what Karmada's controllers write;
 - `clusters`: name, sync mode, endpoint and proxy URLs, taints, resource models;
+- `taintpolicies`: ClusterTaintPolicies — NoExecute only where the API server allows it, taints
+  unique and valid, condition tests well formed;
+- `rebalancers`: WorkloadRebalancers — at least one workload, each named in full;
 - `fieldchecks`: what several of them share (enumerated fields, resource selectors).
 
 Messages use Karmada's wording where it has one, at the most precise field path: Karmada reports
@@ -38,12 +41,22 @@ from flotilla.apiserver.registry.validation.karmada.policies import (
     validate_propagation_policy,
     validate_propagation_policy_update,
 )
+from flotilla.apiserver.registry.validation.karmada.rebalancers import (
+    validate_workload_rebalancer,
+    validate_workload_rebalancer_update,
+)
+from flotilla.apiserver.registry.validation.karmada.taintpolicies import (
+    validate_cluster_taint_policy,
+    validate_cluster_taint_policy_update,
+)
 from flotilla.apiserver.registry.validation.karmada.works import validate_work, validate_work_update
 
 __all__ = [
     "validate_cluster",
     "validate_cluster_propagation_policy",
     "validate_cluster_propagation_policy_update",
+    "validate_cluster_taint_policy",
+    "validate_cluster_taint_policy_update",
     "validate_cluster_update",
     "validate_override_policy",
     "validate_override_policy_update",
@@ -53,4 +66,6 @@ __all__ = [
     "validate_resource_binding_update",
     "validate_work",
     "validate_work_update",
+    "validate_workload_rebalancer",
+    "validate_workload_rebalancer_update",
 ]
