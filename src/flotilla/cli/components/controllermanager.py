@@ -108,6 +108,58 @@ class GoDuration(click.ParamType[float, Any]):
 )
 @click.option("--leader-elect-resource-namespace", default="kube-system", show_default=True)
 @click.option("--leader-elect-resource-name", default="flotilla-controller-manager", show_default=True)
+@click.option(
+    "--feature-gates",
+    default="",
+    help="Karmada's feature gates as key=value pairs, e.g. Failover=true,GracefulEviction=true. Flotilla "
+    "turns Failover on by default (Karmada: off since v1.12), so a member's NoExecute taint moves its "
+    "workloads without a flag; Failover=false stops the taint manager and the ClusterTaintPolicy "
+    "controller.",
+)
+@click.option(
+    "--enable-taint-manager",
+    type=bool,
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Run the taint manager, which evicts workloads from clusters with NoExecute taints they do not "
+    "tolerate.",
+)
+@click.option(
+    "--enable-no-execute-taint-eviction",
+    type=bool,
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Let the taint manager evict on NoExecute taints (Flotilla's default; Karmada's is false).",
+)
+@click.option(
+    "--no-execute-taint-eviction-purge-mode",
+    type=click.Choice(["Directly", "Gracefully"]),
+    default="Gracefully",
+    show_default=True,
+    help="How a taint eviction removes the old copy when the binding's failover.cluster does not say: "
+    "Gracefully keeps it until the workload is healthy elsewhere (or --graceful-eviction-timeout), "
+    "Directly removes it at once.",
+)
+@click.option(
+    "--graceful-eviction-timeout",
+    type=GoDuration(),
+    default="10m",
+    show_default=True,
+    help="How long an eviction task without gracePeriodSeconds keeps the old copy at most.",
+)
+@click.option(
+    "--resource-eviction-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=200.0,
+    show_default=True,
+    help="Bindings the taint manager evicts per second at most. Karmada's 0.5 takes ten minutes to move "
+    "300 workloads off a dead member; each eviction is one binding write, which the hub takes by the "
+    "hundreds per second, so the limit only guards against a storm.",
+)
 @click.option("--log-level", default="info", show_default=True)
 def controller_manager(
     kubeconfig: Path | None,
@@ -124,6 +176,12 @@ def controller_manager(
     leader_elect_retry_period: float,
     leader_elect_resource_namespace: str,
     leader_elect_resource_name: str,
+    feature_gates: str,
+    enable_taint_manager: bool,
+    enable_no_execute_taint_eviction: bool,
+    no_execute_taint_eviction_purge_mode: str,
+    graceful_eviction_timeout: float,
+    resource_eviction_rate: float,
     log_level: str,
 ) -> None:
     """Run Flotilla's controllers (detector, scheduler, binding, execution, status, cluster…) for a hub.
@@ -132,16 +190,30 @@ def controller_manager(
     Examples:
       flotilla controller-manager --kubeconfig .flotilla/hub/admin.kubeconfig --controllers '*,-namespace'
       flotilla controller-manager --kubeconfig hub.kubeconfig --leader-elect-lease-duration 30s
+      flotilla controller-manager --kubeconfig hub.kubeconfig --feature-gates=Failover=false
     """
     from flotilla.cli.components.logging import configure_logging
-    from flotilla.controllers.registry import DEFAULT_OFF, FACTORIES
-    from flotilla.runtime.hubcontroller import ManagerSettings
+    from flotilla.controllers.registry import DEFAULT_OFF, FACTORIES, switched_off
+    from flotilla.runtime.hubcontroller import FeatureGates, ManagerSettings
     from flotilla.runtime.leaderelection import LeaderElectionConfig, default_identity
     from flotilla.runtime.manager import ControllerManager
 
     configure_logging(log_level)
     host, _, port = health_address.rpartition(":")
     try:
+        settings = ManagerSettings(
+            cluster_status_interval=cluster_status_interval,
+            cluster_success_threshold=cluster_success_threshold,
+            cluster_failure_threshold=cluster_failure_threshold,
+            cluster_lease_grace=cluster_lease_grace,
+            feature_gates=FeatureGates.parse(feature_gates),
+            enable_taint_manager=enable_taint_manager,
+            enable_no_execute_taint_eviction=enable_no_execute_taint_eviction,
+            no_execute_taint_eviction_purge_mode=no_execute_taint_eviction_purge_mode,
+            graceful_eviction_timeout=graceful_eviction_timeout,
+            resource_eviction_rate=resource_eviction_rate,
+        )
+        gated = ",".join(f"-{name}" for name in sorted(switched_off(settings)))
         election = (
             LeaderElectionConfig(
                 identity=default_identity(),
@@ -157,15 +229,10 @@ def controller_manager(
         manager = ControllerManager(
             kubeconfig,
             FACTORIES,
-            controllers=controllers,
+            controllers=f"{controllers.strip() or '*'},{gated}" if gated else controllers,
             context=context,
             health_address=(host or "127.0.0.1", int(port)),
-            settings=ManagerSettings(
-                cluster_status_interval=cluster_status_interval,
-                cluster_success_threshold=cluster_success_threshold,
-                cluster_failure_threshold=cluster_failure_threshold,
-                cluster_lease_grace=cluster_lease_grace,
-            ),
+            settings=settings,
             default_off=DEFAULT_OFF,
             leader_election=election,
         )
