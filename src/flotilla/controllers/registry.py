@@ -9,12 +9,14 @@ from collections.abc import Callable
 
 from flotilla.controllers.binding.controller import BindingController
 from flotilla.controllers.cluster import ClusterController
+from flotilla.controllers.clustertaint import ClusterTaintPolicyController
 from flotilla.controllers.dependencies import DependenciesController
 from flotilla.controllers.detector import DetectorController
 from flotilla.controllers.execution.controller import ExecutionController
 from flotilla.controllers.failover.gracefuleviction import GracefulEvictionController
 from flotilla.controllers.failover.taintmanager import TaintManager
 from flotilla.controllers.namespaces import NamespaceSyncController
+from flotilla.controllers.rebalancer import WorkloadRebalancerController
 from flotilla.controllers.status.bindingstatus import BindingStatusController
 from flotilla.controllers.status.workstatus import WorkStatusController
 from flotilla.runtime.hubcontroller import ControllerContext, HubController, ManagerSettings
@@ -38,11 +40,13 @@ FACTORIES[BindingStatusController.NAME] = BindingStatusController
 
 FACTORIES[TaintManager.NAME] = TaintManager
 FACTORIES[GracefulEvictionController.NAME] = GracefulEvictionController
+FACTORIES[ClusterTaintPolicyController.NAME] = ClusterTaintPolicyController
+FACTORIES[WorkloadRebalancerController.NAME] = WorkloadRebalancerController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""
 
-CLUSTER_TAINT_POLICY = "cluster-taint-policy"
+CLUSTER_TAINT_POLICY = ClusterTaintPolicyController.NAME
 """The ClusterTaintPolicy controller's name, which the `Failover` gate switches off with the taint manager."""
 
 
