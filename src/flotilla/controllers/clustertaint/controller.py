@@ -9,7 +9,7 @@ Cluster's resourceVersion as a precondition; a 409 means someone else wrote the 
 (the cluster controller's health taints, a user's `kubectl taint`), so the live Cluster is read and
 the list computed again — never written over. Each write is reported as Karmada reports it: an
 Event `TaintClusterSucceed` (or `TaintClusterFailed`) on the Cluster. As in Karmada, the
-controller acts only with the `Failover` feature gate on (the default here).
+controller runs only with the `Failover` feature gate on (the default here; `registry.switched_off`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ Object = dict[str, Any]
 
 class ClusterTaintPolicyController(HubController):
     NAME = "clustertaintpolicy"
+    """Karmada's name in `--controllers` (its Events say `cluster-taint-policy-controller`)."""
 
     def __init__(self, ctx: ControllerContext) -> None:
         super().__init__(ctx)
@@ -50,10 +51,6 @@ class ClusterTaintPolicyController(HubController):
     # -- events: enqueue Cluster keys -------------------------------------------------------------------
 
     def setup(self) -> None:
-        if not self.ctx.settings.feature_gates.failover:
-            # Karmada starts this controller only with the Failover gate (on by default here).
-            log.info("clustertaint.disabled", controller=self.NAME, reason="feature gate Failover is off")
-            return
         self._clusters.add_handler(self._on_cluster)
         self._policies.add_handler(self._on_policy)
 
