@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flotilla.controllers.applicationfailover import ApplicationFailoverController
 from flotilla.controllers.binding.controller import BindingController
 from flotilla.controllers.cluster import ClusterController
 from flotilla.controllers.clustertaint import ClusterTaintPolicyController
@@ -42,6 +43,8 @@ FACTORIES[TaintManager.NAME] = TaintManager
 FACTORIES[GracefulEvictionController.NAME] = GracefulEvictionController
 FACTORIES[ClusterTaintPolicyController.NAME] = ClusterTaintPolicyController
 FACTORIES[WorkloadRebalancerController.NAME] = WorkloadRebalancerController
+# Not gated by Failover, as in Karmada: a policy's failover.application is enough.
+FACTORIES[ApplicationFailoverController.NAME] = ApplicationFailoverController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""
