@@ -1,0 +1,29 @@
+"""Which evicted clusters keep their Work while an eviction task names them."""
+
+from __future__ import annotations
+
+from flotilla.api.karmada.work import GracefulEvictionTask, ResourceBindingSpec
+from flotilla.controllers.binding.works import clusters_keeping_works
+
+
+def spec(*tasks: tuple[str, str | None]) -> ResourceBindingSpec:
+    return ResourceBindingSpec(
+        graceful_eviction_tasks=[
+            GracefulEvictionTask(from_cluster=cluster, purge_mode=mode, reason="r", producer="p")
+            for cluster, mode in tasks
+        ]
+    )
+
+
+def test_gracefully_never_and_unset_purge_modes_keep_the_work() -> None:
+    kept = clusters_keeping_works(spec(("a", "Gracefully"), ("b", "Never"), ("c", None), ("d", "Graciously")))
+    assert kept == {"a", "b", "c", "d"}
+
+
+def test_directly_keeps_nothing() -> None:
+    """Directly (and its old spelling Immediately): the Work is an orphan, removed at once."""
+    assert clusters_keeping_works(spec(("a", "Directly"), ("b", "Immediately"))) == frozenset()
+
+
+def test_no_tasks_keep_nothing() -> None:
+    assert clusters_keeping_works(ResourceBindingSpec()) == frozenset()
