@@ -1,0 +1,1 @@
+"""Failover end to end: cluster taints, taint-based eviction, application failover, rebalancing."""
