@@ -26,7 +26,12 @@ import structlog
 
 from flotilla.api.karmada import constants, names
 from flotilla.api.karmada.constants import RebalanceFailedReason, RebalanceResult
-from flotilla.api.karmada.rebalancer import ObservedWorkload, WorkloadRebalancer, WorkloadRebalancerStatus
+from flotilla.api.karmada.rebalancer import (
+    ObservedWorkload,
+    WorkloadRebalancer,
+    WorkloadRebalancerStatus,
+    WorkloadReference,
+)
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time, timestamp
@@ -147,7 +152,7 @@ class WorkloadRebalancerController(HubController):
             controller=self.NAME,
             rebalancer=meta.name,
             finished=status.finish_time is not None,
-            results={str(e.workload.identity()): e.result for e in status.observed_workloads},
+            results={_describe(e.workload): str(e.result or "") for e in status.observed_workloads},
         )
         return WorkloadRebalancer.from_object(updated)
 
@@ -168,3 +173,9 @@ class WorkloadRebalancerController(HubController):
         )
         log.info("rebalancer.deleted", controller=self.NAME, rebalancer=meta.name, reason="ttl")
         return None
+
+
+def _describe(workload: WorkloadReference) -> str:
+    """`Kind namespace/name` (or `Kind name`), as a log line names a workload."""
+    where = f"{workload.namespace}/{workload.name}" if workload.namespace else workload.name
+    return f"{workload.kind} {where}"
