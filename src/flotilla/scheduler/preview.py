@@ -13,8 +13,12 @@ the public stages of that pipeline and recording where each cluster dropped out:
 3. Spread constraints select among the feasible clusters; the ones left out are explained by the
    constraint (`region spread: region eu not among the chosen regions us; maxGroups 1`).
 4. Division may give a selected cluster no replicas (no static weight rule matches it, no room
-   by its resource summary, Aggregated packing onto fewer clusters); that is the
-   `ReplicaScheduling` stage, named after the placement field that decides it.
+   by the estimators, Aggregated packing onto fewer clusters); that is the `ReplicaScheduling`
+   stage, named after the placement field that decides it.
+
+For a workload, every cluster that passes the filters also carries its room for more replicas as
+the estimators reckon it (`available`: the count, the resource that bounds it and the estimator
+that said so), whether or not a new result is made — the numbers the division works with.
 
 Scheduling errors are not exceptions here: they become the `Scheduled` condition the scheduler
 would record, and the result it would then leave (empty after `NoClusterFit`, the previous one
@@ -33,15 +37,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from flotilla.scheduler.core.affinity import affinity_tier, affinity_tiers, cluster_matches
-from flotilla.scheduler.core.availability import available_replicas_by_cluster
+from flotilla.scheduler.core.availability import GENERAL, available_estimates
 from flotilla.scheduler.core.errors import (
     FitError,
     ScheduledCondition,
     SchedulingError,
     scheduled_condition,
 )
+from flotilla.scheduler.core.estimation import Estimate, ReplicaEstimator
 from flotilla.scheduler.core.generic import ScheduleResult, schedule
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, TargetCluster
+from flotilla.scheduler.core.noderesources import ACCURATE
 from flotilla.scheduler.core.placement import ClusterAffinity, FieldRequirement, SchedulingType, Strategy
 from flotilla.scheduler.core.scoring import prioritize_clusters
 from flotilla.scheduler.core.selection import CLUSTER_FIELD, REGION_FIELD, select_clusters
@@ -51,6 +57,7 @@ from flotilla.scheduler.plugins import clusteraffinity, in_tree_registry, spread
 
 DIVISION_STAGE = "ReplicaScheduling"
 """The stage that gives selected clusters their replicas, named after `placement.replicaScheduling`."""
+_ESTIMATOR_SOURCES = {GENERAL: "in its resource summary", ACCURATE: "on its nodes"}
 DESCENDING_TIE_UID = "descending"
 """A stand-in UID whose FNV-1a hash is odd: Karmada's descending tie order for a binding's split."""
 
@@ -82,6 +89,8 @@ class ClusterDecision:
     planned: int | None = None
     plugin: str = ""
     reason: str = ""
+    available: Estimate | None = None
+    """Its room for more replicas by the estimators (a workload's clusters that pass the filters)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,23 +125,28 @@ def preview_placement(
     registry: Registry | None = None,
     *,
     enable_empty_workload_propagation: bool = False,
+    estimators: Sequence[ReplicaEstimator] = (),
 ) -> PlacementPreview:
-    """What the scheduler would do with `binding` given `clusters`, and why, without doing it."""
+    """What the scheduler would do with `binding` given `clusters`, and why, without doing it.
+
+    `estimators` are those the scheduler consults beside the general estimator (the accurate one)."""
     registry = registry or in_tree_registry()
     ordered = sorted(clusters, key=lambda cluster: cluster.name)
     present = {cluster.name for cluster in ordered}
     leaving = {cluster.name for cluster in ordered if cluster.deleting}
     leaving.update(target.name for target in binding.clusters if target.name not in present)
+    stage = _Stage(registry, estimators)
     if not needs_scheduling(binding, leaving):
-        return _kept(binding, ordered, registry)
+        return _kept(binding, ordered, stage)
+    keep_empty = enable_empty_workload_propagation
     try:
         result = schedule(
-            binding, ordered, registry, enable_empty_workload_propagation=enable_empty_workload_propagation
+            binding, ordered, registry, enable_empty_workload_propagation=keep_empty, estimators=estimators
         )
     except SchedulingError as error:
-        return _failed(binding, ordered, registry, error)
+        return _failed(binding, ordered, stage, error)
     explained = replace(binding, scheduler_observed_affinity_name=result.affinity_name or "")
-    decisions = _explain_success(explained, ordered, registry, result)
+    decisions = _explain_success(explained, ordered, stage, result)
     alternative: tuple[TargetCluster, ...] = ()
     if not binding.uid and binding.replicas > 0:
         try:
@@ -140,7 +154,8 @@ def preview_placement(
                 replace(binding, uid=DESCENDING_TIE_UID),
                 ordered,
                 registry,
-                enable_empty_workload_propagation=enable_empty_workload_propagation,
+                enable_empty_workload_propagation=keep_empty,
+                estimators=estimators,
             )
         except SchedulingError:  # the tie order cannot make a feasible split fail; be safe anyway
             other = result
@@ -156,23 +171,40 @@ def preview_placement(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Stage:
+    """What the scheduler runs with: its plugins and the estimators beside the general one."""
+
+    registry: Registry
+    estimators: Sequence[ReplicaEstimator]
+
+    def room(self, binding: BindingInfo, feasible: Sequence[ClusterInfo]) -> dict[str, Estimate]:
+        """Each feasible cluster's room for the binding's replicas, as the division sees it."""
+        return available_estimates(binding, feasible, self.estimators)
+
+
+def _shown_room(binding: BindingInfo, room: Mapping[str, Estimate], name: str) -> Estimate | None:
+    """The room a decision reports: a workload's, for a cluster that passed the filters."""
+    return room.get(name) if binding.replicas > 0 else None
+
+
 # --- outcomes without a new result -------------------------------------------------------------
 
 
-def _kept(binding: BindingInfo, clusters: Sequence[ClusterInfo], registry: Registry) -> PlacementPreview:
+def _kept(binding: BindingInfo, clusters: Sequence[ClusterInfo], stage: _Stage) -> PlacementPreview:
     """No reschedule trigger: the current result stands; other clusters say whether they would fit."""
     reason = "the current result stands (placement and replicas unchanged: no reschedule)"
-    decisions = _decide_unplaced(binding, clusters, registry, binding.clusters, reason)
+    decisions = _decide_unplaced(binding, clusters, stage, binding.clusters, reason)
     return PlacementPreview(decisions, None, binding.clusters, binding.clusters)
 
 
 def _failed(
-    binding: BindingInfo, clusters: Sequence[ClusterInfo], registry: Registry, error: SchedulingError
+    binding: BindingInfo, clusters: Sequence[ClusterInfo], stage: _Stage, error: SchedulingError
 ) -> PlacementPreview:
     """A failed round: `NoClusterFit` empties the result, other errors keep the previous one."""
     targets = () if isinstance(error, FitError) else binding.clusters
     decisions = _decide_unplaced(
-        binding, clusters, registry, targets, f"fits, but scheduling failed ({error.reason})"
+        binding, clusters, stage, targets, f"fits, but scheduling failed ({error.reason})"
     )
     return PlacementPreview(decisions, scheduled_condition(error), targets, binding.clusters)
 
@@ -180,19 +212,28 @@ def _failed(
 def _decide_unplaced(
     binding: BindingInfo,
     clusters: Sequence[ClusterInfo],
-    registry: Registry,
+    stage: _Stage,
     targets: Sequence[TargetCluster],
     reason: str,
 ) -> tuple[ClusterDecision, ...]:
     kept = _as_map(targets)
+    rejections = {
+        cluster.name: _filter_decision(binding, cluster, stage.registry, _current(binding, cluster.name))
+        for cluster in clusters
+    }
+    room = stage.room(binding, [cluster for cluster in clusters if rejections[cluster.name] is None])
     decisions = []
     for cluster in clusters:
-        current = _current(binding, cluster.name)
-        if cluster.name in kept:
-            decisions.append(ClusterDecision(cluster.name, Outcome.PLACED, current, kept[cluster.name]))
-            continue
-        rejected = _filter_decision(binding, cluster, registry, current)
-        decisions.append(rejected or ClusterDecision(cluster.name, Outcome.UNPLACED, current, reason=reason))
+        name = cluster.name
+        current = _current(binding, name)
+        rejected = rejections[name]
+        if name in kept:
+            decision = ClusterDecision(name, Outcome.PLACED, current, kept[name])
+        elif rejected is not None:
+            decision = rejected
+        else:
+            decision = ClusterDecision(name, Outcome.UNPLACED, current, reason=reason)
+        decisions.append(replace(decision, available=_shown_room(binding, room, name)))
     return tuple(decisions)
 
 
@@ -200,18 +241,19 @@ def _decide_unplaced(
 
 
 def _explain_success(
-    binding: BindingInfo, clusters: Sequence[ClusterInfo], registry: Registry, result: ScheduleResult
+    binding: BindingInfo, clusters: Sequence[ClusterInfo], stage: _Stage, result: ScheduleResult
 ) -> tuple[ClusterDecision, ...]:
     feasible: list[ClusterInfo] = []
     filtered: dict[str, ClusterDecision] = {}
     for cluster in clusters:
-        rejected = _filter_decision(binding, cluster, registry, _current(binding, cluster.name))
+        rejected = _filter_decision(binding, cluster, stage.registry, _current(binding, cluster.name))
         if rejected is None:
             feasible.append(cluster)
         else:
             filtered[cluster.name] = rejected
-    scores = prioritize_clusters(registry.score_plugins, binding, feasible)
-    available = available_replicas_by_cluster(binding, feasible)
+    scores = prioritize_clusters(stage.registry.score_plugins, binding, feasible)
+    room = stage.room(binding, feasible)
+    available = {name: estimate.replicas for name, estimate in room.items()}
     tiers = {cluster.name: affinity_tier(binding, cluster) or 0 for cluster in feasible}
     selected = select_clusters(binding, feasible, scores, available, tiers) if feasible else []
     selected_names = {cluster.name for cluster in selected}
@@ -221,22 +263,32 @@ def _explain_success(
     for cluster in clusters:
         name = cluster.name
         current = _current(binding, name)
+        shown = _shown_room(binding, room, name)
         if name in filtered:
             decisions.append(filtered[name])
         elif name in planned:
-            reason = _placed_reason(binding, cluster, weights, available, tiers)
-            decisions.append(ClusterDecision(name, Outcome.PLACED, current, planned[name], reason=reason))
+            reason = _placed_reason(binding, cluster, weights, shown, tiers)
+            decisions.append(
+                ClusterDecision(name, Outcome.PLACED, current, planned[name], reason=reason, available=shown)
+            )
         elif name not in selected_names:
             reason = _spread_reason(binding, cluster, selected)
             decisions.append(
                 ClusterDecision(
-                    name, Outcome.NOT_SELECTED, current, plugin=spreadconstraint.NAME, reason=reason
+                    name,
+                    Outcome.NOT_SELECTED,
+                    current,
+                    plugin=spreadconstraint.NAME,
+                    reason=reason,
+                    available=shown,
                 )
             )
         else:
-            reason = _division_reason(binding, cluster, weights, available)
+            reason = _division_reason(binding, cluster, weights, shown)
             decisions.append(
-                ClusterDecision(name, Outcome.NO_REPLICAS, current, plugin=DIVISION_STAGE, reason=reason)
+                ClusterDecision(
+                    name, Outcome.NO_REPLICAS, current, plugin=DIVISION_STAGE, reason=reason, available=shown
+                )
             )
     return tuple(decisions)
 
@@ -304,7 +356,7 @@ def _placed_reason(
     binding: BindingInfo,
     cluster: ClusterInfo,
     weights: Mapping[str, int],
-    available: Mapping[str, int],
+    available: Estimate | None,
     tiers: Mapping[str, int],
 ) -> str:
     """What a placed cluster's share rests on: its static weight or its room for replicas."""
@@ -316,7 +368,10 @@ def _placed_reason(
         if strategy == Strategy.STATIC_WEIGHT:
             parts.append(f"static weight {weights.get(cluster.name, 0)}")
         elif strategy != Strategy.DUPLICATED:
-            parts.append(f"room for {available.get(cluster.name, 0)} more replicas")
+            count = available.replicas if available else 0
+            room = f"room for {count} more replica{'' if count == 1 else 's'}"
+            bound = bound_text(available)
+            parts.append(f"{room}, {bound}" if bound else room)
     return ", ".join(parts)
 
 
@@ -345,7 +400,7 @@ def _spread_reason(binding: BindingInfo, cluster: ClusterInfo, selected: Sequenc
 
 
 def _division_reason(
-    binding: BindingInfo, cluster: ClusterInfo, weights: Mapping[str, int], available: Mapping[str, int]
+    binding: BindingInfo, cluster: ClusterInfo, weights: Mapping[str, int], available: Estimate | None
 ) -> str:
     strategy = binding.placement.strategy
     if strategy == Strategy.STATIC_WEIGHT:
@@ -353,9 +408,11 @@ def _division_reason(
         if weight == 0:
             return "no staticWeightList rule matches the cluster (weight 0)"
         return f"static weight {weight} earned none of {binding.replicas} replicas"
-    room = available.get(cluster.name, 0)
+    room = available.replicas if available is not None else 0
     if room <= 0:
-        return "no room for a replica by its resource summary (0 available)"
+        bound = bound_text(available)
+        separator = ", " if available is not None and available.limited_by else ": "
+        return f"no room for a replica{separator}{bound}" if bound else "no room for a replica"
     if binding.placement.scheduling_type == SchedulingType.DIVIDED and binding.clusters:
         previous = sum(target.replicas for target in binding.clusters)
         if previous >= binding.replicas:
@@ -363,6 +420,17 @@ def _division_reason(
     if strategy == Strategy.AGGREGATED:
         return f"Aggregated: the replicas fit on fewer clusters (room for {room})"
     return f"room for {room} replicas earned none of {binding.replicas}"
+
+
+def bound_text(estimate: Estimate | None) -> str:
+    """What bounds a cluster's room, and by whose reckoning: `limited by cpu on its nodes`,
+    `limited by pods in its resource summary`, or the reason nothing fits."""
+    if estimate is None:
+        return ""
+    if not estimate.limited_by:
+        return estimate.reason
+    source = _ESTIMATOR_SOURCES.get(estimate.estimator, "")
+    return f"limited by {estimate.limited_by} {source}".rstrip()
 
 
 def _static_weights(binding: BindingInfo, selected: Sequence[ClusterInfo]) -> dict[str, int]:

@@ -14,7 +14,10 @@ writes do not count), and on a Cluster change that could move it:
 A reconcile reads the binding from the informer, skips it unless this scheduler is responsible
 (`schedulerName`, `suspension.scheduling`, the policy labels Karmada's scheduler filters on), asks
 `needs_scheduling`, and runs the pure core (`core.generic.schedule`) on a snapshot of the clusters
-(rebuilt only when a Cluster's scheduling view changes). Results are written with server-side apply:
+(rebuilt only when a Cluster's scheduling view changes). Workloads are sized by the general
+estimator (each Cluster's resource summary) and, with `--enable-scheduler-estimator` (on by
+default), by the accurate estimator over the nodes and pods of the members this process reaches
+(`nodesnapshots`), the smaller answer winning. Results are written with server-side apply:
 
 - `spec.clusters` and the `policy.karmada.io/applied-placement` annotation under field manager
   `flotilla-scheduler`, with the binding's resourceVersion as a precondition, so a decision made on
@@ -55,11 +58,13 @@ from flotilla.scheduler.core.errors import (
     SchedulingError,
     scheduled_condition,
 )
+from flotilla.scheduler.core.estimation import ReplicaEstimator
 from flotilla.scheduler.core.generic import ScheduleResult, schedule
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, clusters_from_objects
 from flotilla.scheduler.core.placement import SchedulingType
 from flotilla.scheduler.core.triggers import needs_scheduling, reschedule_requested
 from flotilla.scheduler.framework import Registry
+from flotilla.scheduler.nodesnapshots import MemberNodeSnapshots
 from flotilla.scheduler.plugins import in_tree_registry
 
 log = structlog.get_logger("flotilla.scheduler")
@@ -207,6 +212,16 @@ class SchedulerController(HubController):
         self._cluster_bindings = ctx.informers.get(constants.CLUSTER_RESOURCE_BINDING)
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._snapshot: tuple[ClusterInfo, ...] | None = None
+        self._node_snapshots = (
+            MemberNodeSnapshots(
+                ctx.member_informers,
+                self._cluster_object,
+                reaches=ctx.reaches,
+                sync_timeout=ctx.settings.scheduler_estimator_timeout,
+            )
+            if ctx.settings.enable_scheduler_estimator
+            else None
+        )
         # The shell reads only from its informers: of the hub client it needs the writes.
         self._writer: Writer = ctx.hub
         self._status_writer: StatusWriter = ctx.hub
@@ -261,9 +276,14 @@ class SchedulerController(HubController):
         failure: SchedulingError | None = None
         try:
             if needs_scheduling(binding, leaving):
+                estimators = await self._estimators(binding, clusters)
                 try:
                     result = schedule(
-                        binding, clusters, self._registry, enable_empty_workload_propagation=self._keep_empty
+                        binding,
+                        clusters,
+                        self._registry,
+                        enable_empty_workload_propagation=self._keep_empty,
+                        estimators=estimators,
                     )
                 except SchedulingError as error:
                     failure = error
@@ -357,6 +377,18 @@ class SchedulerController(HubController):
             await self._writer.create(event, field_manager=FIELD_MANAGER, decode=False)
         except ClientError as error:  # events are best effort, as kube's recorder makes them
             log.info("scheduler.event_failed", controller=self.NAME, reason=event["reason"], error=str(error))
+
+    async def _estimators(
+        self, binding: BindingInfo, clusters: tuple[ClusterInfo, ...]
+    ) -> tuple[ReplicaEstimator, ...]:
+        """The estimators beside the general one: the accurate estimator, for a workload, when enabled."""
+        if self._node_snapshots is None or binding.replicas <= 0:
+            return ()
+        names = [cluster.name for cluster in clusters if not cluster.deleting]
+        return (await self._node_snapshots.estimator(names),)
+
+    def _cluster_object(self, name: str) -> dict[str, Any] | None:
+        return self._clusters.get(name)
 
     def _cluster_snapshot(self) -> tuple[ClusterInfo, ...]:
         if self._snapshot is None:

@@ -235,7 +235,8 @@ def test_a_cluster_without_room_gets_no_replicas_by_available_replicas() -> None
     assert placed(preview) == {"member1": 4}
     member2 = decision(preview, "member2")
     assert (member2.outcome, member2.plugin) == (Outcome.NO_REPLICAS, DIVISION_STAGE)
-    assert member2.reason == "no room for a replica by its resource summary (0 available)"
+    assert member2.reason == "no room for a replica, limited by pods in its resource summary"
+    assert member2.available is not None and member2.available.replicas == 0
 
 
 def test_a_cluster_being_deleted_is_skipped() -> None:

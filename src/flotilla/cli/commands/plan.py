@@ -12,7 +12,11 @@ The preview changes nothing on the hub. It reads:
   PropagationPolicies and ClusterPropagationPolicies (the manifests' replacing those of the same
   namespace and name), and each template's current binding, for existing workloads;
 - the hub's templates that a policy in the manifests selects, so a policy change shows the
-  workloads it would move.
+  workloads it would move;
+- the nodes and unfinished pods of every Push member, through the member's credentials on the
+  hub, so workloads are sized as the scheduler's accurate estimator sizes them (its nodes, not
+  only its resource summary). A member that cannot be read within a few seconds is sized by its
+  summary alone, with a note; Pull members are, as the scheduler sizes them.
 
 Then, per template, `planning.workloads` runs the detector's matching and binding and the
 scheduler's preview, and `planning.report` prints the result. Scheduling errors are part of the
@@ -38,8 +42,12 @@ if TYPE_CHECKING:
     from flotilla.cli.arguments.manifests import Manifest
     from flotilla.cli.planning.workloads import PolicySet, WorkloadPlan
     from flotilla.client import Client
+    from flotilla.scheduler.core.estimation import ReplicaEstimator
+    from flotilla.scheduler.core.noderesources import NodeRoom
 
 FIELD_MANAGER = "flotilla-plan"
+MEMBER_READ_SECONDS = 5.0
+"""How long a member's node and pod lists may take before it is sized by its summary alone."""
 SELECTED_ON_HUB = "on the hub, selected by a policy in the manifests"
 _SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation")
 """Metadata the server writes; a manifest saved from `kubectl get -o yaml` carries them, an apply must not."""
@@ -68,11 +76,23 @@ _SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp"
     default=None,
     help="Namespace of manifests that name none (default: the kubeconfig context's, else default).",
 )
+@click.option(
+    "--enable-scheduler-estimator",
+    "estimator",
+    type=bool,
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Size Push members by their nodes and pods as well as their resource summaries, as the "
+    "scheduler does with the same flag (--enable-scheduler-estimator=false: summaries alone).",
+)
 @hub_options
 def plan(
     filenames: tuple[str, ...],
     output: str,
     namespace: str | None,
+    estimator: bool,
     kubeconfig: Path | None,
     context: str | None,
 ) -> None:
@@ -81,8 +101,9 @@ def plan(
     Reads resource templates and (Cluster)PropagationPolicies from the manifests, matches them
     with the policies and Clusters on the hub, and prints for every workload the policy that
     would claim it, the clusters it would land on with the replica split, and for every cluster
-    left out the scheduler plugin and the reason that excluded it. For workloads that already
-    exist, the current placement and the change are shown too.
+    left out the scheduler plugin and the reason that excluded it, and each cluster's room
+    for more replicas with the resource that bounds it. For workloads that already exist, the
+    current placement and the change are shown too.
 
     \b
     Examples:
@@ -105,7 +126,7 @@ def plan(
     if problems:
         raise click.ClickException("\n".join(problems))
     try:
-        plans = run(_plan(HubTarget(kubeconfig, context), manifests, namespace))
+        plans = run(_plan(HubTarget(kubeconfig, context), manifests, namespace, estimator=estimator))
     except PlanInputError as error:
         raise click.ClickException(str(error)) from error
     click.echo(render(plans, output), nl=False)
@@ -125,7 +146,7 @@ class _Prepared:
 
 
 async def _plan(
-    target: HubTarget, manifests: Sequence[Manifest], namespace: str | None
+    target: HubTarget, manifests: Sequence[Manifest], namespace: str | None, *, estimator: bool
 ) -> list[WorkloadPlan]:
     from flotilla.api.karmada import constants
     from flotilla.cli.planning.workloads import is_karmada_object, is_policy, merge_policies, plan_workload
@@ -143,11 +164,64 @@ async def _plan(
         policies = merge_policies(hub_policies, [item.obj for item in prepared if is_policy(item.obj)])
         templates = [item for item in prepared if not is_policy(item.obj) and not is_karmada_object(item.obj)]
         templates.extend(await _selected_on_hub(hub, policies, [item.obj for item in templates]))
+        estimators, unread = await _node_estimators(hub, cluster_objects) if estimator else ((), [])
         plans = []
         for item in templates:
             binding = await _binding_of(hub, item.obj)
-            plans.append(plan_workload(item.obj, policies, clusters, binding, notes=item.notes))
+            notes = (*item.notes, *unread) if _is_workload(item.obj) else item.notes
+            plans.append(
+                plan_workload(item.obj, policies, clusters, binding, notes=notes, estimators=estimators)
+            )
         return plans
+
+
+async def _node_estimators(
+    hub: Client, cluster_objects: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[ReplicaEstimator, ...], list[str]]:
+    """The accurate estimator over the nodes of every Push member that could be read, and a note
+    for each one that could not."""
+    from flotilla.cli.hub.connection import gather_by_cluster
+    from flotilla.scheduler.core.noderesources import NodeResourceEstimator
+
+    names = [
+        _name_of(cluster)
+        for cluster in cluster_objects
+        if (cluster.get("spec") or {}).get("syncMode") != "Pull"
+        and not (cluster.get("metadata") or {}).get("deletionTimestamp")
+    ]
+    rooms, errors = await gather_by_cluster({name: _member_rooms(hub, name) for name in sorted(names)})
+    notes = [
+        f"the nodes of {name} could not be read ({error or 'timed out'}): sized by its resource summary alone"
+        for name, error in sorted(errors.items())
+    ]
+    return (NodeResourceEstimator(rooms),), notes
+
+
+async def _member_rooms(hub: Client, cluster_name: str) -> tuple[NodeRoom, ...]:
+    """A member's nodes with what their pods take, as the scheduler's estimator reads them."""
+    import asyncio
+
+    from flotilla.cli.hub.connection import member_client
+    from flotilla.scheduler.core.noderesources import node_rooms, pod_usage
+    from flotilla.scheduler.nodesnapshots import NODE, POD, UNFINISHED_PODS
+
+    member = await member_client(hub, cluster_name, FIELD_MANAGER)
+    try:
+        async with asyncio.timeout(MEMBER_READ_SECONDS):
+            nodes, _ = await member.list(NODE)
+            pods, _ = await member.list(POD, field_selector=UNFINISHED_PODS)
+    finally:
+        await member.close()
+    return node_rooms(nodes, [usage for usage in map(pod_usage, pods) if usage is not None])
+
+
+def _is_workload(template: Mapping[str, Any]) -> bool:
+    from flotilla.interpreter import InterpreterError, get_replicas
+
+    try:
+        return get_replicas(template) is not None
+    except InterpreterError:
+        return False
 
 
 async def _prepare(hub: Client, manifest: Manifest, default_namespace: str) -> _Prepared:

@@ -7,6 +7,10 @@ happened to it and, when it was left out,
 which stage did it and why — `excluded by TaintToleration: cluster(s) had untolerated taint
 {key:NoSchedule}`, `not selected by SpreadConstraint (region spread: …)`.
 
+For a workload, `Available:` lists each cluster's room for more replicas as the scheduler's
+estimators reckon it and what bounds it — `member1: 2 (cpu), member2: 20 (pods)` — the smaller
+of what the Cluster's resource summary says and what its nodes hold (when `plan` could read them).
+
 The YAML and JSON forms hold the same facts as data, with the placement in `spec.clusters` form
 (`replicas` omitted when 0), so a script can compare a plan with the ResourceBinding the scheduler
 later writes.
@@ -84,6 +88,9 @@ def _text_block(plan: WorkloadPlan) -> str:
         fields.append(("Placement", _targets_text(preview.targets, plan.replicas)))
         if plan.current is not None:
             fields.append(("Change", _change_text(plan.current, preview.targets, plan.replicas)))
+        available = _available_text(preview.decisions)
+        if available:
+            fields.append(("Available", available))
         if preview.tie_alternative:
             alternative = _targets_text(preview.tie_alternative, plan.replicas)
             notes = (
@@ -129,6 +136,21 @@ def _change_text(
             will = str(after[name]) if name in after else "none"
             changes.append(f"{name} {was} -> {will}")
     return ", ".join(changes) or "none"
+
+
+def _available_text(decisions: Sequence[ClusterDecision]) -> str:
+    """Each sized cluster's room and what bounds it: `member1: 2 (cpu), member2: 20 (pods)`."""
+    parts = []
+    for decision in decisions:
+        room = decision.available
+        if room is not None:
+            bound = room.limited_by or room.reason
+            parts.append(
+                f"{decision.cluster}: {room.replicas} ({bound})"
+                if bound
+                else f"{decision.cluster}: {room.replicas}"
+            )
+    return ", ".join(parts)
 
 
 def _cluster_table(decisions: Sequence[ClusterDecision], plan: WorkloadPlan) -> list[str]:
@@ -223,4 +245,13 @@ def _decision_data(decision: ClusterDecision) -> dict[str, Any]:
         data["plugin"] = decision.plugin
     if decision.reason:
         data["reason"] = decision.reason
+    if decision.available is not None:
+        room = decision.available
+        data["available"] = {
+            "replicas": room.replicas,
+            "limitedBy": room.limited_by,
+            "estimator": room.estimator,
+        }
+        if room.reason:
+            data["available"]["reason"] = room.reason
     return data

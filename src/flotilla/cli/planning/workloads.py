@@ -10,7 +10,9 @@ For each template this does, without any I/O, what the controllers would do once
 2. The detector's binding for it (`binding.build_binding`: placement, replicas and replica
    requirements through the resource interpreter), laid over the binding the hub already has, so
    the scheduler sees the current result, status and applied placement as it will.
-3. The scheduler's filter (`is_responsible`) and its preview (`scheduler.preview`).
+3. The scheduler's filter (`is_responsible`) and its preview (`scheduler.preview`), with the
+   estimators the scheduler would consult beside the general one (the accurate estimator over the
+   members' nodes, when the command could read them).
 
 A template no policy selects gets no preview and says why; one that already has a binding keeps
 its placement (Karmada releases the binding, it does not remove the workload).
@@ -35,6 +37,7 @@ from flotilla.controllers.detector.binding import (
 )
 from flotilla.controllers.detector.matching import ImplicitPriority, Policy, choose_policy, implicit_priority
 from flotilla.interpreter import InterpreterError, get_replicas
+from flotilla.scheduler.core.estimation import ReplicaEstimator
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, TargetCluster
 from flotilla.scheduler.core.placement import Placement
 from flotilla.scheduler.framework import Registry
@@ -209,6 +212,7 @@ def plan_workload(
     *,
     registry: Registry | None = None,
     notes: Sequence[str] = (),
+    estimators: Sequence[ReplicaEstimator] = (),
 ) -> WorkloadPlan:
     """The plan for `template` as it will be once applied; `existing_binding` is its binding on the hub."""
     metadata = metadata_of(template)
@@ -240,7 +244,7 @@ def plan_workload(
     )
     if not is_responsible(binding):
         return replace(plan, unplanned=_not_scheduled(binding))
-    return replace(plan, preview=preview_placement(info, clusters, registry))
+    return replace(plan, preview=preview_placement(info, clusters, registry, estimators=estimators))
 
 
 def _not_scheduled(binding: Mapping[str, Any]) -> str:

@@ -1,6 +1,6 @@
-"""How many more replicas of a binding a cluster can take, from its resource summary alone.
+"""How many more replicas of a binding a cluster can take: the general estimator, and all together.
 
-This is Karmada's general estimator, the one that needs no per-cluster estimator service:
+The general estimator is Karmada's estimator that needs nothing but the Cluster's resource summary:
 
 - The pod budget is `allocatable - allocated - allocating` of `pods`; a cluster that reports no
   summary, or no room for pods, takes nothing.
@@ -11,8 +11,12 @@ This is Karmada's general estimator, the one that needs no per-cluster estimator
   from those instead: every node of a grade at least as large as the request, counted by how many
   replicas that grade's lower bound holds (at least one).
 
-The answer is the smallest bound. Like the scheduler, `available_replicas_by_cluster` caps it at
-the int32 maximum and, when nothing bounded it, stands in the binding's own replica count.
+The answer is the smallest bound, with the resource that set it (`pods` for the pod budget).
+
+`available_estimates` is Karmada's `calAvailableReplicas`: each cluster's answer is the smallest
+of the general estimator's and those of the other estimators given (the accurate one), leaving out
+answers that are `UNAUTHENTIC`; it is capped at the int32 maximum and, when nothing bounded it,
+the binding's own replica count stands in.
 """
 
 from __future__ import annotations
@@ -21,59 +25,92 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from flotilla.api.quantities import milli_units, whole_units
+from flotilla.scheduler.core.estimation import MAX_INT32, Estimate, ReplicaEstimator
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, ReplicaRequirements, ResourceSummary
 
-MAX_INT32 = 2**31 - 1
 CPU = "cpu"
+PODS = "pods"
+GENERAL = "general"
+NO_SUMMARY = "no resource summary"
+RESOURCE_MODELS = "resource models"
 
 
-def available_replicas(cluster: ClusterInfo, requirements: ReplicaRequirements | None) -> int:
-    """The general estimator's answer for one cluster (uncapped)."""
+class GeneralEstimator:
+    """Karmada's general estimator: sizes every cluster from `status.resourceSummary` alone."""
+
+    name = GENERAL
+
+    def estimate(self, cluster: ClusterInfo, requirements: ReplicaRequirements | None) -> Estimate:
+        return general_estimate(cluster, requirements)
+
+
+def general_estimate(cluster: ClusterInfo, requirements: ReplicaRequirements | None) -> Estimate:
+    """The general estimator's answer for one cluster (uncapped), and what bounded it."""
     summary = cluster.resource_summary
     if summary is None:
-        return 0
-    maximum = summary.pod_budget
-    if maximum <= 0:
-        return 0
-    if requirements is None:
-        return maximum
+        return Estimate(0, estimator=GENERAL, reason=NO_SUMMARY)
+    budget = Estimate(summary.pod_budget, PODS, GENERAL)
+    if budget.replicas <= 0 or requirements is None:
+        return budget
     if cluster.resource_models and summary.allocatable_modelings:
         by_models = _replicas_by_models(cluster, summary, requirements.resource_request)
         if by_models is not None:
-            return min(maximum, by_models)
-    return min(maximum, _replicas_by_summary(summary, requirements))
+            return _smaller(budget, Estimate(by_models, RESOURCE_MODELS, GENERAL))
+    return _smaller(budget, _replicas_by_summary(summary, requirements))
 
 
-def available_replicas_by_cluster(binding: BindingInfo, clusters: Sequence[ClusterInfo]) -> dict[str, int]:
-    """Each cluster's available replicas for `binding`, as the scheduler sees them (Karmada's
-    `calAvailableReplicas` with the general estimator only)."""
+def available_replicas(cluster: ClusterInfo, requirements: ReplicaRequirements | None) -> int:
+    """The general estimator's replicas for one cluster (uncapped)."""
+    return general_estimate(cluster, requirements).replicas
+
+
+def available_estimates(
+    binding: BindingInfo, clusters: Sequence[ClusterInfo], estimators: Sequence[ReplicaEstimator] = ()
+) -> dict[str, Estimate]:
+    """Each cluster's room for `binding` by every estimator together (Karmada's `calAvailableReplicas`)."""
     if binding.replicas == 0:
         # Not a workload: nothing to size. Karmada reports the binding's replica count, 0.
-        return {cluster.name: 0 for cluster in clusters}
-    result: dict[str, int] = {}
+        return {cluster.name: Estimate(0) for cluster in clusters}
+    requirements = binding.replica_requirements
+    result: dict[str, Estimate] = {}
     for cluster in clusters:
-        count = min(available_replicas(cluster, binding.replica_requirements), MAX_INT32)
-        result[cluster.name] = binding.replicas if count == MAX_INT32 else count
+        best = Estimate(MAX_INT32)
+        for estimator in (GeneralEstimator(), *estimators):
+            answer = estimator.estimate(cluster, requirements)
+            if answer.authentic and answer.replicas < best.replicas:
+                best = answer
+        result[cluster.name] = Estimate(binding.replicas) if best.replicas >= MAX_INT32 else best
     return result
+
+
+def available_replicas_by_cluster(
+    binding: BindingInfo, clusters: Sequence[ClusterInfo], estimators: Sequence[ReplicaEstimator] = ()
+) -> dict[str, int]:
+    """Each cluster's available replicas for `binding`, as the scheduler divides by them."""
+    estimates = available_estimates(binding, clusters, estimators)
+    return {name: estimate.replicas for name, estimate in estimates.items()}
+
+
+def _smaller(first: Estimate, second: Estimate) -> Estimate:
+    return second if second.replicas < first.replicas else first
 
 
 def _requested_units(name: str, amount: Fraction) -> int:
     return milli_units(amount) if name == CPU else whole_units(amount)
 
 
-def _replicas_by_summary(summary: ResourceSummary, requirements: ReplicaRequirements) -> int:
-    maximum: int | None = None
+def _replicas_by_summary(summary: ResourceSummary, requirements: ReplicaRequirements) -> Estimate:
+    bound = Estimate(MAX_INT32, "", GENERAL)
     for name, (whole, milli) in requirements.request_units.items():
         if whole <= 0:
             continue
         free = summary.free_units.get(name)
-        if free is None:
-            return 0
-        if free[0] <= 0:
-            return 0
+        if free is None or free[0] <= 0:
+            return Estimate(0, name, GENERAL)
         count = free[1] // milli if name == CPU else free[0] // whole
-        maximum = count if maximum is None else min(maximum, count)
-    return MAX_INT32 if maximum is None else maximum
+        if count < bound.replicas:
+            bound = Estimate(count, name, GENERAL)
+    return bound
 
 
 def _replicas_by_models(

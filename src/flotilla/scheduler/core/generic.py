@@ -5,8 +5,9 @@
 1. Clusters being deleted are skipped; every filter plugin must pass. No cluster left raises
    `FitError` (`0/N clusters are available: …`).
 2. Score plugins are summed per cluster.
-3. Spread constraints pick the clusters (`selection`), using each cluster's free capacity from
-   its resource summary (`availability`).
+3. Spread constraints pick the clusters (`selection`), using each cluster's free capacity: the
+   smallest answer of the general estimator (its resource summary) and the estimators given —
+   the accurate one, from the member's nodes and pods (`availability`, `noderesources`).
 4. Replicas are divided by the binding's strategy (`division`); clusters left with 0 replicas are
    dropped unless empty-workload propagation is on.
 
@@ -30,6 +31,7 @@ from flotilla.scheduler.core.affinity import affinity_tier
 from flotilla.scheduler.core.availability import available_replicas_by_cluster
 from flotilla.scheduler.core.division import assign_replicas
 from flotilla.scheduler.core.errors import FitError, SchedulingError
+from flotilla.scheduler.core.estimation import ReplicaEstimator
 from flotilla.scheduler.core.filtering import find_clusters_that_fit
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, TargetCluster
 from flotilla.scheduler.core.scoring import prioritize_clusters
@@ -59,11 +61,15 @@ def schedule(
     registry: Registry,
     *,
     enable_empty_workload_propagation: bool = False,
+    estimators: Sequence[ReplicaEstimator] = (),
 ) -> ScheduleResult:
-    """Place `binding` on `clusters`; raises `FitError`, `UnschedulableError` or `SchedulerError`."""
+    """Place `binding` on `clusters`; raises `FitError`, `UnschedulableError` or `SchedulerError`.
+
+    `estimators` size clusters beside the general estimator, which is always consulted."""
     terms = binding.placement.cluster_affinities
+    keep_empty = enable_empty_workload_propagation
     if not terms:
-        return ScheduleResult(_schedule_once(binding, clusters, registry, enable_empty_workload_propagation))
+        return ScheduleResult(_schedule_once(binding, clusters, registry, keep_empty, estimators))
     names = [term.name for term in terms]
     observed = binding.scheduler_observed_affinity_name
     start = names.index(observed) if observed in names and not reschedule_requested(binding) else 0
@@ -71,7 +77,7 @@ def schedule(
     for name in names[start:]:
         attempt = replace(binding, scheduler_observed_affinity_name=name)
         try:
-            targets = _schedule_once(attempt, clusters, registry, enable_empty_workload_propagation)
+            targets = _schedule_once(attempt, clusters, registry, keep_empty, estimators)
         except SchedulingError as error:
             first_error = first_error or error
             continue
@@ -81,13 +87,17 @@ def schedule(
 
 
 def _schedule_once(
-    binding: BindingInfo, clusters: Sequence[ClusterInfo], registry: Registry, keep_empty: bool
+    binding: BindingInfo,
+    clusters: Sequence[ClusterInfo],
+    registry: Registry,
+    keep_empty: bool,
+    estimators: Sequence[ReplicaEstimator],
 ) -> tuple[TargetCluster, ...]:
     outcome = find_clusters_that_fit(registry.filter_plugins, binding, clusters)
     if not outcome.feasible:
         raise FitError(len(clusters), outcome.diagnosis)
     scores = prioritize_clusters(registry.score_plugins, binding, outcome.feasible)
-    available = available_replicas_by_cluster(binding, outcome.feasible)
+    available = available_replicas_by_cluster(binding, outcome.feasible, estimators)
     tiers = {cluster.name: affinity_tier(binding, cluster) or 0 for cluster in outcome.feasible}
     try:
         selected = select_clusters(binding, outcome.feasible, scores, available, tiers)

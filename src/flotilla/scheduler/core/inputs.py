@@ -17,13 +17,15 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from flotilla.api.nodeaffinity import RequiredNodeAffinity
 from flotilla.api.quantities import QuantityError, milli_units, parse_quantity, whole_units
 from flotilla.api.times import timestamp
-from flotilla.api.tolerations import Taint, taints_of
+from flotilla.api.tolerations import Taint, Toleration, taints_of, tolerations_of
 from flotilla.scheduler.core.placement import Placement, placement_from_object
 from flotilla.scheduler.core.wirefields import integer_of, mapping_of, mappings_of, strings_of, text_of
 
 APPLIED_PLACEMENT_ANNOTATION = "policy.karmada.io/applied-placement"
+_ANY_NODE = RequiredNodeAffinity.of_pod_spec({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,9 @@ class TargetCluster:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaRequirements:
-    """What one replica asks for: `resourceRequest` amounts by resource name.
+    """What one replica asks for: `resourceRequest` amounts by resource name, and the nodes it may
+    run on (`nodeClaim`: its node selector and required node affinity, and its tolerations of node
+    taints — what the accurate estimator matches each member node against).
 
     `request_units` holds each amount rounded up in whole units and in thousandths, computed once,
     because the estimator compares them for every cluster.
@@ -44,6 +48,8 @@ class ReplicaRequirements:
 
     resource_request: Mapping[str, Fraction] = field(default_factory=dict)
     priority_class_name: str = ""
+    node_affinity: RequiredNodeAffinity = field(default_factory=lambda: _ANY_NODE)
+    tolerations: tuple[Toleration, ...] = ()
     request_units: Mapping[str, tuple[int, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -226,10 +232,23 @@ def _applied_placement(annotations: Mapping[str, Any], current: Placement) -> Pl
 def _replica_requirements(value: object) -> ReplicaRequirements | None:
     if not isinstance(value, Mapping):
         return None
+    claim = mapping_of(value.get("nodeClaim"))
     return ReplicaRequirements(
         resource_request=_amounts(value.get("resourceRequest")),
         priority_class_name=text_of(value.get("priorityClassName")),
+        node_affinity=_node_affinity(claim),
+        tolerations=tolerations_of(claim.get("tolerations")),
     )
+
+
+def _node_affinity(claim: Mapping[str, Any]) -> RequiredNodeAffinity:
+    """The claim's node selector and `hardNodeAffinity` read as a pod's would be (Karmada builds a
+    pod of them for kube's `GetRequiredNodeAffinity`)."""
+    pod_spec: dict[str, Any] = {"nodeSelector": mapping_of(claim.get("nodeSelector"))}
+    hard = claim.get("hardNodeAffinity")
+    if isinstance(hard, Mapping):
+        pod_spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": hard}}
+    return RequiredNodeAffinity.of_pod_spec(pod_spec)
 
 
 def _resource_summary(value: object) -> ResourceSummary | None:

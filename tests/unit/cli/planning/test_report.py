@@ -16,6 +16,7 @@ import yaml
 from flotilla.cli.planning.report import render
 from flotilla.cli.planning.workloads import WorkloadPlan, merge_policies, plan_workload
 from flotilla.scheduler.core.inputs import ClusterInfo
+from flotilla.scheduler.core.noderesources import NodeResourceEstimator, PodUsage, node_rooms, pod_usage
 
 GOLDEN = Path(__file__).parent / "golden"
 UNSCHEDULABLE = {"key": "cluster.karmada.io/unschedulable", "effect": "NoSchedule"}
@@ -171,6 +172,46 @@ def existing_workloads() -> list[WorkloadPlan]:
     ]
 
 
+def node(name: str, cpu: str, *, ready: bool = True, unschedulable: bool = False) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {"unschedulable": unschedulable},
+        "status": {
+            "allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+        },
+    }
+
+
+def running_pods(cpu: str, *node_names: str) -> list[PodUsage]:
+    """What one running pod requesting `cpu` takes on each of `node_names`."""
+    container = {"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu}}}
+    pods = [
+        {"spec": {"nodeName": name, "containers": [container]}, "status": {"phase": "Running"}}
+        for name in node_names
+    ]
+    return [usage for usage in map(pod_usage, pods) if usage is not None]
+
+
+def sized_by_nodes() -> list[WorkloadPlan]:
+    """Summaries claim 8 cpus everywhere; the nodes say member1 is fragmented, member2 has one
+    small node, and member4's nodes are cordoned or NotReady."""
+    rooms = {
+        "member1": node_rooms([node("m1-a", "2"), node("m1-b", "2")], running_pods("500m", "m1-a", "m1-b")),
+        "member2": node_rooms([node("m2-a", "1")], []),
+        "member4": node_rooms([node("m4-a", "8", unschedulable=True), node("m4-b", "8", ready=False)], []),
+    }
+    estimator = NodeResourceEstimator(rooms)
+    deployment = template("Deployment", "batch", 3)
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["resources"] = {"requests": {"cpu": "1"}}
+    placement = {
+        "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}
+    }
+    policies = merge_policies([], [policy("batch", "Deployment", "batch", placement)])
+    return [plan_workload(deployment, policies, CLUSTERS, estimators=[estimator])]
+
+
 def assert_golden(name: str, actual: str) -> None:
     path = GOLDEN / name
     if os.environ.get("FLOTILLA_UPDATE_GOLDEN"):
@@ -181,7 +222,11 @@ def assert_golden(name: str, actual: str) -> None:
 
 @pytest.mark.parametrize(
     ("golden", "plans"),
-    [("plan_new.txt", new_workloads), ("plan_existing.txt", existing_workloads)],
+    [
+        ("plan_new.txt", new_workloads),
+        ("plan_existing.txt", existing_workloads),
+        ("plan_nodes.txt", sized_by_nodes),
+    ],
 )
 def test_text_output_matches_the_golden_file(golden: str, plans: Any) -> None:
     """The describe-like text layout, cluster table and decisions are exactly as recorded."""
