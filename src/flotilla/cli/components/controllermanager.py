@@ -160,6 +160,41 @@ class GoDuration(click.ParamType[float, Any]):
     "300 workloads off a dead member; each eviction is one binding write, which the hub takes by the "
     "hundreds per second, so the limit only guards against a storm.",
 )
+@click.option(
+    "--enable-scheduler-estimator",
+    type=bool,
+    default=True,
+    is_flag=False,
+    flag_value=True,
+    show_default=True,
+    help="Size Push members by their nodes and pods (Karmada's accurate estimator) as well as by their "
+    "resource summaries. On by default: here it reads the member informers this process already keeps "
+    "and needs no estimator service per member (Karmada's default is false for that reason).",
+)
+@click.option(
+    "--scheduler-estimator-timeout",
+    type=GoDuration(),
+    default="3s",
+    show_default=True,
+    help="How long the scheduler and the descheduler wait for a member's first node and pod lists; "
+    "past it the member is sized by its resource summary alone.",
+)
+@click.option(
+    "--descheduling-interval",
+    type=GoDuration(),
+    default="2m",
+    show_default=True,
+    help="Time between the descheduler's rounds over Deployments divided dynamically "
+    "(Divided with Aggregated or DynamicWeight).",
+)
+@click.option(
+    "--unschedulable-threshold",
+    type=GoDuration(),
+    default="5m",
+    show_default=True,
+    help="How long a replica must have been unschedulable on a member before the descheduler takes it "
+    "back, for the scheduler to place elsewhere.",
+)
 @click.option("--log-level", default="info", show_default=True)
 def controller_manager(
     kubeconfig: Path | None,
@@ -182,6 +217,10 @@ def controller_manager(
     no_execute_taint_eviction_purge_mode: str,
     graceful_eviction_timeout: float,
     resource_eviction_rate: float,
+    enable_scheduler_estimator: bool,
+    scheduler_estimator_timeout: float,
+    descheduling_interval: float,
+    unschedulable_threshold: float,
     log_level: str,
 ) -> None:
     """Run Flotilla's controllers (detector, scheduler, binding, execution, status, cluster…) for a hub.
@@ -212,6 +251,10 @@ def controller_manager(
             no_execute_taint_eviction_purge_mode=no_execute_taint_eviction_purge_mode,
             graceful_eviction_timeout=graceful_eviction_timeout,
             resource_eviction_rate=resource_eviction_rate,
+            enable_scheduler_estimator=enable_scheduler_estimator,
+            scheduler_estimator_timeout=scheduler_estimator_timeout,
+            descheduling_interval=descheduling_interval,
+            unschedulable_threshold=unschedulable_threshold,
         )
         gated = ",".join(f"-{name}" for name in sorted(switched_off(settings)))
         election = (
