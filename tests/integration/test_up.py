@@ -192,6 +192,26 @@ def test_up_brings_three_member_clusters_to_ready(first_run: UpRun, tmp_path: Pa
         assert (first_run.data_dir / "logs" / f"{component}.log").stat().st_size > 0
 
 
+def test_the_first_up_turns_cluster_failover_on(first_run: UpRun, tmp_path: Path) -> None:
+    """Unlike Karmada's default, a dead member's workloads move: two ClusterTaintPolicies taint an
+    unreachable or not-ready member NoExecute (and untaint it once Ready again)."""
+    hub = Kubectl(first_run.data_dir / "hub.kubeconfig", tmp_path / "cache")
+    policies = {p["metadata"]["name"]: p["spec"] for p in hub.json("get", "clustertaintpolicies")["items"]}
+    assert sorted(policies) == ["flotilla-not-ready", "flotilla-unreachable"]
+    unreachable = policies["flotilla-unreachable"]
+    assert unreachable["taints"] == [{"key": "cluster.karmada.io/unreachable", "effect": "NoExecute"}]
+    assert unreachable["addOnConditions"] == [
+        {"conditionType": "Ready", "operator": "In", "statusValues": ["Unknown"]}
+    ]
+    assert unreachable["removeOnConditions"] == [
+        {"conditionType": "Ready", "operator": "In", "statusValues": ["True"]}
+    ]
+    assert (
+        "cluster failover on: ClusterTaintPolicies flotilla-unreachable, flotilla-not-ready"
+        in first_run.stdout()
+    )
+
+
 def test_a_second_up_on_a_running_data_dir_is_refused(first_run: UpRun) -> None:
     """While one `up` runs, another on the same data dir exits 1 naming the running one."""
     result = flotilla("up", "--data-dir", str(first_run.data_dir))
@@ -220,6 +240,7 @@ def test_up_again_reuses_the_port_and_the_joined_members(
     output = second_run.stdout()
     assert "already joined: member1, member2, member3" in output
     assert "✓ joined" not in output and "OK joined" not in output
+    assert "cluster failover on" not in output, "only the first up of a data dir installs the policies"
     hub = Kubectl(second_run.data_dir / "hub.kubeconfig", tmp_path / "cache")
     assert sorted(c["metadata"]["name"] for c in hub.json("get", "clusters")["items"]) == MEMBERS
 

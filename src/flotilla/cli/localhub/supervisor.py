@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flotilla.cli.localhub.clusters import join_members, wait_until_ready
+from flotilla.cli.localhub.failover import install_failover_policies
 from flotilla.cli.localhub.guide import shown
 from flotilla.cli.localhub.members import MemberPlacement
 from flotilla.cli.localhub.processes import ChildProcess, ComponentExited, describe_exit, spawn
@@ -120,6 +121,8 @@ class LocalHub:
             secure_port=settings.secure_port,
             members=tuple(m.name for m in settings.members),
         )
+        self.first_up = previous is None or not previous.members
+        """No earlier `up` joined members in this data dir: the hub is new (defaults are installed)."""
         self.stopped: list[str] = []
         """The components stopped when the run ended, in the order they were stopped."""
         self._group: asyncio.TaskGroup | None = None
@@ -176,6 +179,10 @@ class LocalHub:
         # A restart listens where the kubeconfigs handed out point, also when port 0 picked it.
         self._arguments[APISERVER] = self._apiserver_arguments(self.state.secure_port or 0)
         self.progress.step(f"API server ready on {url}")
+        if self.first_up:
+            created = await install_failover_policies(settings.hub_kubeconfig)
+            if created:
+                self.progress.step(f"cluster failover on: ClusterTaintPolicies {', '.join(created)}")
         manager = await self._spawn(
             CONTROLLER_MANAGER,
             "controller-manager",
