@@ -18,9 +18,9 @@ from typing import Any
 
 import structlog
 
+from flotilla.api import tolerations
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.clustertaints import describe_taints, taints_patch
-from flotilla.api.karmada.model import Taint
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.times import format_time
 from flotilla.client import ClientError, Conflict
@@ -94,7 +94,7 @@ class ClusterTaintPolicyController(HubController):
         try:
             updated = await self.ctx.hub.patch(constants.CLUSTER, name, patch, field_manager=FIELD_MANAGER)
         except Conflict:
-            raise
+            raise  # not a failure to report: the reconcile computes the list again
         except ClientError as error:
             await self._event(cluster, WARNING, EVENT_TAINT_FAILED, str(error))
             raise
@@ -102,7 +102,7 @@ class ClusterTaintPolicyController(HubController):
             "clustertaint.taints_updated",
             controller=self.NAME,
             cluster=name,
-            taints=[_text(taint) for taint in taints],
+            taints=[str(tolerations.Taint(t.key, t.value or "", t.effect)) for t in taints],
         )
         message = f"Update Cluster({name}) with taints({describe_taints(taints)}) succeed"
         await self._event(updated, NORMAL, EVENT_TAINT_SUCCEEDED, message)
@@ -111,7 +111,3 @@ class ClusterTaintPolicyController(HubController):
         now = format_time(self.ctx.clock.now())
         event = object_event(cluster, event_type, reason, message, component=COMPONENT, now=now)
         await record_event(self.ctx.hub, event, controller=self.NAME, field_manager=FIELD_MANAGER)
-
-
-def _text(taint: Taint) -> str:
-    return f"{taint.key}={taint.value}:{taint.effect}" if taint.value else f"{taint.key}:{taint.effect}"
