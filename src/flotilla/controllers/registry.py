@@ -12,6 +12,7 @@ from flotilla.controllers.binding.controller import BindingController
 from flotilla.controllers.cluster import ClusterController
 from flotilla.controllers.clustertaint import ClusterTaintPolicyController
 from flotilla.controllers.dependencies import DependenciesController
+from flotilla.controllers.descheduler import DeschedulerController
 from flotilla.controllers.detector import DetectorController
 from flotilla.controllers.execution.controller import ExecutionController
 from flotilla.controllers.failover.gracefuleviction import GracefulEvictionController
@@ -33,6 +34,8 @@ FACTORIES[NamespaceSyncController.NAME] = NamespaceSyncController
 FACTORIES[DependenciesController.NAME] = DependenciesController
 
 FACTORIES[SchedulerController.NAME] = SchedulerController
+# On by default, unlike Karmada's separately deployed descheduler: see controllers/descheduler.
+FACTORIES[DeschedulerController.NAME] = DeschedulerController
 
 FACTORIES[BindingController.NAME] = BindingController
 FACTORIES[ExecutionController.NAME] = ExecutionController
