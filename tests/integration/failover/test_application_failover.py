@@ -17,6 +17,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -267,3 +268,38 @@ def test_never_keeps_the_failed_copy_until_a_person_lets_it_go(
     eventually(lambda: "member1" not in tasks(binding(hub, ns, "batch")), what="the task finished")
     eventually(lambda: "member1" not in member_deployments(members, ns, "batch"), what="member1's copy gone")
     assert targets(binding(hub, ns, "batch")) == {"member2": 2}
+
+
+def test_a_toleration_outlives_a_restart_of_the_controller_manager(
+    federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str
+) -> None:
+    """The controller manager is restarted while member1's toleration runs: the failover after the
+    restart dates the unhealthy copy from the moment recorded before it, not from the restart
+    (Karmada keeps that moment in memory and starts over)."""
+    placement = {
+        "clusterAffinities": [
+            {"affinityName": "primary", "clusterNames": ["member1"]},
+            {"affinityName": "backup", "clusterNames": ["member2"]},
+        ],
+        "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
+    }
+    policy = propagation_policy(
+        "stream",
+        [resource_selector("Deployment", "stream")],
+        placement,
+        propagateDeps=True,
+        failover=application_failover(8, "Directly"),
+    )
+    hub.apply_yaml([failing_deployment("stream", 1), policy], "-n", ns)
+    recorded = eventually(
+        lambda: annotation(binding(hub, ns, "stream"), UNHEALTHY_SINCE).get("member1"),
+        what="the toleration of member1 recorded on the binding",
+    )
+    federation.manager.stop()
+    federation.manager.start()
+    restarted = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    task = eventually(lambda: tasks(binding(hub, ns, "stream")).get("member1"), what="member1 evicted")
+    since = recorded.split(".")[0] + "Z"
+    assert since < restarted  # so a toleration started over could not claim this moment
+    assert f"(since {since})" in task["message"], task["message"]
+    eventually(lambda: ready_on(members, ns, "stream") == {"member2": 1}, what="running on member2")
