@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -237,7 +238,6 @@ def controller_manager(
     from flotilla.runtime.leaderelection import LeaderElectionConfig, default_identity
     from flotilla.runtime.manager import ControllerManager
 
-    configure_logging(log_level)
     host, _, port = health_address.rpartition(":")
     try:
         settings = ManagerSettings(
@@ -256,7 +256,6 @@ def controller_manager(
             descheduling_interval=descheduling_interval,
             unschedulable_threshold=unschedulable_threshold,
         )
-        gated = ",".join(f"-{name}" for name in sorted(switched_off(settings)))
         election = (
             LeaderElectionConfig(
                 identity=default_identity(),
@@ -272,7 +271,7 @@ def controller_manager(
         manager = ControllerManager(
             kubeconfig,
             FACTORIES,
-            controllers=f"{controllers.strip() or '*'},{gated}" if gated else controllers,
+            controllers=controllers_spec(controllers, switched_off(settings)),
             context=context,
             health_address=(host or "127.0.0.1", int(port)),
             settings=settings,
@@ -281,9 +280,16 @@ def controller_manager(
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
+    configure_logging(log_level)
     code = _run(manager)
     if code:
         sys.exit(code)
+
+
+def controllers_spec(controllers: str, switched_off: Iterable[str]) -> str:
+    """`--controllers` with the controllers the settings switch off disabled (`-name` wins over a name)."""
+    disabled = ",".join(f"-{name}" for name in sorted(switched_off))
+    return f"{controllers.strip() or '*'},{disabled}" if disabled else controllers
 
 
 def _run(manager: ControllerManager) -> int:
