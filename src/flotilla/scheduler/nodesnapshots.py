@@ -17,6 +17,9 @@ extra service and no extra watch.
   for: a member that cannot be listed costs one bounded wait, not one per scheduling round.
 - Snapshots are rebuilt only when an informer's resourceVersion moved, and a pod's requests are
   recomputed only when that pod changed, so sizing a busy member for every binding stays cheap.
+  The informers themselves are asked for again (which builds the member's client config) only
+  when the Cluster object changed or an informer was stopped — replaced for new credentials, or
+  dropped with its cluster.
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ class _Snapshot:
 
     nodes: Informer
     pods: Informer
+    cluster_version: str = ""
     versions: tuple[str, str] | None = None
     usages: dict[ObjectKey, tuple[str, PodUsage | None]] = field(default_factory=dict)
     rooms: tuple[NodeRoom, ...] = ()
@@ -125,26 +129,43 @@ class MemberNodeSnapshots:
         if cluster is None or not self._reaches(cluster):
             self._snapshots.pop(cluster_name, None)
             return None
+        snapshot = await self._snapshot(cluster_name, cluster)
+        if snapshot is None or not await self._window.synced(cluster_name, snapshot.nodes, snapshot.pods):
+            return None
+        return _current(snapshot)
+
+    async def _snapshot(self, name: str, cluster: Mapping[str, Any]) -> _Snapshot | None:
+        """The member's snapshot, on the informers `MemberInformers` holds for it now."""
+        version = str((cluster.get("metadata") or {}).get("resourceVersion") or "")
+        snapshot = self._snapshots.get(name)
+        if (
+            snapshot is not None
+            and snapshot.cluster_version == version
+            and snapshot.nodes.running
+            and snapshot.pods.running
+        ):
+            return snapshot
         try:
             nodes = await self._informers.cache(cluster, NODE)
             pods = await self._informers.cache(cluster, POD, field_selector=UNFINISHED_PODS)
         except MemberCredentialsError:
             return None
-        if not await self._window.synced(cluster_name, nodes, pods):
-            return None
-        return self._current(cluster_name, nodes, pods)
-
-    def _current(self, name: str, nodes: Informer, pods: Informer) -> tuple[NodeRoom, ...]:
-        snapshot = self._snapshots.get(name)
         if snapshot is None or snapshot.nodes is not nodes or snapshot.pods is not pods:
             snapshot = self._snapshots[name] = _Snapshot(nodes, pods)
-        versions = (nodes.resource_version, pods.resource_version)
-        if snapshot.versions != versions:
-            snapshot.usages = _pod_usages(pods, snapshot.usages)
-            usages = (usage for _, usage in snapshot.usages.values() if usage is not None)
-            snapshot.rooms = node_rooms(nodes.list(), usages)
-            snapshot.versions = versions
-        return snapshot.rooms
+        snapshot.cluster_version = version
+        return snapshot
+
+
+def _current(snapshot: _Snapshot) -> tuple[NodeRoom, ...]:
+    """The snapshot's rooms, rebuilt when its informers moved since they were built."""
+    nodes, pods = snapshot.nodes, snapshot.pods
+    versions = (nodes.resource_version, pods.resource_version)
+    if snapshot.versions != versions:
+        snapshot.usages = _pod_usages(pods, snapshot.usages)
+        usages = (usage for _, usage in snapshot.usages.values() if usage is not None)
+        snapshot.rooms = node_rooms(nodes.list(), usages)
+        snapshot.versions = versions
+    return snapshot.rooms
 
 
 def _pod_usages(

@@ -124,13 +124,14 @@ def estimate_on_nodes(rooms: Sequence[NodeRoom], requirements: ReplicaRequiremen
         return Estimate(0, estimator=ACCURATE, reason=NO_NODES)
     left_out: Counter[str] = Counter()
     limits: Counter[str] = Counter()
+    requested = _per_replica(requirements)
     total = 0
     for room in rooms:
         refusal = _refusal(room, requirements)
         if refusal:
             left_out[refusal] += 1
             continue
-        replicas, limit = _replicas_on(room, requirements)
+        replicas, limit = _replicas_on(room, requested)
         total += replicas
         limits[limit] += 1
     if not limits:
@@ -163,22 +164,35 @@ def _refusal(room: NodeRoom, requirements: ReplicaRequirements | None) -> str:
         return CORDONED
     if untolerated_taint(room.taints, tolerations) is not None:
         return TAINTED
-    if requirements is not None:
-        node = {"metadata": {"name": room.name, "labels": room.labels}}
-        if not requirements.node_affinity.matches(node):
-            return AFFINITY
+    affinity = requirements.node_affinity if requirements is not None else None
+    # Most replicas claim no particular node: only build the node's view for one that does.
+    claims = affinity is not None and (bool(affinity.node_selector) or affinity.affinity is not None)
+    if claims and affinity is not None and not affinity.matches(_node_view(room)):
+        return AFFINITY
     return ""
 
 
-def _replicas_on(room: NodeRoom, requirements: ReplicaRequirements | None) -> tuple[int, str]:
-    """Replicas one node holds, and the resource that bounded them (Karmada's `MaxDivided`)."""
-    fewest, limit = room.free_pods, PODS
+def _node_view(room: NodeRoom) -> dict[str, Any]:
+    """What node affinity reads of a node: its name and labels."""
+    return {"metadata": {"name": room.name, "labels": room.labels}}
+
+
+def _per_replica(requirements: ReplicaRequirements | None) -> list[tuple[str, int]]:
+    """What one replica requests, in counted units, last-reported resource first (see `_replicas_on`)."""
     units = requirements.request_units if requirements is not None else {}
+    requested = []
     for name in sorted(units, key=_resource_rank, reverse=True):
         whole, milli = units[name]
         per_replica = milli if name == CPU else whole
-        if name == PODS or per_replica <= 0:
-            continue
+        if name != PODS and per_replica > 0:
+            requested.append((name, per_replica))
+    return requested
+
+
+def _replicas_on(room: NodeRoom, requested: list[tuple[str, int]]) -> tuple[int, str]:
+    """Replicas one node holds, and the resource that bounded them (Karmada's `MaxDivided`)."""
+    fewest, limit = room.free_pods, PODS
+    for name, per_replica in requested:
         count = max(room.free.get(name, 0), 0) // per_replica
         # `<=`: on a tie the resource, not the pod slots, is named; the earlier resource wins.
         if count <= fewest:
