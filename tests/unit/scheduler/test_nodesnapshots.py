@@ -9,6 +9,7 @@ from typing import Any
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import WatchEvent
 from flotilla.client.informer import Informer
+from flotilla.controllers.cluster import probe
 from flotilla.scheduler.nodesnapshots import NODE, POD, UNFINISHED_PODS, SyncWindow
 
 
@@ -100,3 +101,8 @@ async def test_new_informers_open_a_new_window() -> None:
     finally:
         for informer in (*old, *fresh):
             await informer.stop()
+
+
+def test_the_estimator_asks_for_the_informers_the_status_collection_keeps() -> None:
+    """Same kinds and field selector as the cluster status collection: one watch of a member serves both."""
+    assert (NODE, POD, UNFINISHED_PODS) == (probe.NODE, probe.POD, probe.UNFINISHED_PODS)
