@@ -13,8 +13,10 @@ through is checked, not only the last one.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -146,6 +148,14 @@ def events(hub: Kubectl, ns: str, reason: str) -> dict[str, list[str]]:
     return found
 
 
+def manager_metrics(federation: Federation) -> str:
+    """The controller manager's /metrics text (it logs where its health endpoint listens)."""
+    match = re.search(r"running \(health: (\S+)\)", federation.manager.log())
+    assert match is not None, "the controller manager did not say where /metrics is"
+    with urllib.request.urlopen(f"{match.group(1)}/metrics", timeout=10) as answer:
+        return str(answer.read().decode())
+
+
 def test_an_unhealthy_copy_moves_with_its_preserved_state(
     federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str, tmp_path: Path
 ) -> None:
@@ -226,6 +236,9 @@ def test_an_unhealthy_copy_moves_with_its_preserved_state(
     assert any(
         "cluster member1" in message for message in events(hub, ns, "ApplicationUnhealthy")["Deployment"]
     )
+    exposed = manager_metrics(federation)
+    assert 'flotilla_application_failovers_total{purge_mode="Directly"} 1' in exposed
+    assert "flotilla_application_unhealthy_seconds_count 1" in exposed
 
 
 def test_never_keeps_the_failed_copy_until_a_person_lets_it_go(

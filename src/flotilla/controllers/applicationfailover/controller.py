@@ -8,11 +8,10 @@ task (`eviction`), preserving the state the policy names (`statepreservation`). 
 when each toleration started, where the application failed — is kept on the binding (`records`),
 so a restart or a new leader resumes every toleration where it stood.
 
-It tells the user on the binding and on the template: `ApplicationUnhealthy` when a toleration
-starts (which cluster, when the failover will happen unless the copy recovers),
-`ApplicationFailover` when a cluster is evicted (how long its copy was unhealthy, the purge mode,
-the preserved state), `StatePreservationFailed` while the state cannot be read (the failover
-waits), `EvictWorkloadFromClusterFailed` when the eviction cannot be written.
+It tells the user with Events on the binding and on the template when a toleration starts, when a
+cluster is evicted, while a failover waits for state and when an eviction cannot be written
+(`reporting`), and counts failovers and how long the copies were unhealthy on `/metrics`
+(`metrics`).
 
 Keys are `ObjectKey`s of bindings: a ClusterResourceBinding has the empty namespace. Not gated by
 the `Failover` feature gate, as in Karmada; state preservation is always on (Karmada's
@@ -22,23 +21,21 @@ the `Failover` feature gate, as in Karmada; state preservation is always on (Kar
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import structlog
 
 from flotilla.api.karmada import constants
-from flotilla.api.karmada.constants import PurgeMode
 from flotilla.api.karmada.policy import ApplicationFailoverBehavior
-from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding, ResourceBindingSpec
+from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding
 from flotilla.api.objectkeys import ObjectKey
-from flotilla.api.times import format_time, timestamp
+from flotilla.api.times import timestamp
 from flotilla.client import APIStatusError
 from flotilla.client.client import MERGE_PATCH
 from flotilla.client.errors import Conflict
 from flotilla.controllers.applicationfailover.decision import (
     DEFAULT_TOLERATION_SECONDS,
-    Decision,
     DueEviction,
     cluster_health,
     decide,
@@ -49,8 +46,8 @@ from flotilla.controllers.applicationfailover.eviction import (
     eviction_message,
     eviction_task,
     failover_patch,
-    purge_mode,
 )
+from flotilla.controllers.applicationfailover.metrics import FailoverMetrics
 from flotilla.controllers.applicationfailover.records import (
     FAILED_ON_ANNOTATION,
     UNHEALTHY_SINCE_ANNOTATION,
@@ -58,19 +55,14 @@ from flotilla.controllers.applicationfailover.records import (
     encode_times,
     read_times,
 )
+from flotilla.controllers.applicationfailover.reporting import FailoverReporter
 from flotilla.controllers.applicationfailover.statepreservation import StateNotPreserved, preserved_state
-from flotilla.runtime.events import NORMAL, WARNING, object_event, record_event
+from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.applicationfailover")
 
 FIELD_MANAGER = "flotilla-application-failover"
-EVENT_COMPONENT = "application-failover-controller"
-EVENT_UNHEALTHY = "ApplicationUnhealthy"
-EVENT_FAILOVER = "ApplicationFailover"
-EVENT_STATE_NOT_PRESERVED = "StatePreservationFailed"
-EVENT_EVICTION_FAILED = "EvictWorkloadFromClusterFailed"
-"""Karmada's reason when an eviction cannot be written."""
 STATE_RETRY_SECONDS = 10.0
 """How soon a failover waiting for the failed copy's state looks again (status changes also wake it)."""
 
@@ -97,13 +89,6 @@ def relevant_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     )
 
 
-def template_reference(spec: ResourceBindingSpec) -> dict[str, Any]:
-    """The template as an Event's `involvedObject` needs it (no read of the template)."""
-    resource = spec.resource
-    metadata = {"name": resource.name, "namespace": resource.namespace or "", "uid": resource.uid or ""}
-    return {"apiVersion": resource.api_version, "kind": resource.kind, "metadata": metadata}
-
-
 class ApplicationFailoverController(HubController):
     NAME = "applicationFailover"
 
@@ -111,8 +96,13 @@ class ApplicationFailoverController(HubController):
         super().__init__(ctx)
         self._bindings = ctx.informers.get(constants.RESOURCE_BINDING)
         self._cluster_bindings = ctx.informers.get(constants.CLUSTER_RESOURCE_BINDING)
-        self._state_warnings: dict[ObjectKey, set[str]] = {}
-        """What `StatePreservationFailed` said per binding, so a waiting failover says it once."""
+        self.metrics = FailoverMetrics()
+        self._reporter = FailoverReporter(
+            ctx.hub, ctx.clock, controller=self.NAME, field_manager=FIELD_MANAGER
+        )
+
+    def metric_families(self) -> list[MetricFamily]:
+        return self.metrics.families()
 
     def setup(self) -> None:
         self._bindings.add_handler(self._on_binding)
@@ -133,7 +123,7 @@ class ApplicationFailoverController(HubController):
         informer = self._bindings if key.namespace else self._cluster_bindings
         obj = informer.get(key.name, namespace=key.namespace)
         if obj is None or (obj.get("metadata") or {}).get("deletionTimestamp"):
-            self._state_warnings.pop(key, None)
+            self._forget(key)
             return None
         binding: Binding = (
             ResourceBinding.from_object(obj) if key.namespace else ClusterResourceBinding.from_object(obj)
@@ -143,7 +133,7 @@ class ApplicationFailoverController(HubController):
         annotations = binding.metadata.annotations
         if behavior is None or not binding.spec.propagate_deps:
             # Karmada's filter: no application failover without propagateDeps. Forget what we kept.
-            self._state_warnings.pop(key, None)
+            self._forget(key)
             await self._write(key, obj, [], annotation_changes(annotations, dict.fromkeys(_RECORDS)))
             return None
         return await self._reconcile_failover(key, obj, binding, behavior)
@@ -189,12 +179,29 @@ class ApplicationFailoverController(HubController):
             },
         )
         if not await self._write(key, obj, evictions, changes):
+            self._forget(key)
             return None
-        await self._report(obj, binding, behavior, decision, evictions, toleration, now)
-        await self._report_waiting(key, obj, spec, waiting)
+        for due in decision.due:
+            if any(eviction.cluster == due.cluster for eviction in evictions):
+                self.metrics.unhealthy.observe((now - due.unhealthy_since).total_seconds())
+        for eviction in evictions:
+            self.metrics.failovers[str(eviction.task.get("purgeMode"))] += 1
+        if waiting:
+            self.metrics.waiting[key] = len(waiting)
+        else:
+            self.metrics.waiting.pop(key, None)
+        for cluster in decision.started:
+            await self._reporter.toleration_started(obj, spec, cluster, decision.running[cluster], toleration)
+        for eviction in evictions:
+            await self._reporter.failed_over(obj, spec, eviction, behavior)
+        await self._reporter.waiting(key, obj, spec, waiting)
         if waiting:
             return STATE_RETRY_SECONDS
         return decision.requeue_after
+
+    def _forget(self, key: ObjectKey) -> None:
+        self._reporter.forget(key)
+        self.metrics.waiting.pop(key, None)
 
     def _eviction(
         self,
@@ -251,7 +258,7 @@ class ApplicationFailoverController(HubController):
             if error.code == 404:
                 return False
             if evictions:
-                await self._report_write_failure(obj, evictions, str(error))
+                await self._reporter.write_failed(obj, evictions, str(error))
             raise
         for eviction in evictions:
             log.info(
@@ -265,82 +272,6 @@ class ApplicationFailoverController(HubController):
             )
         return True
 
-    # -- events ---------------------------------------------------------------------------------
-
-    async def _report(
-        self,
-        obj: Mapping[str, Any],
-        binding: Binding,
-        behavior: ApplicationFailoverBehavior,
-        decision: Decision,
-        evictions: list[Eviction],
-        toleration: int,
-        now: datetime,
-    ) -> None:
-        for cluster in decision.started:
-            deadline = decision.running[cluster] + timedelta(seconds=toleration)
-            message = (
-                f"the application on cluster {cluster} is unhealthy; it fails over to another cluster at "
-                f"{format_time(deadline)} unless it recovers (toleration {toleration}s)"
-            )
-            await self._event(obj, binding.spec, WARNING, EVENT_UNHEALTHY, message, now)
-        for eviction in evictions:
-            message = f"{eviction.task['message']}: evicted, {_purge_phrase(behavior)}"
-            state = eviction.task.get("preservedLabelState")
-            if state:
-                labels = ", ".join(f"{name}={value}" for name, value in sorted(state.items()))
-                message += f"; state preserved for the next cluster: {labels}"
-            await self._event(obj, binding.spec, NORMAL, EVENT_FAILOVER, message, now)
-
-    async def _report_waiting(
-        self,
-        key: ObjectKey,
-        obj: Mapping[str, Any],
-        spec: ResourceBindingSpec,
-        waiting: list[tuple[str, str]],
-    ) -> None:
-        said = self._state_warnings.setdefault(key, set())
-        current = {why for _, why in waiting}
-        said.intersection_update(current)
-        for cluster, why in waiting:
-            if why in said:
-                continue
-            said.add(why)
-            log.info(
-                "application_failover.state_not_preserved",
-                name=key.name,
-                namespace=key.namespace,
-                cluster=cluster,
-                why=why,
-            )
-            message = f"the failover from cluster {cluster} waits: {why}"
-            await self._event(obj, spec, WARNING, EVENT_STATE_NOT_PRESERVED, message, self.ctx.clock.now())
-        if not said:
-            self._state_warnings.pop(key, None)
-
-    async def _report_write_failure(
-        self, obj: Mapping[str, Any], evictions: list[Eviction], why: str
-    ) -> None:
-        spec = ResourceBindingSpec.from_object(obj.get("spec") or {})
-        for eviction in evictions:
-            message = f"Evict from cluster {eviction.cluster} failed: {why}"
-            await self._event(obj, spec, WARNING, EVENT_EVICTION_FAILED, message, self.ctx.clock.now())
-
-    async def _event(
-        self,
-        obj: Mapping[str, Any],
-        spec: ResourceBindingSpec,
-        event_type: str,
-        reason: str,
-        message: str,
-        now: datetime,
-    ) -> None:
-        """The same Event on the binding and on its template (Karmada reports evictions on both)."""
-        stamp = format_time(now)
-        for regarding in (obj, template_reference(spec)):
-            event = object_event(regarding, event_type, reason, message, component=EVENT_COMPONENT, now=stamp)
-            await record_event(self.ctx.hub, event, controller=self.NAME, field_manager=FIELD_MANAGER)
-
 
 _RECORDS = (UNHEALTHY_SINCE_ANNOTATION, FAILED_ON_ANNOTATION)
 
@@ -348,16 +279,3 @@ _RECORDS = (UNHEALTHY_SINCE_ANNOTATION, FAILED_ON_ANNOTATION)
 def _toleration_seconds(behavior: ApplicationFailoverBehavior) -> int:
     seconds = behavior.decision_conditions.toleration_seconds
     return DEFAULT_TOLERATION_SECONDS if seconds is None else max(seconds, 0)
-
-
-def _purge_phrase(behavior: ApplicationFailoverBehavior) -> str:
-    mode = purge_mode(behavior)
-    if mode == PurgeMode.DIRECTLY:
-        return "its copy there is deleted at once (purgeMode Directly)"
-    if mode == PurgeMode.NEVER:
-        return "its copy there is kept until suppressDeletion is set to false (purgeMode Never)"
-    grace = behavior.grace_period_seconds or constants.DEFAULT_GRACEFUL_EVICTION_SECONDS
-    return (
-        f"its copy there is deleted once the workload is healthy elsewhere, or after {grace}s "
-        "(purgeMode Gracefully)"
-    )
