@@ -195,7 +195,7 @@ def test_an_unhealthy_copy_moves_with_its_preserved_state(
             lambda: next((tasks(b)["member1"] for b in versions() if "member1" in tasks(b)), None),
             what="an eviction task for member1",
         )
-        assert task["producer"] == "ResourceBindingApplicationFailoverController"
+        assert task["producer"] == "resource-binding-application-failover-controller"
         assert task["reason"] == "ApplicationFailure"
         assert task["purgeMode"] == "Directly"
         assert task["preservedLabelState"] == {STATE_LABEL: "2"}

@@ -197,7 +197,7 @@ def test_never_keeps_the_old_copy_until_a_person_sets_suppress_deletion_false(
         "purgeMode": "Never",
         "suppressDeletion": True,
         "reason": "ApplicationFailure",
-        "producer": "ResourceBindingApplicationFailoverController",
+        "producer": "resource-binding-application-failover-controller",
         "message": "written by the test as application failover would",
     }
     placed = [{"name": "m1", "replicas": 1}, {"name": "m2", "replicas": 1}]

@@ -164,7 +164,7 @@ DEFAULT_SCHEDULER_NAME = "default-scheduler"
 # --- failover: who evicted a cluster from a binding, and why (gracefulEvictionTasks) ------------------
 
 EVICTION_PRODUCER_TAINT_MANAGER = "TaintManager"
-EVICTION_PRODUCER_APPLICATION_FAILOVER = "ResourceBindingApplicationFailoverController"
+EVICTION_PRODUCER_APPLICATION_FAILOVER = "resource-binding-application-failover-controller"
 EVICTION_REASON_TAINT_UNTOLERATED = "TaintUntolerated"
 EVICTION_REASON_APPLICATION_FAILURE = "ApplicationFailure"
 DEFAULT_GRACEFUL_EVICTION_SECONDS = 600

@@ -2,7 +2,7 @@
 
 Evicting a cluster is Karmada's `GracefulEvictCluster`: the cluster leaves `spec.clusters` and a
 `gracefulEvictionTasks` entry takes its place, saying who evicted it (producer
-`ResourceBindingApplicationFailoverController`), why (`ApplicationFailure`, with a message naming
+`resource-binding-application-failover-controller`), why (`ApplicationFailure`, with a message naming
 the cluster and how long its copy was unhealthy), how the old copy goes (the policy's
 `purgeMode`: `Directly` at once; `Gracefully` once the new copies are healthy or after
 `gracePeriodSeconds`; `Never` keeps it, `suppressDeletion: true`, until a person sets it to false),

@@ -46,7 +46,7 @@ def test_a_direct_purge_task() -> None:
         "purgeMode": "Directly",
         "reason": "ApplicationFailure",
         "message": "m",
-        "producer": "ResourceBindingApplicationFailoverController",
+        "producer": "resource-binding-application-failover-controller",
         "replicas": 3,
         "creationTimestamp": "2026-03-01T12:00:00Z",
     }

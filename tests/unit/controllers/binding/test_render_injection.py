@@ -17,7 +17,7 @@ def task(
     return {
         "fromCluster": before[0] if before else "member1",
         "reason": "ApplicationFailure",
-        "producer": "ResourceBindingApplicationFailoverController",
+        "producer": "resource-binding-application-failover-controller",
         "purgeMode": purge_mode,
         "preservedLabelState": dict(STATE),
         "clustersBeforeFailover": list(before),
