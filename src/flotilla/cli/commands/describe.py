@@ -150,7 +150,7 @@ def render_description(
     else:
         body(description, typed, now)
     if related.binding_label is not None:
-        propagation_section(description, related.binding, related.binding_label)
+        propagation_section(description, related.binding, related.binding_label, now)
     if related.events is not None:
         events_section(description, related.events, now)
     return description.render()

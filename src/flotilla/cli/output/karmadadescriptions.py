@@ -5,7 +5,8 @@ through its ResourceBinding — `<name>-<kind>` in the template's namespace, or 
 ClusterResourceBinding for cluster-scoped templates. The `Propagation` section reads it: the
 policy that claimed the template, the Scheduled and FullyApplied conditions, and one row per
 target cluster with its replicas and the status the member reported (applied, health, the
-interpreter's status fields). A template no policy selected says so.
+interpreter's status fields), then the clusters it is being evicted from (its graceful eviction
+tasks: who evicted it, why, and when the old copy goes). A template no policy selected says so.
 
 A Cluster's status is long (every API it serves, nine resource-model grades); its description
 summarises it instead: version, conditions, nodes, a table of allocatable / allocated /
@@ -15,12 +16,15 @@ allocating resources, and counts of API enablements and resource models.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from flotilla.api.duration import between, since
 from flotilla.api.karmada import Cluster, ResourceBinding
 from flotilla.api.karmada import constants as karmada
 from flotilla.api.karmada.model import Condition, find_condition
+from flotilla.api.karmada.work import GracefulEvictionTask
+from flotilla.api.times import timestamp
 from flotilla.cli.output.descriptions import NONE, Description, conditions_table
 
 CLUSTER_HIDDEN_FIELDS = (".status", ".spec.resourceModels")
@@ -57,8 +61,55 @@ def _reported(status: Mapping[str, Any] | None) -> str:
     )
 
 
+def eviction_deadline(task: GracefulEvictionTask, now: datetime) -> str:
+    """When the old copy goes, in words: a person's call, at once, or by the grace period's end
+    (sooner if the workload is healthy elsewhere first)."""
+    if task.suppress_deletion or task.purge_mode == karmada.PurgeMode.NEVER:
+        return "kept until suppressDeletion is set false"
+    if task.purge_mode in (karmada.PurgeMode.DIRECTLY, karmada.PurgeMode.IMMEDIATELY):
+        return "removed at once"
+    created = timestamp(task.creation_timestamp)
+    if created is None:
+        return "once healthy elsewhere"
+    grace = task.grace_period_seconds
+    # Without its own grace period the task waits for the controller manager's
+    # --graceful-eviction-timeout, whose default is assumed here.
+    seconds = grace if grace is not None else karmada.DEFAULT_GRACEFUL_EVICTION_SECONDS
+    deadline = created + timedelta(seconds=seconds)
+    assumed = "" if grace is not None else " (default timeout)"
+    if deadline <= now:
+        return f"due {between(deadline, now)} ago{assumed}"
+    return f"once healthy elsewhere, at the latest in {between(now, deadline)}{assumed}"
+
+
+def eviction_tasks_table(description: Description, binding: ResourceBinding, now: datetime) -> None:
+    """The clusters the binding is being evicted from: who evicted, why, since when, until when."""
+    tasks = binding.spec.graceful_eviction_tasks
+    if not tasks:
+        return
+    description.line(1, "Eviction Tasks:")
+    description.table(
+        2,
+        ("From Cluster", "Reason", "Producer", "Purge Mode", "Age", "Old Copy"),
+        [
+            (
+                task.from_cluster,
+                task.reason + (f": {task.message}" if task.message else ""),
+                task.producer,
+                task.purge_mode or karmada.PurgeMode.GRACEFULLY,
+                since(task.creation_timestamp, now) if task.creation_timestamp else NONE,
+                eviction_deadline(task, now),
+            )
+            for task in tasks
+        ],
+    )
+
+
 def propagation_section(
-    description: Description, binding_object: Mapping[str, Any] | None, binding_name: str
+    description: Description,
+    binding_object: Mapping[str, Any] | None,
+    binding_name: str,
+    now: datetime | None = None,
 ) -> None:
     """The `Propagation` section of a template, from its binding (None: no policy selected it)."""
     if binding_object is None:
@@ -88,6 +139,7 @@ def propagation_section(
     targets += [(name, None) for name in reports if name not in {target for target, _ in targets}]
     if not targets:
         description.field(1, "Clusters", NONE)
+        eviction_tasks_table(description, binding, now or datetime.now(UTC))
         return
     rows = []
     for name, replicas in targets:
@@ -107,6 +159,7 @@ def propagation_section(
         )
     description.line(1, "Clusters:")
     description.table(2, ("Cluster", "Replicas", "Applied", "Health", "Status"), rows)
+    eviction_tasks_table(description, binding, now or datetime.now(UTC))
 
 
 def cluster_section(description: Description, cluster_object: Mapping[str, Any], now: datetime) -> None:

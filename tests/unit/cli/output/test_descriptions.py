@@ -200,3 +200,40 @@ def test_a_namespace_is_a_template_unless_the_detector_skips_it(name: str, expec
     """As for the detector, a Namespace may be propagated unless it is reserved or `kube-*`."""
     namespaces = ResourceInfo("", "v1", "Namespace", "namespaces", namespaced=False)
     assert is_template(namespaces, {"metadata": {"name": name}}) is expected
+
+
+def test_propagation_lists_pending_eviction_tasks_with_their_deadline() -> None:
+    """`flotilla describe` of a failed-over template: where the replicas are now, and for each cluster
+    being evicted from who evicted it, why, how long ago and when its old copy goes (golden text)."""
+    binding = json.loads((GOLDEN / "resourcebinding.json").read_text())
+    binding["spec"]["clusters"] = [{"name": "member1", "replicas": 2}]
+    binding["spec"]["gracefulEvictionTasks"] = [
+        {
+            "fromCluster": "member2",
+            "producer": "TaintManager",
+            "reason": "TaintUntolerated",
+            "message": "taint cluster.karmada.io/unreachable:NoExecute is not tolerated",
+            "purgeMode": "Gracefully",
+            "replicas": 1,
+            "creationTimestamp": "2026-11-29T20:13:00Z",
+        },
+        {
+            "fromCluster": "member3",
+            "producer": "resource-binding-application-failover-controller",
+            "reason": "ApplicationFailure",
+            "purgeMode": "Never",
+            "suppressDeletion": True,
+            "creationTimestamp": "2026-11-29T19:15:00Z",
+        },
+        {
+            "fromCluster": "member4",
+            "producer": "resource-binding-application-failover-controller",
+            "reason": "ApplicationFailure",
+            "purgeMode": "Gracefully",
+            "gracePeriodSeconds": 60,
+            "creationTimestamp": "2026-11-29T20:10:00Z",
+        },
+    ]
+    description = Description()
+    propagation_section(description, binding, "default/nginx-deployment", NOW)
+    assert description.render() == (GOLDEN / "describe_eviction_tasks.txt").read_text()
