@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.karmada import constants
-from flotilla.api.karmada.constants import ConflictResolution, ResourceHealth
+from flotilla.api.karmada.constants import ConflictResolution, PurgeMode, ResourceHealth
 from flotilla.apiserver.registry.karmada.policy import failover, placement, suspension
 from flotilla.apiserver.registry.karmada.schemas import (
     AGE,
@@ -84,7 +84,11 @@ def binding_spec() -> Schema:
     eviction = obj(
         {
             "fromCluster": string("The cluster being evicted from."),
-            "purgeMode": string(),
+            "purgeMode": string(
+                "What happens to the copy on the cluster being evicted from.",
+                # As the policies' failover (Karmada v1.19, #7792): the deprecated spellings are gone.
+                enum=[PurgeMode.DIRECTLY, PurgeMode.GRACEFULLY, PurgeMode.NEVER],
+            ),
             "replicas": integer(),
             "reason": string(
                 min_length=1,

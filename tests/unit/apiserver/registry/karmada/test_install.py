@@ -274,3 +274,24 @@ async def test_a_no_execute_taint_policy_is_accepted_by_default(hub: EmbeddedAPI
     """The default server takes Karmada's example with its NoExecute taint."""
     created = await hub.client("test").create(constants.CLUSTER_TAINT_POLICY, fresh(CLUSTER_TAINT_POLICY))
     assert created["spec"]["taints"][1]["effect"] == "NoExecute"
+
+
+@pytest.mark.parametrize("mode", ["Immediately", "Graciously", "Later"])
+async def test_an_eviction_task_takes_only_karmadas_current_purge_modes(hub: EmbeddedAPI, mode: str) -> None:
+    """gracefulEvictionTasks[].purgeMode is Directly, Gracefully or Never (Karmada v1.19 dropped the
+    old spellings, #7792); anything else is refused with the field named."""
+    client = hub.client("test")
+    binding = orphan(RESOURCE_BINDING)
+    binding["spec"]["gracefulEvictionTasks"] = [
+        {
+            "fromCluster": "member1",
+            "reason": "TaintUntolerated",
+            "producer": "TaintManager",
+            "purgeMode": mode,
+        }
+    ]
+    with pytest.raises(errors.APIError, match=r"spec\.gracefulEvictionTasks\[0\]\.purgeMode"):
+        await client.create(constants.RESOURCE_BINDING, binding)
+    binding["spec"]["gracefulEvictionTasks"][0]["purgeMode"] = "Never"
+    created = await client.create(constants.RESOURCE_BINDING, binding)
+    assert created["spec"]["gracefulEvictionTasks"][0]["purgeMode"] == "Never"
