@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.integration.failover.clusterfailover import binding, events, targets
+from tests.integration.failover.clusterfailover import binding, events, metrics, sample, targets
 from tests.integration.federation import (
     FAST_CLUSTER_STATUS,
     Federation,
@@ -128,3 +128,4 @@ def test_replicas_a_member_cannot_schedule_move_to_one_with_room(
     failed = [e for e in m3.json("get", "events", "-n", ns)["items"] if e.get("reason") == "FailedScheduling"]
     assert failed and all("unschedulable" in e["message"] for e in failed), json.dumps(failed)[:500]
     assert binding(hub, ns, "web")["spec"]["clusters"] == [{"name": "m4", "replicas": 2}]
+    assert sample(metrics(federation), "flotilla_descheduled_replicas_total", cluster="m3") == 2

@@ -15,10 +15,12 @@ A change is a merge patch of `spec.clusters` with the binding's resourceVersion 
 and on its template — `DescheduleBindingSucceed`, "Binding has been descheduled, 2 replica(s) in
 cluster(member1), 2 total descheduled replica(s)", as Karmada's — or `DescheduleBindingFailed`
 when the write fails for another reason. The scheduler then places the difference elsewhere.
+`/metrics` counts the replicas taken back per cluster (`flotilla_descheduled_replicas_total`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -41,6 +43,7 @@ from flotilla.controllers.descheduler.decision import (
 )
 from flotilla.controllers.descheduler.unschedulable import unschedulable_replicas
 from flotilla.runtime.events import NORMAL, WARNING, object_event, record_event
+from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
 from flotilla.runtime.periodic import PeriodicTask
@@ -69,6 +72,7 @@ class DeschedulerController(HubController):
         self._rounds = PeriodicTask(
             f"{self.NAME}-rounds", self._queue_bindings, ctx.settings.descheduling_interval, first_delay=0
         )
+        self._descheduled: Counter[str] = Counter()
 
     def start(self) -> None:
         super().start()
@@ -77,6 +81,19 @@ class DeschedulerController(HubController):
     async def stop(self) -> None:
         await self._rounds.stop()
         await super().stop()
+
+    def metric_families(self) -> list[MetricFamily]:
+        samples = [
+            ({"cluster": cluster}, float(count)) for cluster, count in sorted(self._descheduled.items())
+        ]
+        return [
+            MetricFamily(
+                "flotilla_descheduled_replicas_total",
+                "Replicas the descheduler took back from a cluster that could not schedule them.",
+                "counter",
+                samples,
+            )
+        ]
 
     def _queue_bindings(self) -> None:
         """One round: every binding in scope, looked at once."""
@@ -147,6 +164,8 @@ class DeschedulerController(HubController):
             await self._record(binding, WARNING, EVENT_FAILED, str(error))
             raise
         message = event_message(changes)
+        for change in changes:
+            self._descheduled[change.cluster] += change.taken
         log.info(
             "descheduler.descheduled",
             controller=self.NAME,
