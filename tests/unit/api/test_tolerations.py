@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,8 +12,10 @@ from flotilla.api.tolerations import (
     NO_EXECUTE,
     Taint,
     Toleration,
+    expired_toleration,
     taints_of,
     tolerates,
+    toleration_end,
     tolerations_of,
     untolerated,
     untolerated_taint,
@@ -126,3 +130,63 @@ def test_exists_tolerates_at_least_what_equal_tolerates(
         assert Toleration(key, operator, value, "").tolerates(taint)
     if operator == "Exists" and toleration.tolerates(taint):
         assert Toleration("", "Exists", "", effect).tolerates(taint)
+
+
+# --- how long NoExecute taints are tolerated -----------------------------------------------------------
+
+ADDED = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def timed(key: str, seconds: int | None) -> Toleration:
+    return Toleration(key, "Exists", "", NO_EXECUTE, seconds)
+
+
+def test_time_added_and_toleration_seconds_are_read_from_json() -> None:
+    """`timeAdded` as a time, `tolerationSeconds` as an integer; odd values read as absent."""
+    taint = Taint.from_object({"key": "k", "effect": NO_EXECUTE, "timeAdded": "2026-01-01T00:00:00Z"})
+    assert taint.time_added == ADDED
+    assert Taint.from_object({"key": "k", "timeAdded": "yesterday"}).time_added is None
+    (toleration, flag, text) = tolerations_of(
+        [{"key": "k", "tolerationSeconds": 30}, {"tolerationSeconds": True}, {"tolerationSeconds": "30"}]
+    )
+    assert (toleration.toleration_seconds, flag.toleration_seconds, text.toleration_seconds) == (
+        30,
+        None,
+        None,
+    )
+
+
+def test_a_toleration_ends_its_seconds_after_the_taint_was_added() -> None:
+    """Expired at exactly +30s and after, running before."""
+    taints = [Taint("k", "", NO_EXECUTE, ADDED)]
+    end = toleration_end(taints, [timed("k", 30)])
+    assert end is not None and (end.taint.key, end.added, end.expires) == (
+        "k",
+        ADDED,
+        ADDED + timedelta(seconds=30),
+    )
+    assert expired_toleration(taints, [timed("k", 30)], ADDED + timedelta(seconds=29)) is None
+    assert expired_toleration(taints, [timed("k", 30)], ADDED + timedelta(seconds=30)) == end
+
+
+def test_the_first_matching_toleration_is_the_one_used() -> None:
+    """As Karmada's taint manager: a later toleration without seconds does not stretch the first one."""
+    taints = [Taint("k", "", NO_EXECUTE, ADDED)]
+    assert toleration_end(taints, [timed("k", 5), timed("k", None)]) is not None
+    assert toleration_end(taints, [timed("k", None), timed("k", 5)]) is None
+
+
+def test_no_clock_runs_without_seconds_time_added_or_a_no_execute_taint() -> None:
+    assert toleration_end([Taint("k", "", NO_EXECUTE, ADDED)], [timed("k", None)]) is None
+    assert toleration_end([Taint("k", "", NO_EXECUTE)], [timed("k", 5)]) is None
+    no_schedule = Taint("k", "", "NoSchedule", ADDED)
+    assert toleration_end([no_schedule], [Toleration("k", "Exists", toleration_seconds=5)]) is None
+    assert toleration_end([Taint("other", "", NO_EXECUTE, ADDED)], [timed("k", 5)]) is None
+
+
+def test_the_earliest_end_over_every_taint_a_used_toleration_tolerates_counts() -> None:
+    """One toleration for every key: it ends first for the taint added first."""
+    later = Taint("b", "", NO_EXECUTE, ADDED + timedelta(seconds=10))
+    earlier = Taint("a", "", NO_EXECUTE, ADDED)
+    end = toleration_end([later, earlier], [Toleration("", "Exists", "", NO_EXECUTE, 60)])
+    assert end is not None and end.taint == earlier and end.expires == ADDED + timedelta(seconds=60)

@@ -1,14 +1,13 @@
-"""When a cluster's NoExecute taints evict a binding: the taint manager's arithmetic, as pure functions.
+"""When a cluster's NoExecute taints evict a binding: the taint manager's decision, as pure functions.
 
 A binding's placement tolerates a cluster's taints through `clusterTolerations`, matched with kube's
-rules (`flotilla.api.tolerations`). Karmada's taint manager (`taint_manager.go`, with
-`GetMatchingTolerations` and `GetMinTolerationTime`) decides for each NoExecute taint set:
+rules. Karmada's taint manager (`taint_manager.go`) decides for each NoExecute taint set:
 
 - a NoExecute taint that no toleration tolerates evicts now;
-- when all are tolerated, the toleration used for each taint is the first that tolerates it; for
-  every used toleration with `tolerationSeconds` and every taint it tolerates, the toleration ends
-  at the taint's `timeAdded` plus those seconds. The earliest end decides: passed, evict now; ahead,
-  look again then;
+- when all are tolerated, the tolerations end at the earliest of their `tolerationSeconds` counted
+  from the taints' `timeAdded` (`flotilla.api.tolerations.toleration_end`, the one home of that
+  rule, which the scheduler's TaintToleration filter shares): passed, evict now; ahead, look again
+  then;
 - when no used toleration has `tolerationSeconds`, the taints are tolerated for as long as they stay.
 
 A taint without `timeAdded` starts no clock, as in Karmada (the API server stamps every NoExecute
@@ -21,11 +20,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from flotilla.api.times import timestamp
-from flotilla.api.tolerations import NO_EXECUTE, Taint, tolerates
+from flotilla.api.tolerations import NO_EXECUTE, Taint, Toleration, toleration_end, untolerated_taint
 
 Object = Mapping[str, Any]
 
@@ -72,34 +70,13 @@ def judge(taints: Sequence[Object], tolerations: Sequence[Object], now: datetime
     """Karmada's decision for NoExecute `taints` against a placement's `tolerations` at `now`."""
     if not taints:
         return TOLERATED_FOREVER
-    used: list[Object] = []
-    for taint in taints:
-        toleration = next((t for t in tolerations if tolerates(t, taint)), None)
-        if toleration is None:
-            return Judgement(Verdict.EVICT, Taint.from_object(taint), timestamp(taint.get("timeAdded")))
-        used.append(toleration)
-    ending = _earliest_end(taints, used)
+    typed = [Taint.from_object(taint) for taint in taints]
+    held = [Toleration.from_object(toleration) for toleration in tolerations]
+    untolerated = untolerated_taint(typed, held, (NO_EXECUTE,))
+    if untolerated is not None:
+        return Judgement(Verdict.EVICT, untolerated, untolerated.time_added)
+    ending = toleration_end(typed, held)
     if ending is None:
         return TOLERATED_FOREVER
-    taint, added, expires = ending
-    verdict = Verdict.EVICT if expires <= now else Verdict.WAIT
-    return Judgement(verdict, Taint.from_object(taint), added, expires)
-
-
-def _earliest_end(
-    taints: Sequence[Object], used: Sequence[Object]
-) -> tuple[Object, datetime, datetime] | None:
-    """The (taint, timeAdded, end) whose toleration ends first, over every used toleration with seconds."""
-    earliest: tuple[Object, datetime, datetime] | None = None
-    for toleration in used:
-        seconds = toleration.get("tolerationSeconds")
-        if isinstance(seconds, bool) or not isinstance(seconds, int):
-            continue
-        for taint in taints:
-            added = timestamp(taint.get("timeAdded"))
-            if added is None or not tolerates(toleration, taint):
-                continue
-            end = added + timedelta(seconds=seconds)
-            if earliest is None or end < earliest[2]:
-                earliest = (taint, added, end)
-    return earliest
+    verdict = Verdict.EVICT if ending.expires <= now else Verdict.WAIT
+    return Judgement(verdict, ending.taint, ending.added, ending.expires)
