@@ -14,10 +14,12 @@ writes do not count), and on a Cluster change that could move it:
 A reconcile reads the binding from the informer, skips it unless this scheduler is responsible
 (`schedulerName`, `suspension.scheduling`, the policy labels Karmada's scheduler filters on), asks
 `needs_scheduling`, and runs the pure core (`core.generic.schedule`) on a snapshot of the clusters
-(rebuilt only when a Cluster's scheduling view changes). Workloads are sized by the general
-estimator (each Cluster's resource summary) and, with `--enable-scheduler-estimator` (on by
-default), by the accurate estimator over the nodes and pods of the members this process reaches
-(`nodesnapshots`), the smaller answer winning. Results are written with server-side apply:
+(rebuilt only when a Cluster's scheduling view changes), at the moment the injected clock reads
+(`BindingInfo.now`: a NoExecute toleration whose seconds ran out no longer admits a new cluster).
+Workloads are sized by the general estimator (each Cluster's resource summary) and, with
+`--enable-scheduler-estimator` (on by default), by the accurate estimator over the nodes and pods
+of the members this process reaches (`nodesnapshots`), the smaller answer winning. Results are
+written with server-side apply:
 
 - `spec.clusters` and the `policy.karmada.io/applied-placement` annotation under field manager
   `flotilla-scheduler`, with the binding's resourceVersion as a precondition, so a decision made on
@@ -29,7 +31,8 @@ default), by the accurate estimator over the nodes and pods of the members this 
   applied again as they are, because apply drops fields a manager stops sending.
 
 A round that changes nothing writes nothing. Every round that writes records an Event on the
-binding: `ScheduleBindingSucceed` (Normal) or `ScheduleBindingFailed` (Warning), as Karmada's.
+binding: `ScheduleBindingSucceed` (Normal) or `ScheduleBindingFailed` (Warning), as Karmada's; a
+result that had to fall back on clusters the application failed on says so in the message.
 `UnschedulableError` and `SchedulerError` are raised again afterwards so the key is retried with
 backoff; a `FitError` is not retried (a Cluster or binding change queues the binding again).
 """
@@ -72,6 +75,7 @@ log = structlog.get_logger("flotilla.scheduler")
 FIELD_MANAGER = "flotilla-scheduler"
 EVENT_SUCCEEDED = "ScheduleBindingSucceed"
 EVENT_FAILED = "ScheduleBindingFailed"
+FAILED_CLUSTERS_NOTE = " (no other cluster fits, so clusters the application failed on were allowed)"
 BINDING_MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
 """Set by Karmada components that create bindings without a policy; the scheduler takes those too."""
 _OWNER_LABELS = (
@@ -265,7 +269,7 @@ class SchedulerController(HubController):
         found = informer.get(key.name, namespace=key.namespace)
         if found is None or not is_responsible(found):
             return None
-        binding = BindingInfo.from_object(found)
+        binding = BindingInfo.from_object(found, now=self.ctx.clock.now())
         if binding.deleting:
             return None
         clusters = self._cluster_snapshot()
@@ -326,6 +330,7 @@ class SchedulerController(HubController):
             namespace=binding.namespace,
             name=binding.name,
             clusters=[f"{t.name}:{t.replicas}" for t in result.clusters] if result else [],
+            on_failed_clusters=result is not None and result.on_failed_clusters,
             reason=None if failure is None else failure.reason,
         )
         await self._record_event(live, result, failure, now)
@@ -364,11 +369,12 @@ class SchedulerController(HubController):
     ) -> None:
         if failure is None and result is not None:
             placed = ", ".join(f"{t.name}:{t.replicas}" for t in result.clusters)
+            note = FAILED_CLUSTERS_NOTE if result.on_failed_clusters else ""
             event = binding_event(
                 binding,
                 "Normal",
                 EVENT_SUCCEEDED,
-                f"{scheduled_condition(None).message} Result: {{{placed}}}",
+                f"{scheduled_condition(None).message} Result: {{{placed}}}{note}",
                 now,
             )
         else:

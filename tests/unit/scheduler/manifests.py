@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
+from flotilla.api.karmada.constants import APPLICATION_FAILED_ON_ANNOTATION
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo
 
 DEPLOYMENT = ("apps/v1", "Deployment")
@@ -72,10 +74,14 @@ def binding_object(
     reschedule_triggered_at: str | None = None,
     last_scheduled_time: str | None = None,
     evicted_from: Iterable[str] = (),
+    failed_on: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    """A ResourceBinding; `failed_on` is the application failover's record (cluster → when)."""
     annotations = {}
     if applied_placement is not None:
         annotations["policy.karmada.io/applied-placement"] = json.dumps(applied_placement)
+    if failed_on is not None:
+        annotations[APPLICATION_FAILED_ON_ANNOTATION] = json.dumps(dict(failed_on))
     spec: dict[str, Any] = {
         "resource": {"apiVersion": kind[0], "kind": kind[1], "namespace": "default", "name": "nginx"},
         "replicas": replicas,
@@ -107,8 +113,9 @@ def binding_object(
     }
 
 
-def binding(**options: Any) -> BindingInfo:
-    return BindingInfo.from_object(binding_object(**options))
+def binding(*, now: datetime | None = None, **options: Any) -> BindingInfo:
+    """`binding_object(**options)` read as the scheduler reads it, scheduled at `now`."""
+    return BindingInfo.from_object(binding_object(**options), now=now)
 
 
 def static_weights(weights: Mapping[str, int]) -> dict[str, Any]:

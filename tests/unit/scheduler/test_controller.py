@@ -25,6 +25,7 @@ from flotilla.scheduler.core.errors import FitError, UnschedulableError, schedul
 from flotilla.scheduler.core.generic import ScheduleResult
 from flotilla.scheduler.core.inputs import TargetCluster
 from flotilla.scheduler.scheduler import (
+    FAILED_CLUSTERS_NOTE,
     FIELD_MANAGER,
     SchedulerController,
     applied_placement,
@@ -358,6 +359,57 @@ async def test_a_round_that_changes_nothing_writes_nothing(
     assert again["metadata"]["resourceVersion"] == settled["metadata"]["resourceVersion"]
 
 
+async def test_a_no_execute_toleration_runs_out_by_the_schedulers_clock(
+    hub: Client, scheduler: SchedulerController, prefix: str
+) -> None:
+    """b's NoExecute taint was added 10s before the clock's now: a 5s toleration no longer admits b, a
+    60s one still does (the round's time comes from the injected clock)."""
+    added = "2025-12-31T23:59:50Z"
+    await make_cluster(hub, f"{prefix}-a")
+    await make_cluster(
+        hub, f"{prefix}-b", taints=[{"key": "outage", "effect": "NoExecute", "timeAdded": added}]
+    )
+    for seconds in (5, 60):
+        toleration = {
+            "key": "outage",
+            "operator": "Exists",
+            "effect": "NoExecute",
+            "tolerationSeconds": seconds,
+        }
+        placement = {"clusterAffinity": {"clusterNames": [f"{prefix}-a", f"{prefix}-b"]}}
+        placement["clusterTolerations"] = [toleration]
+        await hub.create(binding(f"{prefix}-web{seconds}", replicas=1, placement=placement))
+    short = await eventually_async(lambda: get_binding(hub, f"{prefix}-web5"), until=is_scheduled)
+    assert targets(short) == {f"{prefix}-a": 1}
+    long = await eventually_async(lambda: get_binding(hub, f"{prefix}-web60"), until=is_scheduled)
+    assert targets(long) == {f"{prefix}-a": 1, f"{prefix}-b": 1}
+
+
+async def test_a_cluster_the_application_failed_on_is_the_last_resort(
+    hub: Client, scheduler: SchedulerController, prefix: str
+) -> None:
+    """With the failed-on record for a: a binding that may go to a or b goes to b; one that may go only
+    to a goes there, and its Event says why."""
+    await make_cluster(hub, f"{prefix}-a")
+    await make_cluster(hub, f"{prefix}-b")
+    failed_on = {
+        constants.APPLICATION_FAILED_ON_ANNOTATION: json.dumps({f"{prefix}-a": "2025-12-31T00:00:00Z"})
+    }
+    for name, clusters in (("both", [f"{prefix}-a", f"{prefix}-b"]), ("only", [f"{prefix}-a"])):
+        body = binding(
+            f"{prefix}-{name}", replicas=1, placement={"clusterAffinity": {"clusterNames": clusters}}
+        )
+        body["metadata"]["annotations"] = failed_on
+        await hub.create(body)
+    both = await eventually_async(lambda: get_binding(hub, f"{prefix}-both"), until=is_scheduled)
+    assert targets(both) == {f"{prefix}-b": 1}
+    only = await eventually_async(lambda: get_binding(hub, f"{prefix}-only"), until=is_scheduled)
+    assert targets(only) == {f"{prefix}-a": 1}
+    [event] = await eventually_async(lambda: events_about(hub, f"{prefix}-only"))
+    assert event["reason"] == "ScheduleBindingSucceed"
+    assert event["message"].endswith(f"Result: {{{prefix}-a:1}}{FAILED_CLUSTERS_NOTE}")
+
+
 async def test_bindings_of_other_schedulers_or_unclaimed_are_left_alone(
     hub: Client, scheduler: SchedulerController, prefix: str
 ) -> None:
@@ -409,17 +461,16 @@ async def make_cluster(
     labels: dict[str, str] | None = None,
     pods: str = "110",
     finalizers: list[str] | None = None,
+    taints: list[dict[str, Any]] | None = None,
 ) -> None:
     metadata: dict[str, Any] = {"name": name, "labels": labels or {}}
     if finalizers:
         metadata["finalizers"] = finalizers
+    spec: dict[str, Any] = {"syncMode": "Push", "apiEndpoint": "https://127.0.0.1:1"}
+    if taints:
+        spec["taints"] = taints
     await hub.create(
-        {
-            "apiVersion": constants.CLUSTER.api_version,
-            "kind": "Cluster",
-            "metadata": metadata,
-            "spec": {"syncMode": "Push", "apiEndpoint": "https://127.0.0.1:1"},
-        }
+        {"apiVersion": constants.CLUSTER.api_version, "kind": "Cluster", "metadata": metadata, "spec": spec}
     )
     await set_cluster_status(hub, name, pods=pods)
 

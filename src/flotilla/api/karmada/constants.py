@@ -115,6 +115,9 @@ APPLIED_PLACEMENT_ANNOTATION = "policy.karmada.io/applied-placement"
 BINDING_DEPENDENCIES_ANNOTATION = "resourcebinding.karmada.io/dependencies"
 CACHED_FROM_CLUSTER_ANNOTATION = "resource.karmada.io/cached-from-cluster"
 """karmada-search's mark on an object read from a member: the member's name (`get` across clusters)."""
+APPLICATION_FAILED_ON_ANNOTATION = "failover.flotilla.io/application-failed-on"
+"""Flotilla's, on a binding: the clusters its application was failed over away from, and when (JSON,
+cluster → time; `clustertimes`). Written by application failover, read by the scheduler."""
 
 # --- finalizers -----------------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.clustertimes import encode_times, read_times
 from flotilla.api.karmada.policy import ApplicationFailoverBehavior
 from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding
 from flotilla.api.objectkeys import ObjectKey
@@ -49,11 +50,9 @@ from flotilla.controllers.applicationfailover.eviction import (
 )
 from flotilla.controllers.applicationfailover.metrics import FailoverMetrics
 from flotilla.controllers.applicationfailover.records import (
-    FAILED_ON_ANNOTATION,
+    ANNOTATIONS,
     UNHEALTHY_SINCE_ANNOTATION,
     annotation_changes,
-    encode_times,
-    read_times,
 )
 from flotilla.controllers.applicationfailover.reporting import FailoverReporter
 from flotilla.controllers.applicationfailover.statepreservation import StateNotPreserved, preserved_state
@@ -83,10 +82,7 @@ def relevant_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         return True
     old_annotations = (old.get("metadata") or {}).get("annotations") or {}
     new_annotations = (new.get("metadata") or {}).get("annotations") or {}
-    return any(
-        old_annotations.get(key) != new_annotations.get(key)
-        for key in (UNHEALTHY_SINCE_ANNOTATION, FAILED_ON_ANNOTATION)
-    )
+    return any(old_annotations.get(key) != new_annotations.get(key) for key in ANNOTATIONS)
 
 
 class ApplicationFailoverController(HubController):
@@ -134,7 +130,7 @@ class ApplicationFailoverController(HubController):
         if behavior is None or not binding.spec.propagate_deps:
             # Karmada's filter: no application failover without propagateDeps. Forget what we kept.
             self._forget(key)
-            await self._write(key, obj, [], annotation_changes(annotations, dict.fromkeys(_RECORDS)))
+            await self._write(key, obj, [], annotation_changes(annotations, dict.fromkeys(ANNOTATIONS)))
             return None
         return await self._reconcile_failover(key, obj, binding, behavior)
 
@@ -165,7 +161,7 @@ class ApplicationFailoverController(HubController):
                 running[due.cluster] = due.unhealthy_since  # the toleration ran out; the failover waits
                 waiting.append((due.cluster, str(why)))
         failed_on = still_failed(
-            read_times(annotations, FAILED_ON_ANNOTATION),
+            read_times(annotations, constants.APPLICATION_FAILED_ON_ANNOTATION),
             scheduled=scheduled,
             health=health,
             reschedule_triggered_at=timestamp(spec.reschedule_triggered_at),
@@ -175,7 +171,7 @@ class ApplicationFailoverController(HubController):
             annotations,
             {
                 UNHEALTHY_SINCE_ANNOTATION: encode_times(running),
-                FAILED_ON_ANNOTATION: encode_times(failed_on),
+                constants.APPLICATION_FAILED_ON_ANNOTATION: encode_times(failed_on),
             },
         )
         if not await self._write(key, obj, evictions, changes):
@@ -271,9 +267,6 @@ class ApplicationFailoverController(HubController):
                 purge_mode=eviction.task.get("purgeMode"),
             )
         return True
-
-
-_RECORDS = (UNHEALTHY_SINCE_ANNOTATION, FAILED_ON_ANNOTATION)
 
 
 def _toleration_seconds(behavior: ApplicationFailoverBehavior) -> int:

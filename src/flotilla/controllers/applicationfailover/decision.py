@@ -19,9 +19,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from flotilla.api.karmada.clustertimes import ClusterTimes
 from flotilla.api.karmada.constants import ResourceHealth
 from flotilla.api.karmada.work import AggregatedStatusItem
-from flotilla.controllers.applicationfailover.records import ClusterTimes
 
 DEFAULT_TOLERATION_SECONDS = 300
 """Karmada's default `decisionConditions.tolerationSeconds` (the API server's admission sets it too)."""

@@ -17,6 +17,12 @@ schedules wins and its name is returned for the status. If every term fails, the
 is raised. The scheduler never moves back to an earlier term by itself; only an explicit
 reschedule (`rescheduleTriggeredAt` after `lastScheduledTime`) starts again at the first term.
 
+The clusters the binding's application failed on (`BindingInfo.application_failed_clusters`) are
+kept out by the ClusterEviction filter only while something else fits: when the whole attempt ends
+in a `FitError`, it is made again with them allowed, and the result says so
+(`ScheduleResult.on_failed_clusters`). Only "no cluster passes the filters" brings them back; too
+little room on the other clusters (`UnschedulableError`) does not.
+
 Nothing here does I/O: the caller turns the result into `spec.clusters` and the `Scheduled`
 condition (`errors.scheduled_condition`), and on a `FitError` writes an empty target list.
 """
@@ -46,6 +52,8 @@ class ScheduleResult:
 
     clusters: tuple[TargetCluster, ...]
     affinity_name: str | None = None
+    on_failed_clusters: bool = False
+    """Placed with the clusters the application failed on allowed, because no other cluster fit."""
 
     def spec_clusters(self) -> list[dict[str, Any]]:
         """The result as `spec.clusters` JSON (`replicas` omitted when 0, as Karmada writes it)."""
@@ -66,8 +74,27 @@ def schedule(
     """Place `binding` on `clusters`; raises `FitError`, `UnschedulableError` or `SchedulerError`.
 
     `estimators` size clusters beside the general estimator, which is always consulted."""
-    terms = binding.placement.cluster_affinities
     keep_empty = enable_empty_workload_propagation
+    try:
+        return _schedule_terms(binding, clusters, registry, keep_empty, estimators)
+    except FitError:
+        if not binding.application_failed_clusters:
+            raise
+    # Nothing fits without the clusters the application failed on: one of them is better than none.
+    allowed = replace(binding, application_failed_clusters=frozenset())
+    result = _schedule_terms(allowed, clusters, registry, keep_empty, estimators)
+    return replace(result, on_failed_clusters=True)
+
+
+def _schedule_terms(
+    binding: BindingInfo,
+    clusters: Sequence[ClusterInfo],
+    registry: Registry,
+    keep_empty: bool,
+    estimators: Sequence[ReplicaEstimator],
+) -> ScheduleResult:
+    """The placement's `clusterAffinities` terms in turn (or its one affinity), the first that schedules."""
+    terms = binding.placement.cluster_affinities
     if not terms:
         return ScheduleResult(_schedule_once(binding, clusters, registry, keep_empty, estimators))
     names = [term.name for term in terms]

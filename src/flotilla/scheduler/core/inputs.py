@@ -6,6 +6,10 @@ The scheduling core never touches wire objects: `BindingInfo.from_object` and
 everything downstream works on these records. The placement has its own module (`placement`).
 Reading is tolerant (`wirefields`): the API server has already validated the objects. A
 deprecated `spec.zone` becomes `spec.zones`, as Karmada's mutation does.
+
+The core does no I/O and keeps no clock: the moment a round schedules at comes in with the binding
+(`BindingInfo.now`, from the shell's clock), so filters that depend on time — a NoExecute
+toleration that has run out — are functions of their inputs.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from flotilla.api.karmada.clustertimes import failed_clusters
 from flotilla.api.nodeaffinity import RequiredNodeAffinity
 from flotilla.api.quantities import QuantityError, milli_units, parse_quantity, whole_units
 from flotilla.api.times import timestamp
@@ -73,11 +78,17 @@ class BindingInfo:
     placement: Placement = field(default_factory=Placement)
     clusters: tuple[TargetCluster, ...] = ()
     graceful_eviction_clusters: frozenset[str] = frozenset()
+    application_failed_clusters: frozenset[str] = frozenset()
+    """Clusters the application failed over away from (Flotilla's
+    `failover.flotilla.io/application-failed-on`), less those a later reschedule request forgave."""
     reschedule_triggered_at: datetime | None = None
     last_scheduled_time: datetime | None = None
     scheduler_observed_affinity_name: str = ""
     applied_placement: Placement | None = None
     deleting: bool = False
+    now: datetime | None = None
+    """When this round schedules (the shell's clock); None without a clock, and then no toleration
+    runs out."""
 
     def assigned_replicas(self, cluster_name: str) -> int:
         """Replicas the previous result gave `cluster_name` (0 when it had none)."""
@@ -91,13 +102,16 @@ class BindingInfo:
         return any(target.name == cluster_name for target in self.clusters)
 
     @classmethod
-    def from_object(cls, binding: Mapping[str, Any]) -> BindingInfo:
-        """Read a ResourceBinding/ClusterResourceBinding wire object (any version from v1alpha2)."""
+    def from_object(cls, binding: Mapping[str, Any], *, now: datetime | None = None) -> BindingInfo:
+        """Read a ResourceBinding/ClusterResourceBinding wire object (any version from v1alpha2), to
+        be scheduled at `now`."""
         metadata = mapping_of(binding.get("metadata"))
         spec = mapping_of(binding.get("spec"))
         status = mapping_of(binding.get("status"))
         resource = mapping_of(spec.get("resource"))
         placement = placement_from_object(spec.get("placement"))
+        annotations = mapping_of(metadata.get("annotations"))
+        reschedule_triggered_at = timestamp(spec.get("rescheduleTriggeredAt"))
         return cls(
             name=text_of(metadata.get("name")),
             namespace=text_of(metadata.get("namespace")),
@@ -114,11 +128,13 @@ class BindingInfo:
             graceful_eviction_clusters=frozenset(
                 text_of(task.get("fromCluster")) for task in mappings_of(spec.get("gracefulEvictionTasks"))
             ),
-            reschedule_triggered_at=timestamp(spec.get("rescheduleTriggeredAt")),
+            application_failed_clusters=failed_clusters(annotations, reschedule_triggered_at),
+            reschedule_triggered_at=reschedule_triggered_at,
             last_scheduled_time=timestamp(status.get("lastScheduledTime")),
             scheduler_observed_affinity_name=text_of(status.get("schedulerObservingAffinityName")),
-            applied_placement=_applied_placement(mapping_of(metadata.get("annotations")), placement),
+            applied_placement=_applied_placement(annotations, placement),
             deleting=bool(metadata.get("deletionTimestamp")),
+            now=now,
         )
 
 

@@ -12,12 +12,7 @@ from flotilla.controllers.applicationfailover.eviction import (
     eviction_task,
     failover_patch,
 )
-from flotilla.controllers.applicationfailover.records import (
-    UNHEALTHY_SINCE_ANNOTATION,
-    annotation_changes,
-    encode_times,
-    read_times,
-)
+from flotilla.controllers.applicationfailover.records import UNHEALTHY_SINCE_ANNOTATION, annotation_changes
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -123,19 +118,6 @@ def test_records_alone_are_not_pinned_to_a_version() -> None:
     assert failover_patch(binding, [], {UNHEALTHY_SINCE_ANNOTATION: "{}"}) == {
         "metadata": {"annotations": {UNHEALTHY_SINCE_ANNOTATION: "{}"}}
     }
-
-
-def test_records_round_trip_through_an_annotation() -> None:
-    times = {"member2": NOW, "member1": NOW - timedelta(microseconds=1500)}
-    encoded = encode_times(times)
-    assert encoded == '{"member1":"2026-03-01T11:59:59.998500Z","member2":"2026-03-01T12:00:00.000000Z"}'
-    assert read_times({UNHEALTHY_SINCE_ANNOTATION: encoded}, UNHEALTHY_SINCE_ANNOTATION) == times
-    assert encode_times({}) is None
-
-
-def test_unreadable_records_count_as_empty() -> None:
-    for value in ("not json", "[1]", '{"member1": "yesterday", "member2": 3}', ""):
-        assert read_times({UNHEALTHY_SINCE_ANNOTATION: value}, UNHEALTHY_SINCE_ANNOTATION) == {}
 
 
 def test_only_changed_records_are_written() -> None:

@@ -128,3 +128,25 @@ def test_odd_shapes_read_as_absent() -> None:
 def test_deleting_objects_are_marked() -> None:
     """A deletion timestamp marks a cluster as being deleted."""
     assert cluster("a", deleting=True).deleting
+
+
+def test_the_clusters_the_application_failed_on_are_read_from_the_annotation() -> None:
+    """`failover.flotilla.io/application-failed-on`, less entries older than a reschedule request."""
+    failed_on = {"a": "2026-01-01T00:00:00.000000Z", "b": "2026-03-01T00:00:00.000000Z"}
+    assert binding(failed_on=failed_on).application_failed_clusters == frozenset({"a", "b"})
+    forgiven = binding(failed_on=failed_on, reschedule_triggered_at="2026-02-01T00:00:00Z")
+    assert forgiven.application_failed_clusters == frozenset({"b"})
+    assert binding().application_failed_clusters == frozenset()
+
+
+def test_the_round_time_comes_in_with_the_binding() -> None:
+    """The core keeps no clock: `now` is what the shell passed, None when it passed nothing."""
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert BindingInfo.from_object(binding_object(), now=now).now == now
+    assert binding().now is None
+
+
+def test_cluster_taints_keep_their_time_added() -> None:
+    """NoExecute taints carry `timeAdded`, which toleration seconds count from."""
+    taint = {"key": "k", "effect": "NoExecute", "timeAdded": "2026-01-01T00:00:05Z"}
+    assert cluster("a", taints=[taint]).taints[0].time_added == datetime(2026, 1, 1, 0, 0, 5, tzinfo=UTC)
