@@ -21,13 +21,20 @@ The preview changes nothing on the hub. It reads:
 Then, per template, `planning.workloads` runs the detector's matching and binding and the
 scheduler's preview, and `planning.report` prints the result. Scheduling errors are part of the
 plan (exit code 0); unreadable manifests and an unreachable hub are errors (exit code 1).
+
+With `--taint CLUSTER=KEY[=VALUE]:EFFECT` the question becomes what those taints would move: the
+same reading, plus every ResourceBinding and ClusterResourceBinding on the hub; the taints are laid
+on copies of the Clusters (`planning.taints`), each binding is settled by the taint manager's and
+the scheduler's decisions with and without them (`planning.evictions`), and `planning.taintreport`
+prints the bindings affected. A bad `--taint` or one on a cluster the hub does not have is an error
+(exit code 1). Nothing is written either way.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -38,8 +45,12 @@ from flotilla.cli.hub.connection import HubTarget, hub_options, run
 from flotilla.cli.planning.report import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from flotilla.api.scheme import GroupVersionKind
     from flotilla.cli.arguments.manifests import Manifest
+    from flotilla.cli.planning.evictions import TaintPlan
+    from flotilla.cli.planning.taints import ClusterTaint
     from flotilla.cli.planning.workloads import PolicySet, WorkloadPlan
     from flotilla.client import Client
     from flotilla.scheduler.core.estimation import ReplicaEstimator
@@ -59,8 +70,17 @@ _SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp"
     "--filename",
     "filenames",
     multiple=True,
-    required=True,
-    help="Manifests to plan: a file, a directory of .yaml/.yml/.json files, or - for standard input.",
+    help="Manifests to plan: a file, a directory of .yaml/.yml/.json files, or - for standard input "
+    "(optional with --taint).",
+)
+@click.option(
+    "--taint",
+    "taint_arguments",
+    multiple=True,
+    metavar="CLUSTER=KEY[=VALUE]:EFFECT",
+    help="What if CLUSTER had this taint (kubectl taint's syntax; EFFECT is NoSchedule, PreferNoSchedule "
+    "or NoExecute)? Shows, for every binding on the hub and in the manifests it affects, which clusters "
+    "it would be evicted from and when, and the placement after. Repeatable.",
 )
 @click.option(
     "-o",
@@ -90,6 +110,7 @@ _SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp"
 @hub_options
 def plan(
     filenames: tuple[str, ...],
+    taint_arguments: tuple[str, ...],
     output: str,
     namespace: str | None,
     estimator: bool,
@@ -115,19 +136,41 @@ def plan(
     \b
       # What would a changed policy do to the workloads it selects?
       kubectl get pp nginx -o yaml | sed 's/maxGroups: 2/maxGroups: 1/' | flotilla plan -f -
+    \b
+      # What would a NoExecute taint on member2 move (now, or after a toleration)?
+      flotilla plan --taint member2=maintenance:NoExecute
+    \b
+      # ... with these manifests applied too, as JSON
+      flotilla plan -f nginx.yaml --taint member2=maintenance:NoExecute -o json
     """
+    from datetime import UTC, datetime
+
     from flotilla.cli.arguments.manifests import read_manifests
     from flotilla.cli.planning.report import render
+    from flotilla.cli.planning.taintreport import render_taint_plan
+    from flotilla.cli.planning.taints import TaintArgumentError, parse_cluster_taints
     from flotilla.cli.planning.workloads import PlanInputError
 
+    if not filenames and not taint_arguments:
+        raise click.UsageError("give the manifests to plan with -f/--filename, or a what-if with --taint")
+    try:
+        taints = parse_cluster_taints(taint_arguments)
+    except TaintArgumentError as error:
+        raise click.ClickException(str(error)) from error
     read = read_manifests(filenames, recursive=False, stdin=sys.stdin)
     manifests = read.manifests
     problems = [*read.errors, *(_unnamed(manifest) for manifest in manifests if not manifest.name)]
     if problems:
         raise click.ClickException("\n".join(problems))
+    target = HubTarget(kubeconfig, context)
     try:
-        plans = run(_plan(HubTarget(kubeconfig, context), manifests, namespace, estimator=estimator))
-    except PlanInputError as error:
+        if taints:
+            now = datetime.now(UTC)
+            what_if = run(_what_if(target, manifests, namespace, taints, now, estimator=estimator))
+            click.echo(render_taint_plan(what_if, output), nl=False)
+            return
+        plans = run(_plan(target, manifests, namespace, estimator=estimator))
+    except (PlanInputError, TaintArgumentError) as error:
         raise click.ClickException(str(error)) from error
     click.echo(render(plans, output), nl=False)
 
@@ -148,31 +191,83 @@ class _Prepared:
 async def _plan(
     target: HubTarget, manifests: Sequence[Manifest], namespace: str | None, *, estimator: bool
 ) -> list[WorkloadPlan]:
+    async with target.client(field_manager=FIELD_MANAGER) as hub:
+        return (await _plan_on(hub, manifests, namespace, estimator=estimator)).plans
+
+
+@dataclass(frozen=True, slots=True)
+class _HubPlan:
+    """The manifests' plans, with what they were made from that a what-if needs again."""
+
+    plans: list[WorkloadPlan]
+    cluster_objects: list[dict[str, Any]]
+    estimators: tuple[ReplicaEstimator, ...]
+    unread: tuple[str, ...]
+    """A note per member whose nodes could not be read."""
+
+
+async def _plan_on(
+    hub: Client,
+    manifests: Sequence[Manifest],
+    namespace: str | None,
+    *,
+    estimator: bool,
+    taints: Sequence[ClusterTaint] = (),
+) -> _HubPlan:
     from flotilla.api.karmada import constants
+    from flotilla.cli.planning.taints import check_clusters
     from flotilla.cli.planning.workloads import is_karmada_object, is_policy, merge_policies, plan_workload
     from flotilla.scheduler.core.inputs import clusters_from_objects
 
+    default_namespace = namespace or hub.config.namespace or "default"
+    prepared = _last_of_each([await _prepare(hub, item, default_namespace) for item in manifests])
+    cluster_objects, _ = await hub.list(constants.CLUSTER)
+    check_clusters(taints, map(_name_of, cluster_objects))
+    clusters = clusters_from_objects(sorted(cluster_objects, key=_name_of))
+    hub_policies = [
+        *(await hub.list(constants.PROPAGATION_POLICY))[0],
+        *(await hub.list(constants.CLUSTER_PROPAGATION_POLICY))[0],
+    ]
+    policies = merge_policies(hub_policies, [item.obj for item in prepared if is_policy(item.obj)])
+    templates = [item for item in prepared if not is_policy(item.obj) and not is_karmada_object(item.obj)]
+    templates.extend(await _selected_on_hub(hub, policies, [item.obj for item in templates]))
+    estimators, unread = await _node_estimators(hub, cluster_objects) if estimator else ((), [])
+    plans = []
+    for item in templates:
+        binding = await _binding_of(hub, item.obj)
+        notes = (*item.notes, *unread) if _is_workload(item.obj) else item.notes
+        plans.append(plan_workload(item.obj, policies, clusters, binding, notes=notes, estimators=estimators))
+    return _HubPlan(plans, cluster_objects, tuple(estimators), tuple(unread))
+
+
+async def _what_if(
+    target: HubTarget,
+    manifests: Sequence[Manifest],
+    namespace: str | None,
+    taints: Sequence[ClusterTaint],
+    now: datetime,
+    *,
+    estimator: bool,
+) -> TaintPlan:
+    """What `taints` would move: the manifests' bindings as they would be, and every other on the hub."""
+    from flotilla.api.karmada import constants
+    from flotilla.cli.planning.evictions import BindingSubject, taint_plan
+    from flotilla.cli.planning.taints import tainted_clusters
+
     async with target.client(field_manager=FIELD_MANAGER) as hub:
-        default_namespace = namespace or hub.config.namespace or "default"
-        prepared = _last_of_each([await _prepare(hub, item, default_namespace) for item in manifests])
-        cluster_objects, _ = await hub.list(constants.CLUSTER)
-        clusters = clusters_from_objects(sorted(cluster_objects, key=_name_of))
-        hub_policies = [
-            *(await hub.list(constants.PROPAGATION_POLICY))[0],
-            *(await hub.list(constants.CLUSTER_PROPAGATION_POLICY))[0],
-        ]
-        policies = merge_policies(hub_policies, [item.obj for item in prepared if is_policy(item.obj)])
-        templates = [item for item in prepared if not is_policy(item.obj) and not is_karmada_object(item.obj)]
-        templates.extend(await _selected_on_hub(hub, policies, [item.obj for item in templates]))
-        estimators, unread = await _node_estimators(hub, cluster_objects) if estimator else ((), [])
-        plans = []
-        for item in templates:
-            binding = await _binding_of(hub, item.obj)
-            notes = (*item.notes, *unread) if _is_workload(item.obj) else item.notes
-            plans.append(
-                plan_workload(item.obj, policies, clusters, binding, notes=notes, estimators=estimators)
+        planned = await _plan_on(hub, manifests, namespace, estimator=estimator, taints=taints)
+        subjects = [BindingSubject(plan.binding, True) for plan in planned.plans if plan.binding is not None]
+        covered = {_binding_identity(subject.binding) for subject in subjects}
+        for gvk in (constants.RESOURCE_BINDING, constants.CLUSTER_RESOURCE_BINDING):
+            bindings, _ = await hub.list(gvk)
+            subjects.extend(
+                BindingSubject(binding)
+                for binding in sorted(bindings, key=_binding_identity)
+                if _binding_identity(binding) not in covered
             )
-        return plans
+    tainted, laid = tainted_clusters(planned.cluster_objects, taints, now)
+    what_if = taint_plan(subjects, planned.cluster_objects, tainted, laid, now, estimators=planned.estimators)
+    return replace(what_if, notes=planned.unread)
 
 
 async def _node_estimators(
@@ -332,6 +427,11 @@ def _last_of_each(items: Iterable[_Prepared]) -> list[_Prepared]:
         chosen.pop(key, None)
         chosen[key] = item
     return list(chosen.values())
+
+
+def _binding_identity(binding: Mapping[str, Any]) -> tuple[str, str, str]:
+    metadata = binding.get("metadata") or {}
+    return (str(binding.get("kind") or ""), str(metadata.get("namespace") or ""), str(metadata.get("name")))
 
 
 def _identity(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:

@@ -69,7 +69,7 @@ def _text_block(plan: WorkloadPlan) -> str:
     else:
         source = "from the manifests" if plan.policy.from_manifests else "on the hub"
         fields.append(("Policy", f"{plan.policy} ({source})"))
-        fields.append(("Replicas", _replicas_text(plan.replicas, plan.placement)))
+        fields.append(("Replicas", replicas_text(plan.replicas, plan.placement)))
         if plan.unplanned:
             fields.append(("Scheduled", f"not previewed: {plan.unplanned}"))
     notes = plan.notes
@@ -83,16 +83,16 @@ def _text_block(plan: WorkloadPlan) -> str:
     if preview is not None and preview.affinity_name:
         fields.append(("Affinity", f"clusterAffinities term {preview.affinity_name}"))
     if plan.current is not None:
-        fields.append(("Current", _targets_text(plan.current, plan.replicas)))
+        fields.append(("Current", targets_text(plan.current, plan.replicas)))
     if preview is not None:
-        fields.append(("Placement", _targets_text(preview.targets, plan.replicas)))
+        fields.append(("Placement", targets_text(preview.targets, plan.replicas)))
         if plan.current is not None:
-            fields.append(("Change", _change_text(plan.current, preview.targets, plan.replicas)))
-        available = _available_text(preview.decisions)
+            fields.append(("Change", change_text(plan.current, preview.targets, plan.replicas)))
+        available = available_text(preview.decisions)
         if available:
             fields.append(("Available", available))
         if preview.tie_alternative:
-            alternative = _targets_text(preview.tie_alternative, plan.replicas)
+            alternative = targets_text(preview.tie_alternative, plan.replicas)
             notes = (
                 *notes,
                 f"a tie in the split is broken by the new binding's uid: it may be {alternative} instead",
@@ -105,14 +105,14 @@ def _text_block(plan: WorkloadPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _replicas_text(replicas: int | None, placement: Placement | None) -> str:
+def replicas_text(replicas: int | None, placement: Placement | None) -> str:
     if replicas is None:
         return f"{NONE} (not a workload: the whole object goes to every selected cluster)"
     strategy = placement.strategy if placement is not None else Strategy.DUPLICATED
     return f"{replicas} ({_STRATEGIES[strategy]})"
 
 
-def _targets_text(targets: Sequence[TargetCluster], replicas: int | None) -> str:
+def targets_text(targets: Sequence[TargetCluster], replicas: int | None) -> str:
     if not targets:
         return NONE
     if replicas is None:
@@ -120,7 +120,7 @@ def _targets_text(targets: Sequence[TargetCluster], replicas: int | None) -> str
     return ", ".join(f"{target.name}:{target.replicas}" for target in targets)
 
 
-def _change_text(
+def change_text(
     current: Sequence[TargetCluster], planned: Sequence[TargetCluster], replicas: int | None
 ) -> str:
     before = {target.name: target.replicas for target in current}
@@ -138,7 +138,7 @@ def _change_text(
     return ", ".join(changes) or "none"
 
 
-def _available_text(decisions: Sequence[ClusterDecision]) -> str:
+def available_text(decisions: Sequence[ClusterDecision]) -> str:
     """Each sized cluster's room and what bounds it: `member1: 2 (cpu), member2: 20 (pods)`."""
     parts = []
     for decision in decisions:
@@ -160,13 +160,13 @@ def _cluster_table(decisions: Sequence[ClusterDecision], plan: WorkloadPlan) -> 
     for decision in decisions:
         row = [decision.cluster]
         if with_current:
-            row.append(_count_text(decision.current, plan.replicas))
-        row.extend([_count_text(decision.planned, plan.replicas), decision_text(decision)])
+            row.append(count_text(decision.current, plan.replicas))
+        row.extend([count_text(decision.planned, plan.replicas), decision_text(decision)])
         rows.append(row)
     return table(rows)
 
 
-def _count_text(count: int | None, replicas: int | None) -> str:
+def count_text(count: int | None, replicas: int | None) -> str:
     if count is None:
         return NONE
     return "yes" if replicas is None else str(count)
@@ -227,14 +227,14 @@ def _plan_data(plan: WorkloadPlan) -> dict[str, Any]:
     data["currentPlacement"] = None if plan.current is None else ScheduleResult(plan.current).spec_clusters()
     if preview is not None and preview.tie_alternative:
         data["alternativePlacement"] = ScheduleResult(preview.tie_alternative).spec_clusters()
-    data["clusters"] = [] if preview is None else [_decision_data(item) for item in preview.decisions]
+    data["clusters"] = [] if preview is None else [decision_data(item) for item in preview.decisions]
     if plan.unplanned:
         data["unplanned"] = plan.unplanned
     data["notes"] = list(plan.notes)
     return data
 
 
-def _decision_data(decision: ClusterDecision) -> dict[str, Any]:
+def decision_data(decision: ClusterDecision) -> dict[str, Any]:
     data: dict[str, Any] = {
         "name": decision.cluster,
         "outcome": str(decision.outcome),

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -119,7 +119,9 @@ class WorkloadPlan:
 
     `replicas` is None for objects that are not workloads (placed whole); `current` is the hub
     binding's result, None when the template has no binding yet; `unplanned` says why there is
-    no preview (no policy matches, scheduling suspended…), empty when there is one.
+    no preview (no policy matches, scheduling suspended…), empty when there is one. `binding` is
+    the binding as it will be once the detector has applied the template (None when no policy
+    claims it): `plan --taint` settles it again with tainted clusters.
     """
 
     api_version: str
@@ -133,6 +135,7 @@ class WorkloadPlan:
     current: tuple[TargetCluster, ...] | None = None
     unplanned: str = ""
     notes: tuple[str, ...] = ()
+    binding: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def resource(self) -> str:
@@ -240,7 +243,10 @@ def plan_workload(
     binding = _after_apply(desired, existing)
     info = BindingInfo.from_object(binding)
     plan = replace(
-        plan, replicas=workload.replicas if workload is not None else None, placement=info.placement
+        plan,
+        replicas=workload.replicas if workload is not None else None,
+        placement=info.placement,
+        binding=binding,
     )
     if not is_responsible(binding):
         return replace(plan, unplanned=_not_scheduled(binding))
@@ -302,11 +308,11 @@ def _after_apply(desired: dict[str, Any], existing: Mapping[str, Any] | None) ->
     merged = copy.deepcopy(dict(existing))
     spec = dict(merged.get("spec") or {})
     wanted = desired.get("spec") or {}
-    for field in DETECTOR_SPEC_FIELDS:
-        if field in wanted:
-            spec[field] = wanted[field]
+    for name in DETECTOR_SPEC_FIELDS:
+        if name in wanted:
+            spec[name] = wanted[name]
         else:
-            spec.pop(field, None)
+            spec.pop(name, None)
     merged["spec"] = spec
     metadata = dict(merged.get("metadata") or {})
     for part in ("labels", "annotations"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -37,11 +38,43 @@ def test_help_explains_the_preview_with_examples() -> None:
         assert option in result.output
 
 
-def test_without_manifests_it_is_a_usage_error() -> None:
-    """`-f` is required; click reports the usage error with exit code 2."""
+def test_without_manifests_or_taints_it_is_a_usage_error() -> None:
+    """`-f` is required unless `--taint` is given; click reports the usage error with exit code 2."""
     result = CliRunner().invoke(cli, ["plan"])
     assert result.exit_code == 2
-    assert "--filename" in result.output
+    assert "--filename" in result.output and "--taint" in result.output
+
+
+def test_help_shows_the_taint_what_if() -> None:
+    """`--taint` is listed with its syntax and an example."""
+    result = CliRunner().invoke(cli, ["plan", "--help"])
+    assert "--taint CLUSTER=KEY[=VALUE]:EFFECT" in result.output
+    assert "flotilla plan --taint member2=maintenance:NoExecute" in result.output
+
+
+@pytest.mark.parametrize(
+    ("taint", "message"),
+    [
+        (
+            "maintenance:NoExecute",
+            'Error: invalid --taint "maintenance:NoExecute": expected CLUSTER=KEY[=VALUE]:EFFECT',
+        ),
+        (
+            "member2=maintenance:Evict",
+            'Error: invalid --taint "member2=maintenance:Evict": '
+            "invalid taint effect: Evict, unsupported taint effect",
+        ),
+    ],
+)
+def test_a_bad_taint_is_a_one_line_error_before_the_hub_is_asked(
+    tmp_path: Path, taint: str, message: str
+) -> None:
+    """kubectl taint's syntax is checked first: one `Error:` line, exit code 1, the hub never asked."""
+    result = CliRunner().invoke(
+        cli, ["plan", "--taint", taint, "--kubeconfig", str(unreachable_kubeconfig(tmp_path / "k"))]
+    )
+    assert result.exit_code == 1
+    assert result.output == message + "\n"
 
 
 def test_an_unreadable_manifest_is_a_one_line_error(tmp_path: Path) -> None:
