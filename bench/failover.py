@@ -349,9 +349,12 @@ async def run(args: argparse.Namespace, root: Path) -> None:
             asyncio.create_task(watch_evictions(hub_client, victim, set(moving), timeline)),
         ]
         await asyncio.sleep(1.0)  # the watches are open before the fault
+        cpu_before = {p.name: p.cpu() for p in (hub, sim, manager)}
         faulted = time.monotonic()
         sim_fault(root, victim, "--unreachable")
         await until_ready_elsewhere(live, moving, replicas, timeline, args.timeout)
+        cpu = {p.name: p.cpu() - cpu_before[p.name] for p in (hub, sim, manager)}
+        moved = time.monotonic() - faulted
         await asyncio.wait_for(asyncio.gather(*watchers), args.timeout)
         assert timeline.not_ready is not None
         assert timeline.tainted is not None
@@ -370,6 +373,11 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         print(
             f"Ready elsewhere after the taint (toleration expiry): p50 {p50:.1f} s, p99 {p99:.1f} s, "
             f"max {worst:.1f} s (goal every one <= {GOAL_SECONDS:g} s: {verdict})",
+            flush=True,
+        )
+        print(
+            f"CPU seconds from the fault until all were Ready elsewhere ({moved:.1f} s): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items()),
             flush=True,
         )
         lost = [n for n in moving if n not in timeline.ready_elsewhere]

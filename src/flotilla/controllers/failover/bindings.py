@@ -10,6 +10,7 @@ reports evictions on both.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -93,6 +94,14 @@ async def tell(
     field_manager: str,
 ) -> None:
     """The same Event on the binding and on its template (best effort, as every Event)."""
-    for regarding in (binding, template_of(binding)):
-        event = object_event(regarding, event_type, reason, message, component=component, now=now)
-        await record_event(hub, event, controller=controller, field_manager=field_manager)
+    await asyncio.gather(
+        *(
+            record_event(
+                hub,
+                object_event(regarding, event_type, reason, message, component=component, now=now),
+                controller=controller,
+                field_manager=field_manager,
+            )
+            for regarding in (binding, template_of(binding))
+        )
+    )
