@@ -25,6 +25,11 @@ would record, and the result it would then leave (empty after `NoClusterFit`, th
 otherwise). A binding the scheduler would not reschedule (placement and replicas unchanged)
 keeps its result, and the preview says so with no condition.
 
+Time-dependent filters judge at the binding's `now` (a NoExecute toleration that has run out), as
+the scheduler does with its clock. When nothing fits without the clusters the application failed on
+and the scheduler allows them again (`ScheduleResult.on_failed_clusters`), the explanation is that
+second attempt's, and the preview says so.
+
 A new binding's UID is not known before it exists, yet Karmada breaks exact ties in the replica
 split by a hash of it. When the two possible tie orders give different splits, the other one is
 returned too (`tie_alternative`), so the preview never claims more certainty than it has.
@@ -108,6 +113,8 @@ class PlacementPreview:
     current: tuple[TargetCluster, ...]
     affinity_name: str | None = None
     tie_alternative: tuple[TargetCluster, ...] = ()
+    on_failed_clusters: bool = False
+    """Placed with the clusters the application failed on allowed, because no other cluster fit."""
 
     @property
     def rescheduled(self) -> bool:
@@ -146,6 +153,8 @@ def preview_placement(
     except SchedulingError as error:
         return _failed(binding, ordered, stage, error)
     explained = replace(binding, scheduler_observed_affinity_name=result.affinity_name or "")
+    if result.on_failed_clusters:  # the scheduler allowed them because nothing else fit: explain that round
+        explained = replace(explained, application_failed_clusters=frozenset())
     decisions = _explain_success(explained, ordered, stage, result)
     alternative: tuple[TargetCluster, ...] = ()
     if not binding.uid and binding.replicas > 0:
@@ -168,6 +177,7 @@ def preview_placement(
         current=binding.clusters,
         affinity_name=result.affinity_name,
         tie_alternative=alternative,
+        on_failed_clusters=result.on_failed_clusters,
     )
 
 

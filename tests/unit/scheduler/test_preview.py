@@ -293,3 +293,21 @@ def test_ordered_affinity_terms_fall_through_and_name_the_term_used() -> None:
     assert decision(preview, "member2").reason.endswith(
         "affinity term backup: cluster is not in clusterNames [member1]"
     )
+
+
+def test_a_fallback_onto_clusters_the_application_failed_on_is_explained_as_placed() -> None:
+    """When only failed clusters fit, the scheduler allows them; the preview explains that round."""
+    only_member1 = {"clusterAffinity": {"clusterNames": ["member1"]}, **DUPLICATED}
+    preview = preview_placement(
+        binding(replicas=2, placement=only_member1, failed_on={"member1": "2026-12-02T03:00:00.000000Z"}),
+        three_clusters(),
+    )
+    assert preview.on_failed_clusters
+    assert placed(preview) == {"member1": 2}
+    assert decision(preview, "member1").outcome == Outcome.PLACED
+    elsewhere = preview_placement(
+        binding(replicas=2, placement=DUPLICATED, failed_on={"member1": "2026-12-02T03:00:00.000000Z"}),
+        three_clusters(),
+    )
+    assert not elsewhere.on_failed_clusters
+    assert decision(elsewhere, "member1").plugin == "ClusterEviction"

@@ -163,13 +163,13 @@ def plan(
     if problems:
         raise click.ClickException("\n".join(problems))
     target = HubTarget(kubeconfig, context)
+    now = datetime.now(UTC)
     try:
         if taints:
-            now = datetime.now(UTC)
             what_if = run(_what_if(target, manifests, namespace, taints, now, estimator=estimator))
             click.echo(render_taint_plan(what_if, output), nl=False)
             return
-        plans = run(_plan(target, manifests, namespace, estimator=estimator))
+        plans = run(_plan(target, manifests, namespace, now, estimator=estimator))
     except (PlanInputError, TaintArgumentError) as error:
         raise click.ClickException(str(error)) from error
     click.echo(render(plans, output), nl=False)
@@ -189,10 +189,10 @@ class _Prepared:
 
 
 async def _plan(
-    target: HubTarget, manifests: Sequence[Manifest], namespace: str | None, *, estimator: bool
+    target: HubTarget, manifests: Sequence[Manifest], namespace: str | None, now: datetime, *, estimator: bool
 ) -> list[WorkloadPlan]:
     async with target.client(field_manager=FIELD_MANAGER) as hub:
-        return (await _plan_on(hub, manifests, namespace, estimator=estimator)).plans
+        return (await _plan_on(hub, manifests, namespace, now, estimator=estimator)).plans
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,10 +210,13 @@ async def _plan_on(
     hub: Client,
     manifests: Sequence[Manifest],
     namespace: str | None,
+    now: datetime,
     *,
     estimator: bool,
     taints: Sequence[ClusterTaint] = (),
 ) -> _HubPlan:
+    """The plan of every template of the manifests (and those their policies select on the hub), as
+    the scheduler would place them at `now`."""
     from flotilla.api.karmada import constants
     from flotilla.cli.planning.taints import check_clusters
     from flotilla.cli.planning.workloads import is_karmada_object, is_policy, merge_policies, plan_workload
@@ -236,7 +239,9 @@ async def _plan_on(
     for item in templates:
         binding = await _binding_of(hub, item.obj)
         notes = (*item.notes, *unread) if _is_workload(item.obj) else item.notes
-        plans.append(plan_workload(item.obj, policies, clusters, binding, notes=notes, estimators=estimators))
+        plans.append(
+            plan_workload(item.obj, policies, clusters, binding, notes=notes, estimators=estimators, now=now)
+        )
     return _HubPlan(plans, cluster_objects, tuple(estimators), tuple(unread))
 
 
@@ -255,7 +260,7 @@ async def _what_if(
     from flotilla.cli.planning.taints import tainted_clusters
 
     async with target.client(field_manager=FIELD_MANAGER) as hub:
-        planned = await _plan_on(hub, manifests, namespace, estimator=estimator, taints=taints)
+        planned = await _plan_on(hub, manifests, namespace, now, estimator=estimator, taints=taints)
         subjects = [BindingSubject(plan.binding, True) for plan in planned.plans if plan.binding is not None]
         covered = {_binding_identity(subject.binding) for subject in subjects}
         for gvk in (constants.RESOURCE_BINDING, constants.CLUSTER_RESOURCE_BINDING):

@@ -189,8 +189,10 @@ class _Scheduler:
     estimators: tuple[ReplicaEstimator, ...]
     now: datetime
 
-    def preview(self, binding: BindingInfo, world: _World) -> PlacementPreview:
-        return preview_placement(binding, world.infos, self.registry, estimators=self.estimators)
+    def preview(self, binding: BindingInfo, world: _World, moment: datetime) -> PlacementPreview:
+        """The scheduler's round at `moment` (a toleration run out by then admits no new cluster)."""
+        timed = replace(binding, now=moment)
+        return preview_placement(timed, world.infos, self.registry, estimators=self.estimators)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +225,7 @@ def _outlook_of(
     metadata = metadata_of(binding)
     spec = binding.get("spec") or {}
     resource = spec.get("resource") or {}
-    info = BindingInfo.from_object(binding)
+    info = BindingInfo.from_object(binding, now=scheduler.now)
     responsible = is_responsible(binding)
     before = _settle(binding, info, before_world, scheduler, responsible)
     after = _settle(binding, info, after_world, scheduler, responsible)
@@ -255,8 +257,8 @@ def _settle(
 
     The taint manager judges the binding at a moment (`now` first): what is due is evicted and the
     scheduler places the binding again at that moment; when nothing is due but a toleration runs,
-    the next moment is when the first one ends. The first round always schedules, so a binding the
-    manifests create is placed before anything is evicted from it.
+    the next moment is when the first one ends. The first round schedules even when nothing is due,
+    so a binding the manifests create is placed (and then judged where it landed).
     """
     placement = (binding.get("spec") or {}).get("placement") or {}
     settled = _Settled()
@@ -278,7 +280,7 @@ def _settle(
             graceful_eviction_clusters=info.graceful_eviction_clusters | settled.evicted.keys(),
         )
         if responsible:
-            settled.preview = scheduler.preview(info, world)
+            settled.preview = scheduler.preview(info, world, moment)
             info = _after_round(info, settled.preview, moment)
         scheduled = True
     settled.targets = info.clusters

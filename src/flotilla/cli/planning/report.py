@@ -32,6 +32,7 @@ from flotilla.scheduler.core.placement import Placement, Strategy
 from flotilla.scheduler.preview import ClusterDecision, Outcome
 
 NONE = "<none>"
+FAILED_CLUSTERS_NOTE = "no other cluster fits, so clusters the application failed on are allowed"
 OUTPUT_FORMATS = ("text", "yaml", "json")
 
 _STRATEGIES = {
@@ -91,6 +92,8 @@ def _text_block(plan: WorkloadPlan) -> str:
         available = available_text(preview.decisions)
         if available:
             fields.append(("Available", available))
+        if preview.on_failed_clusters:
+            notes = (*notes, FAILED_CLUSTERS_NOTE)
         if preview.tie_alternative:
             alternative = targets_text(preview.tie_alternative, plan.replicas)
             notes = (
@@ -227,6 +230,8 @@ def _plan_data(plan: WorkloadPlan) -> dict[str, Any]:
     data["currentPlacement"] = None if plan.current is None else ScheduleResult(plan.current).spec_clusters()
     if preview is not None and preview.tie_alternative:
         data["alternativePlacement"] = ScheduleResult(preview.tie_alternative).spec_clusters()
+    if preview is not None and preview.on_failed_clusters:
+        data["onFailedClusters"] = True
     data["clusters"] = [] if preview is None else [decision_data(item) for item in preview.decisions]
     if plan.unplanned:
         data["unplanned"] = plan.unplanned

@@ -21,6 +21,7 @@ import yaml
 from flotilla.cli.output.tabwriter import DESCRIBE_PADDING, table
 from flotilla.cli.planning.evictions import BindingOutlook, ClusterOutlook, TaintPlan, When
 from flotilla.cli.planning.report import (
+    FAILED_CLUSTERS_NOTE,
     NONE,
     available_text,
     change_text,
@@ -121,6 +122,8 @@ def _notes(outlook: BindingOutlook) -> list[str]:
     if any(item.when is When.LATER for item in outlook.clusters):
         notes.append(LATER_NOTE)
     preview = outlook.preview
+    if preview is not None and preview.on_failed_clusters:
+        notes.append(FAILED_CLUSTERS_NOTE)
     if preview is not None and preview.tie_alternative:
         alternative = targets_text(preview.tie_alternative, outlook.replicas)
         notes.append(

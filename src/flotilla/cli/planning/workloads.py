@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -216,8 +217,12 @@ def plan_workload(
     registry: Registry | None = None,
     notes: Sequence[str] = (),
     estimators: Sequence[ReplicaEstimator] = (),
+    now: datetime | None = None,
 ) -> WorkloadPlan:
-    """The plan for `template` as it will be once applied; `existing_binding` is its binding on the hub."""
+    """The plan for `template` as it will be once applied; `existing_binding` is its binding on the hub.
+
+    `now` is the moment the scheduler is imagined to run at (a NoExecute toleration that has run out
+    by then no longer admits a new cluster); None runs no toleration out."""
     metadata = metadata_of(template)
     namespace = str(metadata.get("namespace") or "")
     existing = _own_binding(template, existing_binding)
@@ -241,7 +246,7 @@ def plan_workload(
     except InterpreterError as error:
         return replace(plan, unplanned=f"the resource interpreter cannot read it: {error}")
     binding = _after_apply(desired, existing)
-    info = BindingInfo.from_object(binding)
+    info = BindingInfo.from_object(binding, now=now)
     plan = replace(
         plan,
         replicas=workload.replicas if workload is not None else None,
