@@ -10,13 +10,15 @@ controllers would settle it, with their own pure decisions:
    decide — untolerated, evicted now; tolerated with `tolerationSeconds`, evicted when the first
    of them runs out (counted from the taint's `timeAdded`, `now` for a new taint); tolerated
    without, never. An evicted cluster leaves `spec.clusters` and gets a graceful eviction task;
-2. the scheduler (`scheduler.preview.preview_placement`, the scheduler's own pipeline): a Divided
-   binding whose replicas no longer add up is split again over what is left, a Duplicated one is
-   placed again (the task keeps the evicted cluster out, ClusterEviction; an untolerated taint
-   keeps out a cluster not in the result, TaintToleration — which is also how a NoSchedule taint
-   keeps new placements off while moving nothing already placed);
-3. again from 1 on the new result, until no eviction is left: a binding placed onto a cluster whose
-   NoExecute taint it tolerates for a while is evicted from it when that while ends.
+2. the scheduler (`scheduler.preview.preview_placement`, the scheduler's own pipeline), at the
+   moment of the eviction: a Divided binding whose replicas no longer add up is split again over
+   what is left, a Duplicated one is placed again (the task keeps the evicted cluster out,
+   ClusterEviction; an untolerated or run-out toleration keeps out a cluster not in the result,
+   TaintToleration — which is also how a NoSchedule taint keeps new placements off while moving
+   nothing already placed);
+3. again from 1 on the new result, the clock moved to the next toleration's end when nothing is
+   due now, until no eviction is left: a binding placed onto a cluster whose NoExecute taint it
+   tolerates for a while is evicted from it when that while ends.
 
 The *after* placement is therefore the one once every running toleration has ended; each evicted
 cluster says when it goes (`now`, `after Ns`) and a tolerated one that it stays (`never`). A
