@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +179,113 @@ def test_plan_without_a_policy_and_with_a_spread_error(
     assert elsewhere["notes"] == [
         'planned as written, without the hub\'s defaults: namespaces "not-created-yet" not found'
     ]
+
+
+def healthy_everywhere(hub: Kubectl, ns: str, name: str) -> bool:
+    """The binding is scheduled and every cluster of it reports the workload Healthy."""
+    binding = hub.json_or_none("get", "resourcebinding", f"{name}-deployment", "-n", ns) or {}
+    clusters = {item["name"] for item in (binding.get("spec") or {}).get("clusters") or []}
+    reported = (binding.get("status") or {}).get("aggregatedStatus") or []
+    healthy = {item["clusterName"] for item in reported if item.get("health") == "Healthy"}
+    return bool(clusters) and clusters == healthy
+
+
+def resource_versions(hub: Kubectl, ns: str) -> dict[str, str]:
+    """resourceVersion of every binding in `ns` and of every Cluster, by kind/name."""
+    objects = [
+        *hub.json("get", "resourcebindings", "-n", ns)["items"],
+        *hub.json("get", "clusters")["items"],
+    ]
+    return {f"{obj['kind']}/{obj['metadata']['name']}": obj["metadata"]["resourceVersion"] for obj in objects}
+
+
+def quiet(read: Callable[[], dict[str, str]], seconds: float) -> dict[str, str]:
+    """The value of `read()` once it has stayed the same for `seconds` (the controllers are done writing)."""
+    last: dict[str, Any] = {"value": read(), "since": time.monotonic()}
+
+    def settled() -> dict[str, str] | None:
+        value = read()
+        if value != last["value"]:
+            last.update(value=value, since=time.monotonic())
+            return None
+        return value if time.monotonic() - last["since"] >= seconds else None
+
+    return eventually(settled, timeout=60, what=f"no write for {seconds}s")
+
+
+def test_plan_taint_names_the_moved_replicas_and_writes_nothing(
+    federation: Federation, hub: Kubectl, ns: str, tmp_path: Path
+) -> None:
+    """A NoExecute what-if on member2: the Divided workload leaves it now, the Duplicated one that
+    tolerates it for 300s after that; no binding or Cluster is written, nothing is tainted."""
+    pair = {"clusterAffinity": {"clusterNames": ["member1", "member2"]}}
+    tolerated = {"key": "maintenance", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+    manifests = write_manifests(
+        tmp_path / "resident.yaml",
+        [
+            deployment("web", 4, namespace=ns),
+            policy("web", ns, "web", {**pair, **divided_evenly()}),
+            deployment("cache", 1, namespace=ns),
+            policy("cache", ns, "cache", {**pair, "clusterTolerations": [tolerated]}),
+        ],
+    )
+    hub("apply", "-f", str(manifests))
+    eventually(
+        lambda: all(healthy_everywhere(hub, ns, name) for name in ("web", "cache")),
+        timeout=60,
+        what="healthy",
+    )
+    before = quiet(lambda: resource_versions(hub, ns), seconds=3)
+
+    result = plan(federation, "--taint", "member2=maintenance:NoExecute", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["taints"] == [
+        {"cluster": "member2", "key": "maintenance", "effect": "NoExecute", "new": True}
+    ]
+    ours = {item["name"]: item for item in document["bindings"] if item.get("namespace") == ns}
+    web, cache = ours["web-deployment"], ours["cache-deployment"]
+    assert web["before"] == [{"name": "member1", "replicas": 2}, {"name": "member2", "replicas": 2}]
+    assert web["after"] == [{"name": "member1", "replicas": 4}]
+    assert [(e["cluster"], e["when"], e["replicas"]) for e in web["evictions"]] == [("member2", "now", 2)]
+    assert [(e["cluster"], e["when"], e.get("afterSeconds")) for e in cache["evictions"]] == [
+        ("member2", "after", 300)
+    ]
+    assert cache["after"] == [{"name": "member1", "replicas": 1}]
+
+    text = plan(federation, "--taint", "member2=maintenance:NoExecute")
+    assert text.returncode == 0, text.stderr
+    assert f"Binding:    ResourceBinding {ns}/web-deployment" in text.stdout
+    assert "Eviction:   member2 now: maintenance:NoExecute is not tolerated" in text.stdout
+    assert "Change:     member1 2 -> 4, member2 2 -> none" in text.stdout
+    assert "Eviction:   member2 after 300s: " in text.stdout
+
+    # With manifests: a new workload is planned with the taint in place, and still nothing is written.
+    fresh = write_manifests(
+        tmp_path / "fresh.yaml",
+        [deployment("fresh", 3, namespace=ns), policy("fresh", ns, "fresh", divided_evenly())],
+    )
+    with_manifests = plan(
+        federation, "-f", str(fresh), "--taint", "member2=maintenance:NoExecute", "-o", "json"
+    )
+    assert with_manifests.returncode == 0, with_manifests.stderr
+    planned = next(
+        item for item in json.loads(with_manifests.stdout)["bindings"] if item["name"] == "fresh-deployment"
+    )
+    assert planned["source"] == "manifests"
+    assert "member2" not in {item["name"] for item in planned["after"]}
+    assert sum(item["replicas"] for item in planned["after"]) == 3
+
+    assert resource_versions(hub, ns) == before
+    assert not hub.json("get", "cluster", "member2")["spec"].get("taints")
+    assert hub.run("get", "deployment", "fresh", "-n", ns, check=False).returncode != 0
+
+
+def test_plan_taint_on_an_unknown_cluster_is_a_one_line_error(federation: Federation) -> None:
+    """A --taint on a cluster the hub does not have: exit code 1 and the clusters it has."""
+    result = plan(federation, "--taint", "member9=maintenance:NoExecute")
+    assert result.returncode == 1
+    assert result.stderr == (
+        'Error: invalid --taint "member9=maintenance:NoExecute": cluster "member9" not found '
+        "(the hub has member1, member2, member3)\n"
+    )
