@@ -241,6 +241,56 @@ def test_an_unhealthy_copy_moves_with_its_preserved_state(
     assert "flotilla_application_unhealthy_seconds_count 1" in exposed
 
 
+def test_a_duplicated_workload_is_not_placed_back_on_the_cluster_it_failed_on(
+    hub: Kubectl, members: dict[str, Kubectl], ns: str
+) -> None:
+    """Duplicated over one cluster affinity (member1 and member2), a 2s toleration: member1 is evicted
+    once, and once its task is dropped the scheduler keeps the workload on member2 — it remembers the
+    failure (`application-failed-on`) instead of placing it straight back, which made the failover
+    repeat every few seconds."""
+    placement = {
+        "clusterAffinity": {"clusterNames": ["member1", "member2"]},
+        "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
+    }
+    policy = propagation_policy(
+        "api",
+        [resource_selector("Deployment", "api")],
+        placement,
+        propagateDeps=True,
+        failover=application_failover(2, "Directly"),
+    )
+    with watching(hub, "resourcebindings", "-n", ns) as bindings:
+        hub.apply_yaml([failing_deployment("api", 1), policy], "-n", ns)
+
+        def versions() -> list[dict[str, Any]]:
+            return [b for b in bindings.seen() if b["metadata"]["name"] == "api-deployment"]
+
+        def settled_after_the_task(found: dict[str, Any]) -> bool:
+            status = found.get("status") or {}
+            return (
+                "member1" in annotation(found, FAILED_ON)
+                and not tasks(found)
+                and status.get("schedulerObservedGeneration") == found["metadata"]["generation"]
+            )
+
+        eventually(
+            lambda: any(targets(b) == {"member1": 1, "member2": 1} for b in versions()),
+            what="on both members",
+        )
+        settled = eventually(
+            lambda: binding(hub, ns, "api"),
+            until=settled_after_the_task,
+            what="member1's task dropped and the binding scheduled again after it",
+        )
+        assert targets(settled) == {"member2": 1}, "placed back on the cluster it failed on"
+        eventually(lambda: ready_on(members, ns, "api") == {"member2": 1}, what="1 ready on member2")
+        seen = versions()
+    evicted = next(i for i, b in enumerate(seen) if "member1" in tasks(b))
+    assert not any("member1" in targets(b) for b in seen[evicted:]), "member1 came back after its eviction"
+    assert "member1" not in member_deployments(members, ns, "api")
+    assert "member1" in annotation(binding(hub, ns, "api"), FAILED_ON)
+
+
 def test_never_keeps_the_failed_copy_until_a_person_lets_it_go(
     hub: Kubectl, members: dict[str, Kubectl], ns: str
 ) -> None:

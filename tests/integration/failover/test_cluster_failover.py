@@ -275,3 +275,34 @@ def test_duplicated_leaves_at_once_without_a_toleration_and_after_its_seconds_wi
             )
         assert set(targets(binding(hub, ns, "strict"))) == {"m1", "m2"}, "not placed back on the tainted m3"
         assert set(targets(binding(hub, ns, "tolerant"))) == {"m1", "m2"}
+
+
+def test_a_tolerant_duplicated_binding_is_not_placed_back_once_its_toleration_ran_out(
+    federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str
+) -> None:
+    """m3 tainted NoExecute only, tolerated for 2s: evicted once, and after the task is dropped the
+    scheduler keeps the binding off m3 — a toleration that ran out no longer admits a cluster the
+    binding is not on (Karmada's scheduler puts it straight back, and the eviction repeats)."""
+    toleration = {"key": OUTAGE, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 2}
+    policy = deployment_policy("brief", list(MEMBERS), {**DUPLICATED, "clusterTolerations": [toleration]})
+    hub.apply_yaml([deployment("brief", 1), policy], "-n", ns)
+    eventually(lambda: ready_on(members, ns, "brief") == dict.fromkeys(MEMBERS, 1), what="brief on all")
+
+    def settled_after_the_task(found: dict[str, Any]) -> bool:
+        status = found.get("status") or {}
+        return (
+            not tasks(found)
+            and status.get("schedulerObservedGeneration") == found["metadata"]["generation"]
+            and bool(events(hub, ns, "EvictWorkloadFromClusterSucceed"))
+        )
+
+    with tainted(federation, "m3", NO_EXECUTE):
+        settled = eventually(
+            lambda: binding(hub, ns, "brief"),
+            until=settled_after_the_task,
+            what="m3's task dropped and the binding scheduled again after it",
+        )
+        assert set(targets(settled)) == {"m1", "m2"}, "placed back on m3 after its toleration ran out"
+        eventually(lambda: set(replicas_on(members, ns, "brief")) == {"m1", "m2"}, what="brief off m3")
+        assert set(targets(binding(hub, ns, "brief"))) == {"m1", "m2"}
+        assert len(events(hub, ns, "TaintManagerEviction")) == 1, "evicted more than once"
