@@ -5,8 +5,13 @@ JSON object from cluster name to an RFC 3339 time with microseconds (what they m
 written: `controllers/applicationfailover/records.py`): when each copy was first seen unhealthy, and
 the clusters the application failed over away from (`APPLICATION_FAILED_ON_ANNOTATION`). The
 scheduler reads the second to keep those clusters out of new placements, so the format has its home
-here, below both. A user may read, edit or delete the annotations: an unreadable value counts as
-empty, and an entry that does not read as a time is skipped.
+here, below both. The taint manager keeps a third in the same format, the clusters it evicted the
+binding from (`EVICTED_FROM_ANNOTATION`). A user may read, edit or delete the annotations: an
+unreadable value counts as empty, and an entry that does not read as a time is skipped.
+
+Failback reads the evicted-from and failed-on records to move a workload back once a cluster has
+been healthy for the policy's `FAILBACK_AFTER_ANNOTATION`; `parse_failback_after` is the one reading
+of that value, shared by the API server's admission (which refuses a bad one) and the controller.
 
 `failed_clusters` is the scheduler's reading: the clusters still remembered, except those a
 reschedule from scratch was asked for after (`spec.rescheduleTriggeredAt`, a WorkloadRebalancer's
@@ -22,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from flotilla.api.duration import parse_go_duration
 from flotilla.api.karmada.constants import APPLICATION_FAILED_ON_ANNOTATION
 from flotilla.api.times import format_micro_time, timestamp
 
@@ -66,3 +72,11 @@ def failed_clusters(
         for cluster, failed_at in failed_on.items()
         if reschedule_triggered_at is None or reschedule_triggered_at <= failed_at
     )
+
+
+def parse_failback_after(text: str) -> float:
+    """Seconds of a policy's failback-after value: a Go duration, not negative; ValueError says why."""
+    seconds = parse_go_duration(text)
+    if seconds < 0:
+        raise ValueError(f'failback-after must not be negative, got "{text}"')
+    return seconds

@@ -118,6 +118,12 @@ CACHED_FROM_CLUSTER_ANNOTATION = "resource.karmada.io/cached-from-cluster"
 APPLICATION_FAILED_ON_ANNOTATION = "failover.flotilla.io/application-failed-on"
 """Flotilla's, on a binding: the clusters its application was failed over away from, and when (JSON,
 cluster → time; `clustertimes`). Written by application failover, read by the scheduler."""
+EVICTED_FROM_ANNOTATION = "failover.flotilla.io/evicted-from"
+"""Flotilla's, on a binding: the clusters the taint manager evicted it from, and when (JSON, cluster →
+time; `clustertimes`). Written with the eviction; read and cleared by failback."""
+FAILBACK_AFTER_ANNOTATION = "failover.flotilla.io/failback-after"
+"""Flotilla's, on a (Cluster)PropagationPolicy: opt-in to moving its workloads back to a cluster they
+were evicted or failed over from once it has been healthy this long (a Go duration, `10m`)."""
 
 # --- finalizers -----------------------------------------------------------------------------------
 

@@ -67,14 +67,23 @@ def template_of(binding: Object) -> dict[str, Any]:
 
 
 async def patch_spec(
-    hub: Writer, key: BindingKey, binding: Object, spec: Mapping[str, Any], *, field_manager: str
+    hub: Writer,
+    key: BindingKey,
+    binding: Object,
+    spec: Mapping[str, Any],
+    *,
+    field_manager: str,
+    annotations: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
-    """Merge `spec` into the binding, refused with 409 if it changed since `binding` was read."""
-    version = (binding.get("metadata") or {}).get("resourceVersion")
+    """Merge `spec` (and `annotations`, None removing one) into the binding, refused with 409 if it
+    changed since `binding` was read."""
+    metadata: dict[str, Any] = {"resourceVersion": (binding.get("metadata") or {}).get("resourceVersion")}
+    if annotations:
+        metadata["annotations"] = dict(annotations)
     return await hub.patch(
         key.gvk,
         key.name,
-        {"metadata": {"resourceVersion": version}, "spec": dict(spec)},
+        {"metadata": metadata, "spec": dict(spec)},
         namespace=key.namespace,
         patch_type=MERGE_PATCH,
         field_manager=field_manager,

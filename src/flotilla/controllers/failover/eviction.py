@@ -12,7 +12,10 @@ task for it is already there, a `gracefulEvictionTasks[]` entry records it — p
 reason `TaintUntolerated`, a message naming the taint, the purge mode (`purge_mode_for`: the
 binding's `spec.failover.cluster.purgeMode`, Gracefully when that block says none, else the
 manager's `--no-execute-taint-eviction-purge-mode`), the replicas the cluster ran (when more than 0)
-and the time. The caller writes both lists at once, against the resourceVersion it read.
+and the time. The caller writes both lists at once, against the resourceVersion it read, together
+with `evicted_from`: the binding's record of the clusters it was evicted from and when (annotation
+`failover.flotilla.io/evicted-from`), which failback reads to move the workload back once such a
+cluster has been healthy for as long as its policy asks.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from flotilla.api.karmada.clustertimes import encode_times, read_times
 from flotilla.api.karmada.constants import (
+    EVICTED_FROM_ANNOTATION,
     EVICTION_PRODUCER_TAINT_MANAGER,
     EVICTION_REASON_TAINT_UNTOLERATED,
     PurgeMode,
@@ -136,6 +141,16 @@ def evicted_spec(spec: Object, evictions: list[Eviction], purge_mode: str, now: 
             tasks.append(eviction_task(eviction, purge_mode, now))
             tracked.add(eviction.cluster)
     return {"clusters": clusters, "gracefulEvictionTasks": tasks}
+
+
+def evicted_from(binding: Object, evictions: list[Eviction], now: datetime) -> dict[str, str | None]:
+    """The annotation change recording `evictions` at `now` in the binding's evicted-from record (a
+    cluster evicted again takes the new time); empty when there is nothing to record."""
+    annotations = (binding.get("metadata") or {}).get("annotations") or {}
+    record = read_times(annotations, EVICTED_FROM_ANNOTATION)
+    record.update({eviction.cluster: now for eviction in evictions})
+    value = encode_times(record)
+    return {} if value == annotations.get(EVICTED_FROM_ANNOTATION) else {EVICTED_FROM_ANNOTATION: value}
 
 
 def _replicas(target: Object) -> int:

@@ -4,8 +4,9 @@ Karmada's `NoExecuteTaintManager`, level-based per binding. A binding is looked 
 created, when its clusters or placement change, and when a cluster it targets gains or changes
 NoExecute taints; each look re-reads the binding and the Clusters from the informers and plans
 (`eviction.plan_evictions`): the clusters to evict now are taken out of `spec.clusters` with a
-graceful eviction task each, in one merge patch against the resourceVersion read (a 409 re-reads the
-binding from the hub and plans again); the clusters whose toleration still runs bring the binding
+graceful eviction task each, in one merge patch against the resourceVersion read that also records
+them in the binding's `failover.flotilla.io/evicted-from` annotation, for failback (a 409 re-reads
+the binding from the hub and plans again); the clusters whose toleration still runs bring the binding
 back when the first one ends. A restart loses nothing: the next look computes the same plan from
 the taints' `timeAdded`.
 
@@ -39,6 +40,7 @@ from flotilla.controllers.failover.bindings import (
 from flotilla.controllers.failover.eviction import (
     Eviction,
     EvictionPlan,
+    evicted_from,
     evicted_spec,
     eviction_message,
     placement_tolerations,
@@ -155,6 +157,7 @@ class TaintManager(HubController):
             binding,
             evicted_spec(spec, plan.evictions, purge_mode, now),
             field_manager=FIELD_MANAGER,
+            annotations=evicted_from(binding, plan.evictions, now),
         )
         for eviction in plan.evictions:
             self._count(eviction, purge_mode, now)

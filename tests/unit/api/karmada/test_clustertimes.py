@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from flotilla.api.karmada.clustertimes import encode_times, failed_clusters, read_times
+import pytest
+
+from flotilla.api.karmada.clustertimes import encode_times, failed_clusters, parse_failback_after, read_times
 from flotilla.api.karmada.constants import APPLICATION_FAILED_ON_ANNOTATION
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -37,3 +39,12 @@ def test_a_reschedule_asked_after_a_failure_forgets_it() -> None:
     annotations = {APPLICATION_FAILED_ON_ANNOTATION: encode_times({"old": earlier, "new": later})}
     assert failed_clusters(annotations, NOW) == {"new"}
     assert failed_clusters(annotations, later) == {"new"}
+
+
+def test_failback_after_is_a_go_duration_that_is_not_negative() -> None:
+    assert parse_failback_after("10m") == 600
+    assert parse_failback_after("1h30s") == 3630
+    assert parse_failback_after("0") == 0
+    for bad in ("-5s", "10", "ten minutes", "", " 3s"):
+        with pytest.raises(ValueError, match=r"failback-after|invalid duration"):
+            parse_failback_after(bad)

@@ -5,11 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from flotilla.api.karmada.clustertimes import encode_times, read_times
+from flotilla.api.karmada.constants import EVICTED_FROM_ANNOTATION
 from flotilla.api.times import format_time
 from flotilla.api.tolerations import Taint
 from flotilla.controllers.failover.eviction import (
     MESSAGE_LIMIT,
     Eviction,
+    evicted_from,
     evicted_spec,
     eviction_message,
     plan_evictions,
@@ -120,3 +123,17 @@ def test_messages_name_the_taint_and_when_its_toleration_ended() -> None:
     assert eviction_message(expired).endswith(f"its toleration ended at {format_time(ended)}")
     long_name = Eviction("m" * 2000, expired.judgement)
     assert len(eviction_message(long_name)) == MESSAGE_LIMIT
+
+
+def test_evicted_from_records_each_eviction_beside_earlier_ones() -> None:
+    """The record keeps other clusters' times, and a cluster evicted again takes the new time."""
+    earlier = {"m1": ADDED, "m3": ADDED}
+    binding = {"metadata": {"annotations": {EVICTED_FROM_ANNOTATION: encode_times(earlier)}}}
+    change = evicted_from(binding, [untolerated("m1"), untolerated("m2")], NOW)
+    assert read_times(change, EVICTED_FROM_ANNOTATION) == {"m1": NOW, "m2": NOW, "m3": ADDED}
+
+
+def test_evicted_from_starts_a_record_and_changes_nothing_already_recorded() -> None:
+    assert read_times(evicted_from({}, [untolerated("m2")], NOW), EVICTED_FROM_ANNOTATION) == {"m2": NOW}
+    recorded = {"metadata": {"annotations": {EVICTED_FROM_ANNOTATION: encode_times({"m2": NOW})}}}
+    assert evicted_from(recorded, [untolerated("m2")], NOW) == {}
