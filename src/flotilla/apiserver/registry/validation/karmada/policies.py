@@ -4,14 +4,23 @@ What a policy's spec needs beyond its placement (`placement`) and its resource s
 (`fieldchecks`): application failover requires `propagateDeps`; conflict resolution, preemption
 and activation preference take Karmada's values; a policy that preempts (`preemption: Always`)
 names every resource it selects; suspending dispatching everywhere excludes suspending it on some
-clusters; and the `schedulerName` a policy was created for never changes.
+clusters; and the `schedulerName` a policy was created for never changes. Beyond Karmada, a
+policy's `failover.flotilla.io/failback-after` annotation, which opts its workloads into moving back
+after a recovery, must be a Go duration that is not negative (refused here rather than found out
+later by the failback controller).
 """
 
 from __future__ import annotations
 
 from flotilla.api import fielderrors
 from flotilla.api.fielderrors import FieldError
-from flotilla.api.karmada.constants import ActivationPreference, ConflictResolution, PreemptionBehavior
+from flotilla.api.karmada.clustertimes import parse_failback_after
+from flotilla.api.karmada.constants import (
+    FAILBACK_AFTER_ANNOTATION,
+    ActivationPreference,
+    ConflictResolution,
+    PreemptionBehavior,
+)
 from flotilla.apiserver.registry.validation import fields
 from flotilla.apiserver.registry.validation.karmada.fieldchecks import Object, one_of, resource_selectors
 from flotilla.apiserver.registry.validation.karmada.placement import validate_failover, validate_placement
@@ -19,7 +28,7 @@ from flotilla.apiserver.registry.validation.karmada.placement import validate_fa
 
 def validate_propagation_policy(policy: Object) -> list[FieldError]:
     namespace = fields.text(fields.mapping(policy, "metadata"), "namespace")
-    return validate_propagation_spec(fields.mapping(policy, "spec"), namespace)
+    return validate_propagation_spec(fields.mapping(policy, "spec"), namespace) + _failback_after(policy)
 
 
 def validate_propagation_policy_update(new: Object, old: Object) -> list[FieldError]:
@@ -27,11 +36,24 @@ def validate_propagation_policy_update(new: Object, old: Object) -> list[FieldEr
 
 
 def validate_cluster_propagation_policy(policy: Object) -> list[FieldError]:
-    return validate_propagation_spec(fields.mapping(policy, "spec"), None)
+    return validate_propagation_spec(fields.mapping(policy, "spec"), None) + _failback_after(policy)
 
 
 def validate_cluster_propagation_policy_update(new: Object, old: Object) -> list[FieldError]:
     return validate_cluster_propagation_policy(new) + _scheduler_name_unchanged(new, old)
+
+
+def _failback_after(policy: Object) -> list[FieldError]:
+    annotations = fields.mapping(fields.mapping(policy, "metadata"), "annotations")
+    value = annotations.get(FAILBACK_AFTER_ANNOTATION)
+    if value is None:
+        return []
+    try:
+        parse_failback_after(str(value))
+    except ValueError:
+        path = f"metadata.annotations[{FAILBACK_AFTER_ANNOTATION}]"
+        return [fielderrors.invalid(path, value, "must be a Go duration that is not negative, such as 10m")]
+    return []
 
 
 def _scheduler_name_unchanged(new: Object, old: Object) -> list[FieldError]:

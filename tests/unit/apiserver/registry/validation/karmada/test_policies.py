@@ -384,3 +384,23 @@ def test_scheduler_name_cannot_change() -> None:
         "spec.schedulerName: Forbidden: the schedulerName should not be updated"
     ]
     assert validation.validate_propagation_policy_update(fresh(old), old) == []
+
+
+@pytest.mark.parametrize("value", ["10m", "1h30m", "3s", "0"])
+def test_a_failback_after_go_duration_is_accepted(value: str) -> None:
+    obj = policy()
+    obj["metadata"]["annotations"] = {"failover.flotilla.io/failback-after": value}
+    assert errors(obj) == []
+
+
+@pytest.mark.parametrize("value", ["10", "-5m", "soon", ""])
+def test_a_failback_after_that_is_no_duration_is_refused_at_the_annotation(value: str) -> None:
+    """On both kinds of policy, at `metadata.annotations[failover.flotilla.io/failback-after]`."""
+    obj = policy()
+    obj["metadata"]["annotations"] = {"failover.flotilla.io/failback-after": value}
+    [found] = validation.validate_propagation_policy(obj)
+    assert found.field == "metadata.annotations[failover.flotilla.io/failback-after]"
+    assert str(found).endswith("must be a Go duration that is not negative, such as 10m")
+    cluster_policy = {**obj, "metadata": {"name": "c", "annotations": obj["metadata"]["annotations"]}}
+    [found] = validation.validate_cluster_propagation_policy(cluster_policy)
+    assert found.field == "metadata.annotations[failover.flotilla.io/failback-after]"
