@@ -15,6 +15,7 @@ from flotilla.controllers.dependencies import DependenciesController
 from flotilla.controllers.descheduler import DeschedulerController
 from flotilla.controllers.detector import DetectorController
 from flotilla.controllers.execution.controller import ExecutionController
+from flotilla.controllers.failback import FailbackController
 from flotilla.controllers.failover.gracefuleviction import GracefulEvictionController
 from flotilla.controllers.failover.taintmanager import TaintManager
 from flotilla.controllers.namespaces import NamespaceSyncController
@@ -48,6 +49,8 @@ FACTORIES[ClusterTaintPolicyController.NAME] = ClusterTaintPolicyController
 FACTORIES[WorkloadRebalancerController.NAME] = WorkloadRebalancerController
 # Not gated by Failover, as in Karmada: a policy's failover.application is enough.
 FACTORIES[ApplicationFailoverController.NAME] = ApplicationFailoverController
+# On by default: it moves nothing unless a policy carries failover.flotilla.io/failback-after.
+FACTORIES[FailbackController.NAME] = FailbackController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""
