@@ -231,7 +231,8 @@ class FailbackController(HubController):
         }
         if not changes and not decision.due:
             return decision.next_due
-        await self._write(key, binding, changes, trigger if decision.due else None)
+        if not await self._write(key, binding, changes, trigger if decision.due else None):
+            return None
         for due in decision.due:
             log.info(
                 "failback.rescheduled",
@@ -269,8 +270,9 @@ class FailbackController(HubController):
 
     async def _write(
         self, key: ObjectKey, binding: Object, changes: Mapping[str, str | None], trigger: datetime | None
-    ) -> None:
-        """One merge patch, refused with 409 if the binding changed since it was read (then retried)."""
+    ) -> bool:
+        """One merge patch, refused with 409 if the binding changed since it was read (then retried);
+        False when the binding is gone."""
         metadata: dict[str, Any] = {"resourceVersion": (binding.get("metadata") or {}).get("resourceVersion")}
         if changes:
             metadata["annotations"] = dict(changes)
@@ -288,7 +290,8 @@ class FailbackController(HubController):
                 field_manager=FIELD_MANAGER,
             )
         except NotFound:
-            return  # gone meanwhile: nothing to move back
+            return False
+        return True
 
     def _policy_of(self, binding: Object) -> Object | None:
         claim = claimed_by(binding)
