@@ -2,8 +2,8 @@
 
 A hub, two simulated Push members `m1` and `m2` and the whole controller manager. `m2` is made
 unreachable with `flotilla sim fault` (the cluster controller turns it Ready=False and taints it
-`not-ready:NoSchedule`), then tainted NoExecute as a ClusterTaintPolicy would; the controller
-manager is restarted while `m2` is away; then `m2` answers again, still tainted. What tolerates the
+`not-ready:NoSchedule`), then tainted NoExecute as a ClusterTaintPolicy would; the hub (killed)
+and the controller manager are restarted while `m2` is away; then `m2` answers again, still tainted. What tolerates the
 taint was never evicted and must be on `m2` exactly as before — same UIDs for the Deployments, their
 pods and a ConfigMap; what did not tolerate it was evicted, and only its copy is removed from `m2`,
 through its eviction task, once `m2` answers. (Once the taint goes too, a Duplicated workload is
@@ -13,6 +13,7 @@ placed on `m2` again, as a fresh copy: that is scheduling, not the reconnect.)
 from __future__ import annotations
 
 from collections.abc import Iterator
+from urllib.parse import urlparse
 
 import pytest
 
@@ -111,6 +112,12 @@ def test_a_member_back_from_unreachable_keeps_what_is_still_scheduled_to_it(
             eventually(
                 lambda: set(targets(binding(hub, ns, "moved"))) == {"m1"}, what="moved evicted from m2"
             )
+            # Both restart while m2 is away: the hub killed (kill -9) and started again on its port
+            # from its store, then the controller manager.
+            port = urlparse(federation.hub.url).port
+            federation.hub.kill()
+            federation.hub.extra_args = ["--secure-port", str(port)]
+            federation.hub.start()
             federation.manager.stop()
             federation.manager.start()
             federation.sim.fault("m2", "--recover")
