@@ -169,8 +169,11 @@ def decode_json_or_yaml(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
 
 
 async def read_json_or_yaml(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """`decode_json_or_yaml`, with YAML read in a worker thread."""
+    """`decode_json_or_yaml`, with YAML — and JSON past IN_LOOP_BODY_BYTES, whose decoding and depth
+    walk take tens of milliseconds — read in a worker thread."""
     check_body_size(body)
+    if len(body) > IN_LOOP_BODY_BYTES:
+        return await asyncio.to_thread(decode_json_or_yaml, body, max_depth)
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError:
