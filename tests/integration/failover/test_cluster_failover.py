@@ -288,19 +288,20 @@ def test_a_tolerant_duplicated_binding_is_not_placed_back_once_its_toleration_ra
     hub.apply_yaml([deployment("brief", 1), policy], "-n", ns)
     eventually(lambda: ready_on(members, ns, "brief") == dict.fromkeys(MEMBERS, 1), what="brief on all")
 
-    def settled_after_the_task(found: dict[str, Any]) -> bool:
+    def settled_after_the_task() -> dict[str, Any] | None:
+        # The Event first, the binding after it: a binding read before the eviction (no task, its
+        # result observed, m3 still in it) must not pass for one read after the task was dropped.
+        if not events(hub, ns, "EvictWorkloadFromClusterSucceed"):
+            return None
+        found = binding(hub, ns, "brief")
         status = found.get("status") or {}
-        return (
-            not tasks(found)
-            and status.get("schedulerObservedGeneration") == found["metadata"]["generation"]
-            and bool(events(hub, ns, "EvictWorkloadFromClusterSucceed"))
-        )
+        if tasks(found) or status.get("schedulerObservedGeneration") != found["metadata"]["generation"]:
+            return None
+        return found
 
     with tainted(federation, "m3", NO_EXECUTE):
         settled = eventually(
-            lambda: binding(hub, ns, "brief"),
-            until=settled_after_the_task,
-            what="m3's task dropped and the binding scheduled again after it",
+            settled_after_the_task, what="m3's task dropped and the binding scheduled again after it"
         )
         assert set(targets(settled)) == {"m1", "m2"}, "placed back on m3 after its toleration ran out"
         eventually(lambda: set(replicas_on(members, ns, "brief")) == {"m1", "m2"}, what="brief off m3")
