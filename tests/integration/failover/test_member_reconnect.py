@@ -2,12 +2,13 @@
 
 A hub, two simulated Push members `m1` and `m2` and the whole controller manager. `m2` is made
 unreachable with `flotilla sim fault` (the cluster controller turns it Ready=False and taints it
-`not-ready:NoSchedule`), then tainted NoExecute as a ClusterTaintPolicy would; the hub (killed)
-and the controller manager are restarted while `m2` is away; then `m2` answers again, still
-tainted. What tolerates the taint was never evicted and must be on `m2` exactly as before — same
-UIDs for the Deployments, their pods and a ConfigMap; what did not tolerate it was evicted, and only its copy is removed from `m2`,
-through its eviction task, once `m2` answers. (Once the taint goes too, a Duplicated workload is
-placed on `m2` again, as a fresh copy: that is scheduling, not the reconnect.)
+`not-ready:NoSchedule`), then tainted NoExecute as a ClusterTaintPolicy would; the hub (killed) and
+the controller manager are restarted while `m2` is away; then `m2` answers again, still tainted.
+What tolerates the taint was never evicted and must be on `m2` exactly as before — same UIDs for the
+Deployments, their pods and a ConfigMap; what did not tolerate it was evicted, and only its copy is
+removed from `m2`, through its eviction task, once `m2` answers. (Once the taint goes too, a
+Duplicated workload is placed on `m2` again, as a fresh copy: that is scheduling, not the
+reconnect.)
 """
 
 from __future__ import annotations
