@@ -62,6 +62,11 @@ def encode_times(times: Mapping[str, datetime]) -> str | None:
     return orjson.dumps(ordered).decode()
 
 
+def forgotten_by_reschedule(failed_at: datetime, reschedule_triggered_at: datetime | None) -> bool:
+    """Whether a reschedule from scratch was asked for after the failure (it forgets the failure)."""
+    return reschedule_triggered_at is not None and reschedule_triggered_at > failed_at
+
+
 def failed_clusters(
     annotations: Mapping[str, Any], reschedule_triggered_at: datetime | None
 ) -> frozenset[str]:
@@ -70,7 +75,7 @@ def failed_clusters(
     return frozenset(
         cluster
         for cluster, failed_at in failed_on.items()
-        if reschedule_triggered_at is None or reschedule_triggered_at <= failed_at
+        if not forgotten_by_reschedule(failed_at, reschedule_triggered_at)
     )
 
 

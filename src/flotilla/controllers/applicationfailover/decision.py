@@ -19,7 +19,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from flotilla.api.karmada.clustertimes import ClusterTimes
+from flotilla.api.karmada.clustertimes import ClusterTimes, forgotten_by_reschedule
 from flotilla.api.karmada.constants import ResourceHealth
 from flotilla.api.karmada.work import AggregatedStatusItem
 
@@ -108,7 +108,7 @@ def still_failed(
     """
     kept: ClusterTimes = {}
     for cluster, failed_at in failed_on.items():
-        if reschedule_triggered_at is not None and reschedule_triggered_at > failed_at:
+        if forgotten_by_reschedule(failed_at, reschedule_triggered_at):
             continue
         if cluster in scheduled and health.get(cluster) == ResourceHealth.HEALTHY:
             continue
