@@ -36,12 +36,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.cli.localhub.failover import install_failover_policies
 from flotilla.client import Client, load_kubeconfig
-from propagation import PYTHON, Process, deployment, gather_limited, percentile
+from propagation import PYTHON, Process, deployment, gather_limited, join, percentile, start_hub, start_sim
 
 DEPLOYMENT = GroupVersionKind("apps", "v1", "Deployment")
 RESOURCE_BINDING = GroupVersionKind("work.karmada.io", "v1alpha2", "ResourceBinding")
@@ -226,24 +224,7 @@ async def run(args: argparse.Namespace, root: Path) -> None:
     if args.keep:
         print(f"data and logs in {root}", flush=True)
     hub_dir = root / "hub"
-    hub = Process(
-        "hub",
-        [
-            "apiserver",
-            "--data-dir",
-            str(hub_dir),
-            "--secure-port",
-            "0",
-            "--log-level",
-            "warning",
-            "--max-requests-inflight",
-            "0",
-            "--max-mutating-requests-inflight",
-            "0",
-        ],
-        root,
-        "serving on",
-    )
+    hub = start_hub(root)
     clusters = [f"m{i:02d}" for i in range(args.clusters)]
     victim = clusters[len(clusters) // 2]
     config = {
@@ -252,23 +233,7 @@ async def run(args: argparse.Namespace, root: Path) -> None:
             for c in clusters
         ]
     }
-    (root / "sim.yaml").write_text(yaml.safe_dump(config))
-    sim = Process(
-        "sim",
-        [
-            "sim",
-            "--data-dir",
-            str(root / "sim"),
-            "--config",
-            str(root / "sim.yaml"),
-            "--pod-start-seconds",
-            "0.2",
-            "--log-level",
-            "warning",
-        ],
-        root,
-        "flotilla sim: serving",
-    )
+    sim = start_sim(root, config)
     manager = None
     hub_client = Client(load_kubeconfig(hub_dir / "admin.kubeconfig"), field_manager="bench", timeout=120)
     members = {
@@ -276,23 +241,7 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         for c in clusters
     }
     try:
-        for name in clusters:
-            subprocess.run(  # noqa: ASYNC221 - setup, before anything is timed
-                [
-                    PYTHON,
-                    "-m",
-                    "flotilla",
-                    "join",
-                    name,
-                    "--kubeconfig",
-                    str(hub_dir / "admin.kubeconfig"),
-                    "--cluster-kubeconfig",
-                    str(root / "sim" / f"{name}.kubeconfig"),
-                ],
-                check=True,
-                capture_output=True,
-                timeout=60,
-            )
+        join(root, clusters)
         await install_failover_policies(hub_dir / "admin.kubeconfig")
         manager = Process(
             "controller-manager",

@@ -286,14 +286,14 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-async def run(args: argparse.Namespace, root: Path) -> None:
-    hub_dir = root / "hub"
-    hub = Process(
+def start_hub(root: Path) -> Process:
+    """A hub API server under `root/hub`, without in-flight limits (the bench is its only client)."""
+    return Process(
         "hub",
         [
             "apiserver",
             "--data-dir",
-            str(hub_dir),
+            str(root / "hub"),
             "--secure-port",
             "0",
             "--log-level",
@@ -306,21 +306,12 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         root,
         "serving on",
     )
-    clusters = [f"m{i:02d}" for i in range(args.clusters)]
-    config = {
-        "clusters": [
-            {
-                "name": c,
-                "nodes": args.nodes,
-                "nodePods": args.node_pods,
-                "nodeCPU": "64",
-                "nodeMemory": "256Gi",
-            }
-            for c in clusters
-        ]
-    }
+
+
+def start_sim(root: Path, config: dict[str, Any]) -> Process:
+    """`flotilla sim` serving the clusters of `config` (its `--config` file), under `root/sim`."""
     (root / "sim.yaml").write_text(yaml.safe_dump(config))
-    sim = Process(
+    return Process(
         "sim",
         [
             "sim",
@@ -336,25 +327,49 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         root,
         "flotilla sim: serving",
     )
+
+
+def join(root: Path, clusters: list[str]) -> None:
+    """`flotilla join` each simulated cluster to the hub (setup, before anything is timed)."""
+    for name in clusters:
+        subprocess.run(
+            [
+                PYTHON,
+                "-m",
+                "flotilla",
+                "join",
+                name,
+                "--kubeconfig",
+                str(root / "hub" / "admin.kubeconfig"),
+                "--cluster-kubeconfig",
+                str(root / "sim" / f"{name}.kubeconfig"),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+
+async def run(args: argparse.Namespace, root: Path) -> None:
+    hub_dir = root / "hub"
+    hub = start_hub(root)
+    clusters = [f"m{i:02d}" for i in range(args.clusters)]
+    config = {
+        "clusters": [
+            {
+                "name": c,
+                "nodes": args.nodes,
+                "nodePods": args.node_pods,
+                "nodeCPU": "64",
+                "nodeMemory": "256Gi",
+            }
+            for c in clusters
+        ]
+    }
+    sim = start_sim(root, config)
     manager = None
     try:
-        for name in clusters:
-            subprocess.run(  # noqa: ASYNC221 - setup, before anything is timed
-                [
-                    PYTHON,
-                    "-m",
-                    "flotilla",
-                    "join",
-                    name,
-                    "--kubeconfig",
-                    str(hub_dir / "admin.kubeconfig"),
-                    "--cluster-kubeconfig",
-                    str(root / "sim" / f"{name}.kubeconfig"),
-                ],
-                check=True,
-                capture_output=True,
-                timeout=60,
-            )
+        join(root, clusters)
         manager = Process(
             "controller-manager",
             [
