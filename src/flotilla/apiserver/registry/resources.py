@@ -24,6 +24,7 @@ from flotilla.apiserver.registry.tables import TableConvertor, builtin_convertor
 
 if TYPE_CHECKING:
     from flotilla.apiserver.registry.cel.rules import RuleNode
+    from flotilla.apiserver.registry.conversion.converters import Conversion
 
 # Group order of kube-apiserver's discovery (its group priorities), so `kubectl api-resources`
 # and short-name resolution prefer what kubectl users expect.
@@ -106,6 +107,8 @@ class CustomResourceFacts:
     under this schema alone (so a write may skip every value equal to the stored one); else None."""
     rules: RuleNode | None = None
     """The version's `x-kubernetes-validations`, compiled once (None when it has none)."""
+    conversion: Conversion | None = None
+    """How objects stored at another version reach this one (None: every object is at this one)."""
 
 
 @dataclass(eq=False)
