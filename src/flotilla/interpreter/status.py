@@ -2,22 +2,20 @@
 
 `reflect_status(member_object)` is Karmada's InterpretStatus: the work-status controller stores its
 answer in `Work.status.manifestStatuses[].status`, and the binding-status controller copies it into
-`ResourceBinding.status.aggregatedStatus[].status`. Workloads reflect their replica counters, plus
-two numbers that make the template's `observedGeneration` trustworthy: the member object's own
-`generation` and `resourceTemplateGeneration`, the template generation the member copy was
-rendered from (the `resourcetemplate.karmada.io/generation` annotation the binding controller puts
-on every manifest). Services reflect their load balancer only when they are of type LoadBalancer;
-every kind without a rule reflects its whole `.status`. Fields follow the Go types' JSON: zero
-counters that kube omits are omitted.
+`ResourceBinding.status.aggregatedStatus[].status`. Workloads reflect their replica counters and
+generations, and what tells a finished rollout from a running one (`workloadstatus`). Services
+reflect their load balancer only when they are of type LoadBalancer; every kind without a rule
+reflects its whole `.status`. Fields follow the Go types' JSON: zero counters that kube omits are
+omitted.
 
 `aggregate_status(template, items, now=...)` is AggregateStatus: it folds the per-cluster statuses
 of the binding into the template's own status, so `kubectl get deploy` on the hub shows `READY
-2/2` when two members run one ready pod each. Workload counters add up. `observedGeneration` moves
-to the template's generation only when every member has observed its own latest generation and
-runs a copy rendered from the template's current generation; until then it keeps its old value,
-which is what lets Argo CD and `kubectl rollout status` tell a finished rollout from a stale one.
-Jobs and CronJobs are folded in `flotilla.interpreter.jobstatus`, Pods and volumes (phases) in
-`flotilla.interpreter.phases`.
+2/2` when two members run one ready pod each, and `kubectl wait --for=condition=Available` and
+kstatus read the template as they would one Deployment. The items are one per scheduled cluster
+(a cluster whose Work is not applied yet has one without a status). Workloads are folded in
+`flotilla.interpreter.workloadstatus` (counters, `observedGeneration`, Deployment conditions,
+StatefulSet revisions), Jobs and CronJobs in `flotilla.interpreter.jobstatus`, Pods and volumes
+(phases) in `flotilla.interpreter.phases`.
 
 Both functions are pure: they return new dicts and never touch their arguments.
 """
@@ -28,110 +26,16 @@ import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from functools import partial
 from typing import Any
 
-from flotilla.interpreter import jobstatus, kinds, phases
-from flotilla.interpreter.kinds import GroupKind, InterpreterError
+from flotilla.interpreter import jobstatus, kinds, phases, workloadstatus
+from flotilla.interpreter.kinds import GroupKind
 from flotilla.interpreter.statusitems import StatusItems, counter, item_status
-
-RESOURCE_TEMPLATE_GENERATION_ANNOTATION = "resourcetemplate.karmada.io/generation"
 
 Status = dict[str, Any]
 
 
-class _Counters:
-    """The counter fields of a workload status in Go field order, and those kube always writes."""
-
-    def __init__(self, fields: Sequence[str], required: Sequence[str] = ()) -> None:
-        self.fields = tuple(fields)
-        self.required = frozenset(required)
-
-
-_DEPLOYMENT = _Counters(
-    (
-        "observedGeneration",
-        "replicas",
-        "updatedReplicas",
-        "readyReplicas",
-        "availableReplicas",
-        "unavailableReplicas",
-    )
-)
-_STATEFUL_SET = _Counters(
-    (
-        "observedGeneration",
-        "replicas",
-        "readyReplicas",
-        "currentReplicas",
-        "updatedReplicas",
-        "availableReplicas",
-    ),
-    required=("replicas", "availableReplicas"),
-)
-_DAEMON_SET = _Counters(
-    (
-        "currentNumberScheduled",
-        "numberMisscheduled",
-        "desiredNumberScheduled",
-        "numberReady",
-        "observedGeneration",
-        "updatedNumberScheduled",
-        "numberAvailable",
-        "numberUnavailable",
-    ),
-    required=("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady"),
-)
-_REPLICA_SET = _Counters(
-    ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"),
-    required=("replicas",),
-)
-_WORKLOADS: Mapping[GroupKind, _Counters] = {
-    kinds.DEPLOYMENT: _DEPLOYMENT,
-    kinds.STATEFUL_SET: _STATEFUL_SET,
-    kinds.DAEMON_SET: _DAEMON_SET,
-    kinds.REPLICA_SET: _REPLICA_SET,
-}
-
-
-def _write_counters(status: Status, counters: _Counters, values: Mapping[str, int]) -> None:
-    for field in counters.fields:
-        value = values.get(field, 0)
-        if value or field in counters.required:
-            status[field] = value
-        else:
-            status.pop(field, None)
-
-
-def resource_template_generation(obj: Mapping[str, Any]) -> int:
-    """The template generation a member copy was rendered from (0 when the annotation is absent)."""
-    text = kinds.nested_mapping(obj, "metadata", "annotations").get(RESOURCE_TEMPLATE_GENERATION_ANNOTATION)
-    if text is None or text == "":
-        return 0
-    try:
-        return int(text)
-    except (TypeError, ValueError):
-        raise InterpreterError(
-            f"annotation {RESOURCE_TEMPLATE_GENERATION_ANNOTATION}={text!r} is not an integer"
-        ) from None
-
-
 # --- reflect -------------------------------------------------------------------------------------------
-
-
-def _reflect_workload(obj: Mapping[str, Any], counters: _Counters) -> Status | None:
-    status = obj.get("status")
-    if not isinstance(status, Mapping):
-        return None
-    reflected: Status = {}
-    generation = kinds.nested_int(obj, "metadata", "generation")
-    if generation:
-        reflected["generation"] = generation
-    template_generation = resource_template_generation(obj)
-    if template_generation:
-        reflected["resourceTemplateGeneration"] = template_generation
-    _write_counters(reflected, counters, {field: counter(status, field) for field in counters.fields})
-    return reflected or None
 
 
 def _reflect_service(obj: Mapping[str, Any]) -> Status | None:
@@ -162,10 +66,7 @@ def _reflect_whole(obj: Mapping[str, Any]) -> Status | None:
 
 
 _REFLECTORS: Mapping[GroupKind, Callable[[Mapping[str, Any]], Status | None]] = {
-    **{
-        group_kind: partial(_reflect_workload, counters=counters)
-        for group_kind, counters in _WORKLOADS.items()
-    },
+    **dict.fromkeys(workloadstatus.WORKLOADS, workloadstatus.reflect_workload),
     kinds.SERVICE: _reflect_service,
     kinds.INGRESS: _reflect_whole,
     kinds.JOB: _reflect_fields(
@@ -190,34 +91,6 @@ def reflect_status(obj: Mapping[str, Any]) -> Status | None:
 
 
 # --- aggregate -----------------------------------------------------------------------------------------
-
-
-def member_observed_latest(item: Mapping[str, Any], template_generation: int) -> bool:
-    """Whether a member has observed its latest generation and runs a copy of the current template."""
-    status = item_status(item)
-    if status is None:
-        return False
-    observed = counter(status, "observedGeneration")
-    generation = counter(status, "generation")
-    return observed >= generation and counter(status, "resourceTemplateGeneration") >= template_generation
-
-
-def _aggregate_workload(template: dict[str, Any], items: StatusItems, counters: _Counters) -> None:
-    summed = {field: 0 for field in counters.fields if field != "observedGeneration"}
-    for item in items:
-        status = item_status(item)
-        if status is not None:
-            for field in summed:
-                summed[field] += counter(status, field)
-    status = template.get("status")
-    if not isinstance(status, dict):
-        status = template["status"] = {}
-    template_generation = kinds.nested_int(template, "metadata", "generation")
-    if items and all(member_observed_latest(item, template_generation) for item in items):
-        summed["observedGeneration"] = template_generation
-    else:
-        summed["observedGeneration"] = counter(status, "observedGeneration")
-    _write_counters(status, counters, summed)
 
 
 def _load_balancer_ingress(items: StatusItems) -> list[dict[str, Any]]:
@@ -292,10 +165,7 @@ def _aggregate_with(
 
 
 _AGGREGATORS: Mapping[GroupKind, Callable[[dict[str, Any], StatusItems, datetime], None]] = {
-    **{
-        group_kind: _aggregate_with(partial(_aggregate_workload, counters=counters))
-        for group_kind, counters in _WORKLOADS.items()
-    },
+    **dict.fromkeys(workloadstatus.WORKLOADS, workloadstatus.aggregate_workload),
     kinds.SERVICE: _aggregate_with(_aggregate_load_balancer),
     kinds.INGRESS: _aggregate_with(_aggregate_load_balancer),
     kinds.HORIZONTAL_POD_AUTOSCALER: _aggregate_with(_aggregate_autoscaler),
@@ -314,8 +184,8 @@ AGGREGATE_STATUS_KINDS = frozenset(_AGGREGATORS)
 def aggregate_status(template: Mapping[str, Any], items: StatusItems, *, now: datetime) -> dict[str, Any]:
     """A copy of the template with its status folded from the members' statuses.
 
-    `now` stamps the conditions a Job gains (Complete, Failed); kinds without a rule come back
-    unchanged.
+    `items` are one per scheduled cluster; `now` stamps the conditions a Deployment or a Job gains
+    or changes. Kinds without a rule come back unchanged.
     """
     aggregated = copy.deepcopy(dict(template))
     aggregator = _AGGREGATORS.get(kinds.group_kind(template))

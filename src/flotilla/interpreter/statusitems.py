@@ -31,3 +31,18 @@ def counter(status: Mapping[str, Any], field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InterpreterError(f"status.{field}: expected an integer, got {value!r}")
     return value
+
+
+def member_observed_latest(item: Mapping[str, Any], template_generation: int) -> bool:
+    """Whether a member has observed its latest generation and runs a copy of the current template.
+
+    Workloads reflect their own `generation` and the `resourceTemplateGeneration` their copy was
+    rendered from beside `observedGeneration` (`workloadstatus`); a member that has reported
+    nothing has observed nothing.
+    """
+    status = item_status(item)
+    if status is None:
+        return False
+    observed = counter(status, "observedGeneration")
+    generation = counter(status, "generation")
+    return observed >= generation and counter(status, "resourceTemplateGeneration") >= template_generation
