@@ -11,7 +11,10 @@ For every target cluster whose Work exists, one item, sorted by cluster name:
 `FullyApplied` is `True` when every target cluster has an item and every item is applied — the
 binding's workload has reached all its clusters.
 
-These items are also what `interpreter.aggregate_status` folds into the template's own status.
+The template's own status is folded from the same items by `interpreter.aggregate_status`, with
+one more for each target cluster whose Work does not exist yet (`scheduled_items`): a cluster the
+workload is scheduled to but not yet delivered to holds the template back from looking Available or
+Complete, as a copy that has not reported does.
 """
 
 from __future__ import annotations
@@ -83,6 +86,17 @@ def aggregated_status(
         for cluster, work in sorted(works.items())
         if work is not None and not (work.get("metadata") or {}).get("deletionTimestamp")
     ]
+
+
+def scheduled_items(targets: Sequence[str], items: Sequence[Item]) -> list[Item]:
+    """`items` plus a not-applied item for each target cluster that has none, by cluster name."""
+    present = {str(item.get("clusterName")) for item in items}
+    missing: list[Item] = [
+        {"clusterName": cluster, "applied": False, "health": str(ResourceHealth.UNKNOWN)}
+        for cluster in dict.fromkeys(targets)
+        if cluster not in present
+    ]
+    return sorted([*items, *missing], key=lambda item: str(item.get("clusterName")))
 
 
 def fully_applied(targets: Sequence[str], items: Sequence[Mapping[str, Any]]) -> bool:

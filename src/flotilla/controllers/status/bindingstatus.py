@@ -6,7 +6,9 @@ server-side apply (field manager `flotilla-binding-status`; conditions are a lis
 type, so the scheduler's `Scheduled` condition beside it stays the scheduler's). Then the
 template's own status is folded from the items by the resource interpreter
 (`interpreter.aggregate_status`: replica counters summed, `observedGeneration` raised only when
-every member runs the current template) and written to the template's `status` subresource as a
+every member runs the current template, a Deployment's Available and Progressing and a Job's
+Complete or Failed conditions from every scheduled copy — a target cluster without a Work yet
+counts as a copy not applied) and written to the template's `status` subresource as a
 merge patch of what changed (`templatestatus`) — only when it changed, so `kubectl get deploy
 nginx` on the hub shows `READY 2/2` once both members run their replica.
 
@@ -25,7 +27,11 @@ from flotilla.api.karmada import constants, names
 from flotilla.api.karmada.work import ClusterResourceBinding, ResourceBinding, ResourceBindingSpec
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
 from flotilla.client.client import MERGE_PATCH
-from flotilla.controllers.status.aggregation import aggregated_status, fully_applied_condition
+from flotilla.controllers.status.aggregation import (
+    aggregated_status,
+    fully_applied_condition,
+    scheduled_items,
+)
 from flotilla.controllers.status.templatestatus import status_patch
 from flotilla.interpreter import AGGREGATE_STATUS_KINDS, InterpreterError, aggregate_status, group_kind
 from flotilla.runtime.controller import TerminalError
@@ -168,7 +174,7 @@ class BindingStatusController(HubController):
         await self._write_binding_status(kind, obj, items, fully_applied_condition(obj, targets, items, now))
         if group_kind(template) in AGGREGATE_STATUS_KINDS:
             try:
-                aggregated = aggregate_status(template, items, now=now)
+                aggregated = aggregate_status(template, scheduled_items(targets, items), now=now)
             except InterpreterError as exc:
                 raise TerminalError(
                     f"cannot aggregate the status of {kind} {namespace}/{name}: {exc}"

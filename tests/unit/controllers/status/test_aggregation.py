@@ -5,7 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flotilla.controllers.status.aggregation import aggregated_status, fully_applied, fully_applied_condition
+from flotilla.controllers.status.aggregation import (
+    aggregated_status,
+    fully_applied,
+    fully_applied_condition,
+    scheduled_items,
+)
 
 TEMPLATE = {
     "apiVersion": "apps/v1",
@@ -87,3 +92,16 @@ def test_fully_applied_condition_keeps_its_time_while_unchanged() -> None:
     failed = fully_applied_condition(binding, ["sz", "fz"], items, later)
     assert (failed["status"], failed["reason"]) == ("False", "FullyAppliedFailed")
     assert failed["lastTransitionTime"] == "2027-01-01T00:00:00Z"
+
+
+def test_a_target_without_a_work_yet_counts_as_a_copy_not_applied() -> None:
+    """The template's status is folded over every target: one whose Work is missing is not applied."""
+    reported = {"identifier": IDENTIFIER, "status": {"readyReplicas": 1}, "health": "Healthy"}
+    items = aggregated_status({"sz": work("True", reported), "fz": None}, TEMPLATE)
+    assert [item["clusterName"] for item in items] == ["sz"]
+    assert scheduled_items(["sz", "fz", "gz"], items) == [
+        {"clusterName": "fz", "applied": False, "health": "Unknown"},
+        {"clusterName": "gz", "applied": False, "health": "Unknown"},
+        items[0],
+    ]
+    assert scheduled_items(["sz"], items) == items
