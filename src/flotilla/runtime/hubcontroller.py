@@ -16,7 +16,8 @@ per status interval, so the member is watched incrementally instead of listed ev
 `ManagerSettings` holds the flags of `flotilla controller-manager` that controllers read, among them
 Karmada's feature gates (`FeatureGates`, `--feature-gates=Failover=true,…`). Flotilla's defaults
 differ from Karmada's where Karmada's leave a user without failover: `Failover` is on here (off in
-Karmada since v1.12), and so is NoExecute taint eviction.
+Karmada since v1.12), and so is NoExecute taint eviction; and `WorkloadAffinity` is on, so an
+accepted `workloadAffinity` is enforced.
 """
 
 from __future__ import annotations
@@ -50,12 +51,14 @@ KARMADA_FEATURE_GATES: Mapping[str, bool] = {
     "FederatedQuotaEnforcement": False,
     "MultiplePodTemplatesScheduling": False,
     "ControllerPriorityQueue": True,
-    "WorkloadAffinity": False,
+    "WorkloadAffinity": True,
     "SchedulingOvercommitProtection": False,
 }
-"""karmada-controller-manager's feature gates (v1.19) with their defaults here. Only `Failover` differs
+"""karmada-controller-manager's feature gates (v1.19) with their defaults here. `Failover` differs
 from Karmada (false there): a member that fails should lose its workloads to the others without a
-flag. Gates Flotilla does not act on are accepted, so Karmada's command lines carry over."""
+flag. So does `WorkloadAffinity` (alpha, false there): a policy's `workloadAffinity` is accepted, so
+the scheduler enforces it unless told not to. Gates Flotilla does not act on are accepted, so
+Karmada's command lines carry over."""
 
 _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
