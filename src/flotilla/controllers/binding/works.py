@@ -96,8 +96,9 @@ def work_up_to_date(existing: Mapping[str, Any], desired: Mapping[str, Any]) -> 
     return not stale
 
 
-REMOVED_AT_ONCE = frozenset({PurgeMode.DIRECTLY, PurgeMode.IMMEDIATELY})
-"""Purge modes whose eviction task keeps no Work (`Immediately` is Directly's old spelling)."""
+REMOVED_AT_ONCE = frozenset({PurgeMode.DIRECTLY})
+"""Purge modes whose eviction task keeps no Work (the API server stores Directly's first name,
+`Immediately`, as `Directly`)."""
 
 
 def clusters_keeping_works(spec: ResourceBindingSpec) -> frozenset[str]:
