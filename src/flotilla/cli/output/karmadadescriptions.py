@@ -66,7 +66,7 @@ def eviction_deadline(task: GracefulEvictionTask, now: datetime) -> str:
     (sooner if the workload is healthy elsewhere first)."""
     if task.suppress_deletion or task.purge_mode == karmada.PurgeMode.NEVER:
         return "kept until suppressDeletion is set false"
-    if task.purge_mode in (karmada.PurgeMode.DIRECTLY, karmada.PurgeMode.IMMEDIATELY):
+    if task.purge_mode == karmada.PurgeMode.DIRECTLY:
         return "removed at once"
     created = timestamp(task.creation_timestamp)
     if created is None:
