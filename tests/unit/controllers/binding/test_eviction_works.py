@@ -21,8 +21,8 @@ def test_gracefully_never_and_unset_purge_modes_keep_the_work() -> None:
 
 
 def test_directly_keeps_nothing() -> None:
-    """Directly (and its old spelling Immediately): the Work is an orphan, removed at once."""
-    assert clusters_keeping_works(spec(("a", "Directly"), ("b", "Immediately"))) == frozenset()
+    """Directly: the Work is an orphan, removed at once (the API server stores `Immediately` as Directly)."""
+    assert clusters_keeping_works(spec(("a", "Directly"))) == frozenset()
 
 
 def test_no_tasks_keep_nothing() -> None:
