@@ -4,7 +4,9 @@ This covers what does not need the schema: the CRD is named `<plural>.<group>`, 
 subdomain with a dot, the scope is Cluster or Namespaced, the names are DNS-1035 labels (kinds may be
 mixed case), there is at least one version and exactly one storage version, and the conversion
 strategy is known. Structural-schema checks belong to the API server's CRD support. Once created, the
-group and plural never change; once established, neither do the scope and kind.
+group and plural never change; once established, neither do the scope and kind. On every update
+`status.storedVersions` must list the storage version and only versions the spec still has: a
+version objects may still be stored at cannot leave the CRD until a user removes it from there.
 """
 
 from __future__ import annotations
@@ -165,3 +167,23 @@ def validate_custom_resource_definition_update(new: dict[str, Any], old: dict[st
         )
     )
     return errors
+
+
+def stored_versions_errors(crd: dict[str, Any]) -> list[FieldError]:
+    """kube's `ValidateCustomResourceDefinitionStoredVersions`: `status.storedVersions` is not empty,
+    holds the storage version, and names only versions of `spec.versions`."""
+    path = "status.storedVersions"
+    listed = fields.items(fields.mapping(crd, "status"), "storedVersions")
+    stored = [version if isinstance(version, str) else "" for version in listed]
+    if not stored:
+        return [fielderrors.invalid(path, [], "must have at least one stored version")]
+    found: list[FieldError] = []
+    remaining = {version: position for position, version in enumerate(stored)}
+    for version in fields.objects(fields.mapping(crd, "spec"), "versions"):
+        name = fields.text(version, "name")
+        if version.get("storage") and name not in remaining:
+            found.append(fielderrors.invalid(path, name, f"must have the storage version {name}"))
+        remaining.pop(name, None)
+    for version, position in sorted(remaining.items(), key=lambda item: item[1]):
+        found.append(fielderrors.invalid(f"{path}[{position}]", version, "must appear in spec.versions"))
+    return found
