@@ -24,6 +24,7 @@ from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.registry.schema.structural import structural_errors
 from flotilla.apiserver.registry.tables import printer_column_errors
 from flotilla.apiserver.registry.validation import validate_create, validate_update
+from flotilla.apiserver.registry.validation.apiextensions import stored_versions_errors
 from flotilla.apiserver.registry.validation.metadata import validate_object_meta, validate_object_meta_update
 
 
@@ -174,12 +175,22 @@ class ServiceStrategy(Strategy):
 
 
 class CustomResourceDefinitionStrategy(Strategy):
+    """kube's CRD strategy: the storage version joins `status.storedVersions` when a write names it."""
+
     def prepare_create(self, obj: dict[str, Any], env: StrategyEnv) -> None:
         super().prepare_create(obj, env)
         obj["status"] = {"conditions": [], "acceptedNames": {"kind": "", "plural": ""}, "storedVersions": []}
+        _record_storage_version(obj)
         finalizers = obj["metadata"].setdefault("finalizers", [])
         if CRD_CLEANUP_FINALIZER not in finalizers:
             finalizers.append(CRD_CLEANUP_FINALIZER)
+
+    def prepare_update(
+        self, new: dict[str, Any], old: dict[str, Any], env: StrategyEnv, subresource: str = ""
+    ) -> None:
+        super().prepare_update(new, old, env, subresource)
+        if subresource != "status":
+            _record_storage_version(new)
 
     def validate_create(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate_create(obj) + crd_schema_errors(obj)
@@ -187,10 +198,23 @@ class CustomResourceDefinitionStrategy(Strategy):
     def validate_update(
         self, new: dict[str, Any], old: dict[str, Any], subresource: str = ""
     ) -> list[FieldError]:
-        found = super().validate_update(new, old, subresource)
+        found = super().validate_update(new, old, subresource) + stored_versions_errors(new)
         # A status write (the CRD controller's conditions) cannot change the schemas: kube's status
         # strategy validates only the status.
         return found if subresource == "status" else found + crd_schema_errors(new)
+
+
+def _record_storage_version(crd: dict[str, Any]) -> None:
+    """Add the storage version to `status.storedVersions` unless it is there (never remove one)."""
+    for version in (crd.get("spec") or {}).get("versions") or []:
+        if isinstance(version, dict) and version.get("storage"):
+            status = crd.setdefault("status", {})
+            stored = status.get("storedVersions")
+            stored = list(stored) if isinstance(stored, list) else []
+            if version.get("name") not in stored:
+                stored.append(version.get("name"))
+            status["storedVersions"] = stored
+            return
 
 
 CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
