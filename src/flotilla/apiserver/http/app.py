@@ -215,7 +215,10 @@ def build_app(
     app[discovery.DISCOVERY] = discovery.DiscoveryCache()
     app[OPENAPI] = OpenAPICache(ctx.settings.kubernetes_version)
     router = app.router
+    # Each of /version and the discovery paths also with one trailing slash, as kube-apiserver
+    # serves them (see http/discovery.py); kr8s asks for /version/ when it starts.
     router.add_get("/version", version)
+    router.add_get("/version/", version)
     for path in ("/healthz", "/livez", "/readyz"):
         router.add_get(path, health)
         router.add_get(path + "/{check:.*}", health)
@@ -227,8 +230,11 @@ def build_app(
     router.add_get("/apis", discovery.apis_root)
     router.add_get("/apis/", discovery.apis_root)
     router.add_get("/api/{version}", discovery.group_version)
+    router.add_get("/api/{version}/", discovery.group_version)
     router.add_get("/apis/{group}", discovery.group)
+    router.add_get("/apis/{group}/", discovery.group)
     router.add_get("/apis/{group}/{version}", discovery.group_version)
+    router.add_get("/apis/{group}/{version}/", discovery.group_version)
     router.add_route("*", "/api/{tail:.+}", handle_resource)
     router.add_route("*", "/apis/{tail:.+}", handle_resource)
     return app

@@ -3,6 +3,15 @@
 kubectl 1.32 asks `/api` and `/apis` for the aggregated form first and falls back to legacy
 discovery when the response's content type says plain JSON. Both are built from the resource
 registry and cached until it changes (a CRD was added or removed).
+
+Every discovery path also answers with one trailing slash, as kube-apiserver's do: `/version`,
+`/api`, `/api/v1` and `/apis/<group>/<version>` are go-restful routes there, and go-restful matches
+a route's path followed by nothing or by a single `/` (its route expression ends in `(/.*)?$`, and
+a route whose remainder is more than `/` is not a candidate), so `/version/` and `/api/v1/` answer
+200 while `/version/x` and `/version//` are 404. `/apis/` and `/apis/<group>/` are registered on the
+aggregator's mux beside `/apis` and `/apis/<group>` (`UnlistedHandle(groupPath+"/", ...)`), so
+they answer the same documents too. Resource paths (`/api/v1/namespaces/`) already read as the path
+without the slash here, as kube's request-info parser splits them the same way.
 """
 
 from __future__ import annotations
