@@ -1,9 +1,17 @@
 """Applying a PATCH body of any of Kubernetes' patch types to the current object.
 
 A patch is decoded once (`read_patch`), before the write starts, and applied to the current object
-each time the write is tried (`apply_decoded_patch`). Reading a YAML body, and applying a big patch
+each time the write is tried (`patch_stored_object`). Reading a YAML body, and applying a big patch
 or one of many operations, run in a worker thread, so the event loop keeps serving other requests
 meanwhile: their cost is bounded (see `objectbounds` and `patch.json_patch`), but not small.
+
+kube-apiserver applies a patch to the whole stored object as it would serve it — resourceVersion,
+uid, creationTimestamp, generation and managedFields included — so a JSON patch may `test` the
+resourceVersion, `replace` it, or replace managedFields (kubectl's migration from client-side to
+server-side apply sends exactly that). The resourceVersion the patched object carries is then the
+write's precondition (`pinned_resource_version`): the current one when the patch left it alone, so
+the write retries on a concurrent change, another one when the patch set it, which is 409 unless it
+is still current, and none when the patch removed it.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from flotilla.apiserver.registry.patch.json_patch import (
     decode_operations,
 )
 from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.store.watchcache import CachedObject
 
 IN_LOOP_BODY_BYTES = 64 * 1024
 """A patch body up to this size is applied on the event loop; a bigger one in a worker thread."""
@@ -151,6 +160,21 @@ def apply_decoded_patch(
     if not isinstance(merged, dict):
         raise errors.BadRequest("the patch must leave an object")
     return merged
+
+
+async def patch_stored_object(
+    current: CachedObject, patch: DecodedPatch, served: ServedResource | None
+) -> dict[str, Any]:
+    """The stored object with the patch applied, as kube-apiserver applies one: to the object as it is
+    served, resourceVersion and every other system field included (a new dict; `current` is untouched)."""
+    return await apply_decoded_patch_async(current.obj, patch, served, len(current.raw))
+
+
+def pinned_resource_version(patched: dict[str, Any]) -> str:
+    """The resourceVersion a patched object must still have in store ("" for none: unconditional)."""
+    metadata = patched.get("metadata")
+    value = metadata.get("resourceVersion") if isinstance(metadata, dict) else None
+    return "" if value is None else str(value)
 
 
 async def apply_decoded_patch_async(

@@ -7,10 +7,12 @@ validating admission → store (retrying generated-name collisions).
 Update (`update_flow`): read the current object, compute the new one (a PUT body, a patched copy, an
 apply, a status or scale change), keep what clients may not change, default, mutating admission,
 bump the generation when the desired state changed, record field ownership, validate, validating
-admission, and write guarded by the current revision. Losing a race with another writer re-runs the
-computation on the fresh object — unless the client pinned a resourceVersion, which answers 409 as
-kube-apiserver does. An update that changes nothing (timestamps of managedFields aside) writes
-nothing; an update that removes the last finalizer of a deleting object deletes it.
+admission, and write guarded by the current revision. The object computed carries the
+resourceVersion the write is conditional on (a PUT's, or what a patch left there): one that is not
+the current revision answers 409 as kube-apiserver does. Losing a race with another writer re-runs
+the computation on the fresh object, and that check with it. An update that changes nothing
+(timestamps of managedFields aside) writes nothing; an update that removes the last finalizer of a
+deleting object deletes it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from flotilla.apiserver.registry import apply as ssa
 from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.registry.strategy import Strategy
+from flotilla.apiserver.registry.validation.metadata import no_new_finalizers
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.objectstore import StaleRevision
 from flotilla.apiserver.store.watchcache import CachedObject
@@ -318,8 +321,10 @@ async def update_flow(
                 return await ctx.store.delete(served, current)
             return await ctx.store.update(served, new, current.revision)
         except StaleRevision:
-            if wanted:
-                raise errors.conflict(served.type.group_resource, info.name, errors.STALE_OBJECT) from None
+            # Another write won: compute again on the fresh object. A write that pins a revision
+            # (a PUT's resourceVersion, one a patch set) then meets the check above and answers 409;
+            # a patch that left resourceVersion alone carries the fresh one and goes through.
+            continue
     raise errors.conflict(
         served.type.group_resource, info.name, "too many concurrent writes to this object; try again"
     )
@@ -373,17 +378,15 @@ def check_finalizers(new: dict[str, Any], old: dict[str, Any]) -> None:
     old_meta = old.get("metadata") or {}
     if not old_meta.get("deletionTimestamp"):
         return
-    added = set(new["metadata"].get("finalizers") or []) - set(old_meta.get("finalizers") or [])
-    if added:
+    found = no_new_finalizers(
+        list(new["metadata"].get("finalizers") or []),
+        list(old_meta.get("finalizers") or []),
+        "metadata.finalizers",
+    )
+    if found:
         raise errors.Invalid(
             "no new finalizers can be added if the object is being deleted",
-            causes=[
-                fielderrors.forbidden(
-                    "metadata.finalizers",
-                    "no new finalizers can be added if the "
-                    f"object is being deleted, found new finalizers {sorted(added)}",
-                ).cause()
-            ],
+            causes=[error.cause() for error in found],
         )
 
 
