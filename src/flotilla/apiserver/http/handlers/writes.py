@@ -31,7 +31,9 @@ from flotilla.apiserver.writes.normalize import FieldValidation
 from flotilla.apiserver.writes.offloop import OFF_LOOP_BYTES, on_or_off_loop
 from flotilla.apiserver.writes.patching import (
     apply_decoded_patch_async,
+    patch_stored_object,
     patch_type_of,
+    pinned_resource_version,
     read_apply_body,
     read_patch,
 )
@@ -147,14 +149,8 @@ async def patch(
     pinned = [""]
 
     async def compute(current: CachedObject) -> dict[str, Any]:
-        # Every patch type leaves its input alone and returns an object sharing nothing with it, so
-        # the cached object is patched as it is: only the metadata without resourceVersion is new.
-        start = {**current.obj, "metadata": {**current.metadata}}
-        start["metadata"].pop("resourceVersion", None)
-        patched = await apply_decoded_patch_async(start, decoded, served, len(current.raw))
-        obj = normalize.check_kind(served, patched)
-        # A patch that sets resourceVersion makes it a precondition, as in kube-apiserver.
-        pinned[0] = str(obj["metadata"].get("resourceVersion") or "")
+        obj = normalize.check_kind(served, await patch_stored_object(current, decoded, served))
+        pinned[0] = pinned_resource_version(obj)
         normalize.check_namespace(served, obj, info.namespace)
         if obj["metadata"].get("name") != info.name:
             raise errors.BadRequest(
@@ -320,7 +316,6 @@ async def write_scale(
     async def compute(current: CachedObject) -> dict[str, Any]:
         current_scale = scale.scale_of(served, current.obj)
         if patch is not None:
-            current_scale["metadata"].pop("resourceVersion", None)
             wanted = await apply_decoded_patch_async(current_scale, patch, None)
         else:
             assert decoded is not None
@@ -328,7 +323,7 @@ async def write_scale(
                 served, decoded.obj, expected_kind="Scale", expected_api_version="autoscaling/v1"
             )
         replicas = _scale_replicas(wanted, info.name)
-        pinned[0] = str((wanted.get("metadata") or {}).get("resourceVersion") or "")
+        pinned[0] = pinned_resource_version(wanted)
         return scale.with_replicas(served, current.copy(), replicas)
 
     item = await update_flow(
