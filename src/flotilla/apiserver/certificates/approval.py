@@ -42,7 +42,12 @@ from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.objectstore import StaleRevision
 from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.writes import normalize
-from flotilla.apiserver.writes.patching import apply_decoded_patch_async, patch_type_of, read_patch
+from flotilla.apiserver.writes.patching import (
+    patch_stored_object,
+    patch_type_of,
+    pinned_resource_version,
+    read_patch,
+)
 from flotilla.apiserver.writes.pipeline import WriteOptions, invalid, unsaved
 
 Wanted = Callable[[CachedObject], dict[str, Any] | Awaitable[dict[str, Any]]]
@@ -132,8 +137,7 @@ async def write_approval(
         try:
             return await ctx.store.update(served, new, current.revision)
         except StaleRevision:
-            if revision:
-                raise errors.conflict(resource, name, errors.STALE_OBJECT) from None
+            continue  # again on the fresh object, whose revision a pinned one then no longer matches
     raise errors.conflict(resource, name, "too many concurrent writes to this object; try again")
 
 
@@ -166,12 +170,8 @@ async def patch_approval(
     pinned = [""]
 
     async def patched(current: CachedObject) -> dict[str, Any]:
-        start = current.copy()
-        start["metadata"].pop("resourceVersion", None)
-        obj = normalize.check_kind(
-            served, await apply_decoded_patch_async(start, decoded, served, len(current.raw))
-        )
-        pinned[0] = str(obj["metadata"].get("resourceVersion") or "")
+        obj = normalize.check_kind(served, await patch_stored_object(current, decoded, served))
+        pinned[0] = pinned_resource_version(obj)
         value_errors = normalize.decode_fields(ctx, served, obj, options.validation, [], options.warnings)
         if value_errors:
             raise invalid(served, info.name, value_errors)
