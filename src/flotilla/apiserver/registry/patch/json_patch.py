@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from flotilla.apiserver.gostrings import go_quote
 from flotilla.apiserver.registry.objectbounds import MAX_DEPTH, nesting_depth
 from flotilla.apiserver.registry.patch.errors import PatchError
 
@@ -109,7 +110,7 @@ def parse_pointer(pointer: str, shown: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not pointer.startswith("/"):
-        raise PatchError(f'{shown}: the JSON pointer "{pointer}" must be empty or start with "/"')
+        raise PatchError(f'{shown}: the JSON pointer {go_quote(pointer)} must be empty or start with "/"')
     return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/"))
 
 
@@ -137,7 +138,9 @@ def apply_operations(document: Any, operations: list[Operation]) -> Any:
             if operation.tokens[: len(operation.source_tokens)] == operation.source_tokens and len(
                 operation.tokens
             ) > len(operation.source_tokens):
-                raise operation.fail(f'"{operation.source}" cannot be moved into one of its own children')
+                raise operation.fail(
+                    f"{go_quote(operation.source)} cannot be moved into one of its own children"
+                )
             value = _remove(document, operation.source_tokens, operation)
             document = _add(document, operation.tokens, value, operation)
         else:  # copy
@@ -218,7 +221,7 @@ def _resolve(document: Any, tokens: tuple[str, ...], operation: Operation) -> An
 def _parent(document: Any, tokens: tuple[str, ...], operation: Operation) -> tuple[Any, str]:
     parent = _resolve(document, tokens[:-1], operation)
     if not isinstance(parent, dict | list):
-        raise operation.fail(f'"{_pointer(tokens[:-1])}" is not an object or a list')
+        raise operation.fail(f"{go_quote(_pointer(tokens[:-1]))} is not an object or a list")
     return parent, tokens[-1]
 
 
@@ -226,14 +229,14 @@ def _get(node: Any, key: str, operation: Operation) -> Any:
     if isinstance(node, dict):
         found = node.get(key, _MISSING)
         if found is _MISSING:
-            raise operation.fail(f'there is no field "{key}" to {operation.op}')
+            raise operation.fail(f"there is no field {go_quote(key)} to {operation.op}")
         return found
     if isinstance(node, list):
         index = _index(key, operation)
         if index >= len(node):
             raise operation.fail(f"index {index} is past the end of the list (length {len(node)})")
         return node[index]
-    raise operation.fail(f'"{key}" is inside a value that is not an object or a list')
+    raise operation.fail(f"{go_quote(key)} is inside a value that is not an object or a list")
 
 
 def _set(parent: Any, key: str, value: Any) -> None:
@@ -245,7 +248,9 @@ def _set(parent: Any, key: str, value: Any) -> None:
 
 def _index(key: str, operation: Operation) -> int:
     if not (key.isascii() and key.isdigit()):
-        raise operation.fail(f'"{key}" is not a list index (a non-negative integer, or "-" to append)')
+        raise operation.fail(
+            f'{go_quote(key)} is not a list index (a non-negative integer, or "-" to append)'
+        )
     return int(key)
 
 
@@ -271,4 +276,4 @@ def json_equal(left: Any, right: Any) -> bool:
 
 
 def _quote(value: Any) -> str:
-    return f'"{value}"' if isinstance(value, str) else orjson.dumps(value).decode()[:64]
+    return go_quote(value) if isinstance(value, str) else orjson.dumps(value).decode()[:64]

@@ -36,6 +36,7 @@ import json
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final
 
+from flotilla.apiserver.gostrings import go_quote
 from flotilla.apiserver.registry.patch.errors import PatchError
 from flotilla.apiserver.registry.patch.merge import deep_copy_json
 from flotilla.apiserver.registry.schema.model import Schema
@@ -152,8 +153,8 @@ def _retained_keys(change: Mapping[str, Any], path: str) -> frozenset[str] | Non
     for name, value in change.items():
         if value is not None and not _is_directive(name) and name not in retained:
             raise PatchError(
-                f"{_where(path)}: the patch sets {name!r} but $retainKeys does not list it; "
-                f"add {name!r} to $retainKeys or leave the field out of the patch",
+                f"{_where(path)}: the patch sets {go_quote(name)} but $retainKeys does not list it; "
+                f"add {go_quote(name)} to $retainKeys or leave the field out of the patch",
                 field=path,
             )
     return retained
@@ -183,7 +184,8 @@ def _directive_target(name: str, directive: str, path: str) -> str:
     prefix, slash, target = name.partition("/")
     if prefix != directive or not slash or not target:
         raise PatchError(
-            f"{_where(path)}: malformed directive {name!r}; write it as {directive}/<field name>", field=path
+            f"{_where(path)}: malformed directive {go_quote(name)}; write it as {directive}/<field name>",
+            field=path,
         )
     return target
 
@@ -243,7 +245,7 @@ def _merge_keyed_list(
         element_path = f"{path}[{index}]"
         if not isinstance(element, dict):
             raise PatchError(
-                f"{element_path}: elements of {path} are objects merged by {key!r}, "
+                f"{element_path}: elements of {path} are objects merged by {go_quote(key)}, "
                 f"not {_json_type(element)}",
                 field=element_path,
             )
@@ -251,14 +253,15 @@ def _merge_keyed_list(
         if element.keys() == {PATCH}:  # a bare {"$patch": ...} speaks for the whole list
             if directive == DELETE:
                 raise PatchError(
-                    f'{element_path}: {{"$patch": "delete"}} must name the element to remove by its {key!r}',
+                    f'{element_path}: {{"$patch": "delete"}} must name the element to remove by its '
+                    f"{go_quote(key)}",
                     field=element_path,
                 )
             replace = replace or directive == REPLACE
         elif key not in element:
             raise PatchError(
-                f"{element_path}: missing merge key {key!r}; every element of {path} in a strategic "
-                f"merge patch must carry its {key!r} to be matched with the live list",
+                f"{element_path}: missing merge key {go_quote(key)}; every element of {path} in a strategic "
+                f"merge patch must carry its {go_quote(key)} to be matched with the live list",
                 field=element_path,
             )
         elif directive == DELETE:
@@ -358,7 +361,7 @@ def _merge_list_field(
         if key:
             raise PatchError(
                 f"{path}: $deleteFromPrimitiveList/{name} removes values from a list of values, but "
-                f'{path} is a list of objects merged by {key!r}; remove an element with {{"{key}": '
+                f'{path} is a list of objects merged by {go_quote(key)}; remove an element with {{"{key}": '
                 f'<value>, "$patch": "delete"}} in {name}',
                 field=path,
             )
@@ -379,7 +382,7 @@ def _apply_element_order(
             if not isinstance(entry, dict) or key not in entry:
                 raise PatchError(
                     f"{path}: entry {index} of $setElementOrder/{name} must be an object carrying the "
-                    f"merge key {key!r}",
+                    f"merge key {go_quote(key)}",
                     field=path,
                 )
         wanted = [_identity(entry[key]) for entry in order]

@@ -24,7 +24,7 @@ def test_element_without_merge_key_is_rejected(deployment: dict[str, Any], deplo
     )
 
     assert error.field == "spec.template.spec.containers[0]"
-    assert "missing merge key 'name'" in str(error)
+    assert 'missing merge key "name"' in str(error)
 
 
 def test_unknown_patch_directive_in_an_object_is_rejected(
@@ -53,7 +53,7 @@ def test_bare_delete_element_is_rejected(deployment: dict[str, Any], deployment_
     """`{"$patch": "delete"}` without a name does not say which container to remove."""
     error = rejection(deployment, template_patch({"containers": [{"$patch": "delete"}]}), deployment_schema)
 
-    assert "must name the element to remove by its 'name'" in str(error)
+    assert 'must name the element to remove by its "name"' in str(error)
 
 
 def test_scalar_element_in_a_keyed_list_is_rejected(
@@ -62,7 +62,7 @@ def test_scalar_element_in_a_keyed_list_is_rejected(
     """Containers are objects; a string element is refused."""
     error = rejection(deployment, template_patch({"containers": ["nginx"]}), deployment_schema)
 
-    assert "are objects merged by 'name', not a string" in str(error)
+    assert 'are objects merged by "name", not a string' in str(error)
 
 
 def test_patch_element_in_a_replaced_list_is_rejected(
@@ -108,7 +108,7 @@ def test_retain_keys_must_list_every_field_the_patch_sets(
     error = rejection(deployment, patch, deployment_schema)
 
     assert error.field == "spec.strategy"
-    assert "'rollingUpdate'" in str(error)
+    assert '"rollingUpdate"' in str(error)
 
 
 def test_retain_keys_must_be_a_list_of_names(deployment: dict[str, Any], deployment_schema: Schema) -> None:
