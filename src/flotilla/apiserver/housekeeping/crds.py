@@ -1,7 +1,10 @@
 """CustomResourceDefinitions: serve them, report their status, clean up their objects on delete.
 
 When a CRD is created or changed its served versions appear in the registry — discovery and
-OpenAPI follow at once — and its status says NamesAccepted and Established. When it is deleted
+OpenAPI follow at once — and its status says NamesAccepted and Established. A CRD whose versions
+this server cannot convert between (`strategy: Webhook`) serves only its storage version and says
+why in a `WebhookConversionNotSupported` condition. `status.storedVersions` gains the storage
+version (kube never removes one: a user does, once no object is stored at it). When it is deleted
 (it carries the `customresourcecleanup` finalizer), every object of it is deleted first; then the
 finalizer goes, the CRD goes, and so do its endpoints.
 """
@@ -19,7 +22,8 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
-from flotilla.apiserver.registry.customresources import served_for_crd, storage_version
+from flotilla.apiserver.registry.conversion.plans import plan_versions, storage_version
+from flotilla.apiserver.registry.customresources import served_for_crd
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.registry.strategy import CRD_CLEANUP_FINALIZER
 from flotilla.apiserver.requestinfo import RequestInfo
@@ -33,11 +37,31 @@ log = structlog.get_logger("flotilla.apiserver.crds")
 CRD_PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/"
 CRD_GVK = GroupVersionKind("apiextensions.k8s.io", "v1", "CustomResourceDefinition")
 MANAGER = "flotilla-apiextensions-controller"
+WEBHOOK_CONVERSION_NOT_SUPPORTED = "WebhookConversionNotSupported"
 _BACKGROUND = DeleteOptions(False, "Background")
 
 
 def _condition(kind: str, status: str, reason: str, message: str, now: str) -> dict[str, Any]:
     return {"type": kind, "status": status, "reason": reason, "message": message, "lastTransitionTime": now}
+
+
+def _served_facts(served: ServedResource) -> tuple[Any, ...]:
+    """What a served version takes from its CRD beyond its type: a change of these re-serves it."""
+    custom = served.custom
+    if custom is None:
+        return ()
+    return (custom.raw_schema, custom.printer_columns, custom.conversion)
+
+
+def _conversion_condition(
+    conditions: list[dict[str, Any]], crd: dict[str, Any], now: str
+) -> list[dict[str, Any]]:
+    """The `WebhookConversionNotSupported` condition while the CRD asks for it, gone otherwise."""
+    unsupported = plan_versions(crd).unsupported
+    if not unsupported:
+        return [c for c in conditions if c.get("type") != WEBHOOK_CONVERSION_NOT_SUPPORTED]
+    condition = _condition(WEBHOOK_CONVERSION_NOT_SUPPORTED, "True", "WebhookNotCalled", unsupported, now)
+    return set_status_condition(conditions, condition, now)
 
 
 class CRDController(CacheController):
@@ -82,9 +106,8 @@ class CRDController(CacheController):
             self.ctx.registry.set_custom(name, [])
             return None
         if [s.type for s in self.ctx.registry.custom(name)] != [s.type for s in served] or any(
-            (a.custom.raw_schema, a.custom.printer_columns) != (b.custom.raw_schema, b.custom.printer_columns)
+            _served_facts(a) != _served_facts(b)
             for a, b in zip(self.ctx.registry.custom(name), served, strict=False)
-            if a.custom and b.custom
         ):
             self.ctx.registry.set_custom(name, served)
         await self._write_status(name, accepted=True, message="")
@@ -126,7 +149,7 @@ class CRDController(CacheController):
             conditions = status.get("conditions")
             for condition in wanted:
                 conditions = set_status_condition(conditions, condition, now)
-            status["conditions"] = conditions
+            status["conditions"] = _conversion_condition(conditions, obj, now)
             names = dict(spec.get("names") or {})
             names.setdefault("singular", str(names.get("kind", "")).lower())
             names.setdefault("listKind", f"{names.get('kind', '')}List")

@@ -2,27 +2,47 @@
 
 Every version of a CRD shares one storage location (`/registry/<group>/<plural>/`); the schema,
 subresources, printer columns and selectable fields come from each version's own entry, and so do
-its CEL validation rules, compiled here once per version.
+its CEL validation rules, compiled here once per version. Which versions are served, and how an
+object stored at one reaches another, is the CRD's version plan (`registry/conversion/plans.py`):
+each served version carries the plan's conversion.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from flotilla.api.builtin import SCALE, STATUS
 from flotilla.api.scheme import ALL_VERBS, GroupResource, ResourceType, Subresource
 from flotilla.apiserver.registry.cel.rules import compile_rules
+from flotilla.apiserver.registry.conversion.converters import Conversion
+from flotilla.apiserver.registry.conversion.plans import plan_versions, storage_version
 from flotilla.apiserver.registry.resources import CustomResourceFacts, ScalePaths, ServedResource
-from flotilla.apiserver.registry.schema.model import ANY
+from flotilla.apiserver.registry.schema.model import ANY, Schema
 from flotilla.apiserver.registry.schema.openapi_convert import SchemaConverter
 from flotilla.apiserver.registry.tables import custom_resource_convertor
 
 
-def storage_version(crd: dict[str, Any]) -> str:
-    for version in (crd.get("spec") or {}).get("versions") or []:
-        if version.get("storage"):
-            return str(version.get("name", ""))
-    return ""
+def _raw_schema(version: dict[str, Any]) -> dict[str, Any] | None:
+    raw = (version.get("schema") or {}).get("openAPIV3Schema")
+    return raw if isinstance(raw, dict) else None
+
+
+def _schema(raw_schema: dict[str, Any] | None) -> Schema:
+    return SchemaConverter().convert(raw_schema) if raw_schema is not None else ANY
+
+
+def _with_storage_schema(
+    conversion: Conversion | None, spec: dict[str, Any], stored: str
+) -> Conversion | None:
+    """The conversion with the storage version's schema, which what is stored is pruned to."""
+    if conversion is None:
+        return None
+    for version in spec.get("versions") or []:
+        if version.get("name") == stored:
+            raw = _raw_schema(version)
+            return dataclasses.replace(conversion, storage_raw_schema=raw, storage_schema=_schema(raw))
+    return conversion
 
 
 def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
@@ -34,7 +54,9 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
     namespaced = spec.get("scope", "Namespaced") == "Namespaced"
     stored = storage_version(crd)
     crd_name = (crd.get("metadata") or {}).get("name", "")
-    versions = [version for version in spec.get("versions") or [] if version.get("served")]
+    plan = plan_versions(crd)
+    conversion = _with_storage_schema(plan.conversion, spec, stored)
+    versions = [version for version in spec.get("versions") or [] if version.get("name") in plan.served]
     crd_revision = str((crd.get("metadata") or {}).get("resourceVersion") or "")
     sole_schema_since = int(crd_revision) if len(versions) == 1 and crd_revision.isdigit() else None
     served: list[ServedResource] = []
@@ -52,8 +74,8 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
                 scale_spec.get("statusReplicasPath", ".status.replicas"),
                 scale_spec.get("labelSelectorPath"),
             )
-        raw_schema = (version.get("schema") or {}).get("openAPIV3Schema")
-        schema = SchemaConverter().convert(raw_schema) if isinstance(raw_schema, dict) else ANY
+        raw_schema = _raw_schema(version)
+        schema = _schema(raw_schema)
         columns = tuple(version.get("additionalPrinterColumns") or ())
         selectable = tuple(
             str(field.get("jsonPath", "")).lstrip(".") for field in version.get("selectableFields") or []
@@ -81,6 +103,7 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
             storage_version=stored,
             sole_schema_since=sole_schema_since,
             rules=compile_rules(schema) if schema is not ANY else None,
+            conversion=conversion,
         )
         served.append(
             ServedResource(

@@ -1,5 +1,5 @@
 """DELETE of an object and of a collection: DeleteOptions read from the query and the body as kube
-reads them, then `writes/deletion.py`."""
+reads them, then `writes/deletion.py`. The objects a DELETE answers with are at the URL's version."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from flotilla.apiserver.http.responses import json_response, object_response, su
 from flotilla.apiserver.registry.objectbounds import INT64_MIN
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.store.conversion import all_at_version, at_version, matching_at_version
 from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.writes.deletion import PROPAGATION_POLICIES, DeleteOptions, delete_object
 
@@ -95,7 +96,7 @@ async def delete(
         if served.type.group:
             details["group"] = served.type.group
         return json_response(success_status(details))
-    return object_response(request, ctx, served, item)
+    return object_response(request, ctx, served, at_version(served, item))
 
 
 async def delete_collection(
@@ -103,7 +104,7 @@ async def delete_collection(
 ) -> web.StreamResponse:
     options = await delete_options(request)
     listing = list_options(request.query)
-    matches = predicate(served, listing.label_selector, listing.field_selector)
+    matches = matching_at_version(served, predicate(served, listing.label_selector, listing.field_selector))
     await ctx.cache.wait_current()
     namespace = info.namespace if served.namespaced else ""
     deleted: list[CachedObject] = []
@@ -116,5 +117,6 @@ async def delete_collection(
             continue
         deleted.append(last)
     return web.Response(
-        body=views.list_body(served, deleted, ctx.cache.revision), content_type="application/json"
+        body=views.list_body(served, all_at_version(served, deleted), ctx.cache.revision),
+        content_type="application/json",
     )

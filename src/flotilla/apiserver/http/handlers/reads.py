@@ -5,7 +5,8 @@ acknowledged write), "0" means "any" (the cache as it is), "N" means "not older 
 to a few seconds for the cache to reach N, then 504), and `resourceVersionMatch=Exact` lists exactly
 at N from the store. Pages of a paginated list are one consistent snapshot: later pages come from
 the cache while the collection is unchanged since the first page, otherwise from the store at the
-first page's revision (410 once that revision is compacted away).
+first page's revision (410 once that revision is compacted away). Objects leave at the version the
+URL names (`store/conversion.py`): selectors judge them, and tables print them, at that version.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from flotilla.apiserver.http.handlers.params import (
 from flotilla.apiserver.http.responses import json_response, object_response
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.store.conversion import all_at_version, at_version, matching_at_version
 from flotilla.apiserver.store.watchcache import CachedObject
 
 
@@ -57,7 +59,7 @@ async def get(
     request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
 ) -> web.StreamResponse:
     await wait_for_revision(ctx, request.query.get("resourceVersion", ""))
-    item = get_current(ctx, served, info)
+    item = at_version(served, get_current(ctx, served, info))
     return object_response(request, ctx, served, item)
 
 
@@ -66,7 +68,7 @@ async def list_(
 ) -> web.StreamResponse:
     options = list_options(request.query)
     negotiated = negotiate(request.headers.get("Accept"))
-    matches = predicate(served, options.label_selector, options.field_selector)
+    matches = matching_at_version(served, predicate(served, options.label_selector, options.field_selector))
     namespace = info.namespace if served.namespaced else ""
     prefix = served.storage_prefix
 
@@ -98,6 +100,7 @@ async def list_(
         limit = options.limit if options.resource_version != "0" else 0
         page, more_token, remaining = _paginate(candidates, matches, limit, revision)
 
+    page = list(all_at_version(served, page))
     if negotiated.view is View.TABLE:
         body = views.table(
             served,

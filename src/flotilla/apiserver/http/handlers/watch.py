@@ -9,7 +9,8 @@ store has compacted N (clients then relist); so does a replay that compaction ov
 stream ends at `timeoutSeconds` (or a random 30-60 minutes), when the client goes away, or when the
 server stops. Each object's JSON is encoded once and shared by every watcher that receives it; a
 watcher's queued events are written together. A watcher still catching up on history gets no
-bookmark: the cache's revision is not yet a point it has reached.
+bookmark: the cache's revision is not yet a point it has reached. Each event's object leaves at the
+version the URL names (`store/conversion.py`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from flotilla.apiserver.http.handlers.reads import wait_for_revision
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.cachedobjects import CachedObject, EventKind, frame_parts
+from flotilla.apiserver.store.conversion import at_version, matching_at_version
 from flotilla.apiserver.store.watchers import Watcher
 from flotilla.storage import CompactedError
 
@@ -77,7 +79,7 @@ async def watch(
 ) -> web.StreamResponse:
     options = list_options(request.query)
     negotiated = negotiate(request.headers.get("Accept"))
-    matches = predicate(served, options.label_selector, options.field_selector)
+    matches = matching_at_version(served, predicate(served, options.label_selector, options.field_selector))
     namespace = info.namespace if served.namespaced else ""
     initial_events = _check_initial_events(options)
     include = include_object(request.query) if negotiated.view is View.TABLE else "Metadata"
@@ -176,7 +178,8 @@ class _Stream:
 
     async def _flush(self) -> None:
         parts: list[bytes] = []
-        for kind, obj, _ in self.watcher.take(MAX_EVENTS_PER_WRITE):
+        for kind, stored, _ in self.watcher.take(MAX_EVENTS_PER_WRITE):
+            obj = at_version(self.served, stored)
             if self.table:
                 parts.append(self._table_frame(kind, obj))
             else:
