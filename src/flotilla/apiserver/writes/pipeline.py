@@ -4,6 +4,10 @@ Create: name (generateName) → system metadata → defaults → kind preparatio
 mutating admission → field ownership (managedFields) → validation (kind rules, schema, CEL rules) →
 validating admission → store (retrying generated-name collisions).
 
+Both work on the object at the version the request names — an update first converts the stored
+object to it — and store it at the kind's storage version (`store/conversion.py`); what they
+return is again at the request's version.
+
 Update (`update_flow`): read the current object, compute the new one (a PUT body, a patched copy, an
 apply, a status or scale change), keep what clients may not change, default, mutating admission,
 bump the generation when the desired state changed, record field ownership, validate, validating
@@ -40,6 +44,7 @@ from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.registry.strategy import Strategy
 from flotilla.apiserver.registry.validation.metadata import no_new_finalizers
 from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.store.conversion import at_version, for_storage
 from flotilla.apiserver.store.objectstore import StaleRevision
 from flotilla.apiserver.store.watchcache import CachedObject
 from flotilla.apiserver.users import SYSTEM_USER, UserInfo
@@ -219,7 +224,7 @@ async def create_object(
         return unsaved(served, obj)
     for attempt in range(GENERATE_NAME_ATTEMPTS):
         try:
-            return await ctx.store.create(served, obj)
+            return at_version(served, await ctx.store.create(served, for_storage(served, obj)))
         except errors.AlreadyExists:
             if not generate or attempt == GENERATE_NAME_ATTEMPTS - 1:
                 raise
@@ -284,9 +289,10 @@ async def update_flow(
     await ctx.cache.wait_current()
     strategy = ctx.strategy(served)
     for _ in range(ctx.settings.max_retries):
-        current = ctx.store.get(served, info.namespace, info.name)
-        if current is None:
+        stored = ctx.store.get(served, info.namespace, info.name)
+        if stored is None:
             raise errors.not_found(served.type.group_resource, info.name)
+        current = at_version(served, stored)
         computed = compute(current)
         new = await computed if inspect.isawaitable(computed) else computed
         wanted = pinned_revision(new) if pinned_revision else ""
@@ -319,7 +325,9 @@ async def update_flow(
                 new, is_namespace=is_namespace(served)
             ):
                 return await ctx.store.delete(served, current)
-            return await ctx.store.update(served, new, current.revision)
+            return at_version(
+                served, await ctx.store.update(served, for_storage(served, new), current.revision)
+            )
         except StaleRevision:
             # Another write won: compute again on the fresh object. A write that pins a revision
             # (a PUT's resourceVersion, one a patch set) then meets the check above and answers 409;
