@@ -2,7 +2,9 @@
 
 A structural schema says what every field is: each node has a `type` (unless it is
 int-or-string or keeps unknown fields), `properties` and `additionalProperties` are not combined,
-value-validation keywords (`anyOf`, `allOf`, `oneOf`, `not`) carry no structure of their own, and
+value-validation keywords (`anyOf`, `allOf`, `oneOf`, `not`) carry no structure of their own — but
+for kube's one exception, the `anyOf: [{type: integer}, {type: string}]` controller-gen writes for
+int-or-string fields (`resource.Quantity`), directly or as `allOf[0]`'s —, and
 `metadata` may constrain only `name` and `generateName`. A `pattern` must be a regular expression
 Go's regexp compiles (no backreferences, no lookaround), anywhere in the schema. Violations are field
 errors at the paths kube-apiserver reports them.
@@ -16,6 +18,8 @@ from flotilla.api import fielderrors, regexes
 from flotilla.api.fielderrors import FieldError
 
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
+INT_OR_STRING_ANY_OF = [{"type": "integer"}, {"type": "string"}]
+"""The one `anyOf` whose branches may carry a `type` (kube's `intOrStringAnyOf`)."""
 _STRUCTURE_KEYS = (
     "type",
     "properties",
@@ -113,8 +117,13 @@ def _node(node: dict[str, Any], path: str, found: list[FieldError], *, root: boo
     if isinstance(items, dict):
         _node(items, fielderrors.child(path, "items"), found)
     for keyword in ("allOf", "anyOf", "oneOf"):
+        if keyword == "anyOf" and node.get("anyOf") == INT_OR_STRING_ANY_OF:
+            continue
         for position, option in enumerate(node.get(keyword) or []):
-            _value_validation(option, fielderrors.index(fielderrors.child(path, keyword), position), found)
+            checked = option
+            if keyword == "allOf" and position == 0 and _int_or_string_branches(option):
+                checked = {key: value for key, value in option.items() if key != "anyOf"}
+            _value_validation(checked, fielderrors.index(fielderrors.child(path, keyword), position), found)
     if isinstance(node.get("not"), dict):
         _value_validation(node["not"], fielderrors.child(path, "not"), found)
     list_type = node.get("x-kubernetes-list-type")
@@ -131,6 +140,10 @@ def _node(node: dict[str, Any], path: str, found: list[FieldError], *, root: boo
                 "must not be empty if x-kubernetes-list-type is map",
             )
         )
+
+
+def _int_or_string_branches(option: Any) -> bool:
+    return isinstance(option, dict) and option.get("anyOf") == INT_OR_STRING_ANY_OF
 
 
 def _value_validation(node: Any, path: str, found: list[FieldError]) -> None:
