@@ -10,11 +10,15 @@ into a row of cells. This package is the pure core of that: no I/O, no clock (ca
 - `custom_resource_convertor(columns)`: a CRD version's `additionalPrinterColumns` (`printercolumns`,
   evaluated with the client-go JSONPath dialect in `jsonpath`), and `printer_column_errors` to
   validate them;
+- `aggregated_convertor(group, kind)`: for a kind Karmada serves from its aggregated API server
+  (Cluster) and a hub serves as a CRD, that server's printer (`clusters`), which the CRD's columns
+  cannot express;
 - `human_duration`: Kubernetes' `HumanDuration`, used for every age (it lives in `flotilla.api.duration`,
   which the CLI shares).
 """
 
 from flotilla.api.duration import human_duration
+from flotilla.apiserver.registry.tables.clusters import aggregated_convertor
 from flotilla.apiserver.registry.tables.jsonpath import JSONPathError, PrinterPath, parse_printer_jsonpath
 from flotilla.apiserver.registry.tables.model import Cell, Column, TableConvertor
 from flotilla.apiserver.registry.tables.pods import pod_row_conditions
@@ -27,6 +31,7 @@ __all__ = [
     "JSONPathError",
     "PrinterPath",
     "TableConvertor",
+    "aggregated_convertor",
     "builtin_convertor",
     "custom_resource_convertor",
     "default_convertor",
