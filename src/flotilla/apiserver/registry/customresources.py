@@ -20,7 +20,7 @@ from flotilla.apiserver.registry.conversion.plans import plan_versions, storage_
 from flotilla.apiserver.registry.resources import CustomResourceFacts, ScalePaths, ServedResource
 from flotilla.apiserver.registry.schema.model import ANY, Schema
 from flotilla.apiserver.registry.schema.openapi_convert import SchemaConverter
-from flotilla.apiserver.registry.tables import custom_resource_convertor
+from flotilla.apiserver.registry.tables import aggregated_convertor, custom_resource_convertor
 
 
 def _raw_schema(version: dict[str, Any]) -> dict[str, Any] | None:
@@ -109,7 +109,7 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
             ServedResource(
                 resource_type,
                 schema,
-                custom_resource_convertor(list(columns)),
+                aggregated_convertor(group, kind) or custom_resource_convertor(list(columns)),
                 GroupResource(group, plural),
                 custom=facts,
                 builtin=False,
