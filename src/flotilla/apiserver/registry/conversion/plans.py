@@ -7,7 +7,7 @@
   version, serves objects stored at an older version as they are stored, and reports both in the
   CRD's `WebhookConversionNotSupported` condition (`VersionPlan.unsupported`).
 
-A CRD whose objects can only be at one version (one served version, which is also the storage
+A CRD whose objects can only be at one version (it lists one version, which is also the storage
 version and the only stored version) needs no conversion at all, and gets none, so reading its
 objects costs nothing extra.
 """
@@ -73,7 +73,8 @@ def plan_versions(crd: Mapping[str, Any]) -> VersionPlan:
     group = _text(spec.get("group"))
     storage = storage_version(crd)
     served = tuple(_text(v.get("name")) for v in _versions(spec) if v.get("served"))
-    known = {*served, *stored_versions(crd), storage} - {""}
+    listed = (_text(v.get("name")) for v in _versions(spec))
+    known = {*listed, *stored_versions(crd), storage} - {""}
     name = _text(_mapping(crd, "metadata").get("name"))
     builtin = BUILTIN_CONVERTERS.get(name)
     strategy = _text(_mapping(spec, "conversion").get("strategy")) or "None"
