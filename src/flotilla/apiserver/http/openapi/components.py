@@ -1,4 +1,9 @@
-"""The `components.schemas` of an `/openapi/v3` document, in the shape kube-apiserver publishes.
+"""The schemas of the OpenAPI documents, in the shape kube-apiserver publishes them.
+
+One source, two spellings (`Dialect`): an `/openapi/v3` document's `components.schemas` and the
+`definitions` of `/openapi/v2` (Swagger 2.0) are converted from the same definitions by the same
+walk; the dialect decides where references point, whether a reference with siblings is wrapped,
+and how the two scalar types are spelled.
 
 Built-in kinds come from kubernetes-validate's JSON-schema definitions, which differ from what a
 real API server publishes in a few ways that clients notice:
@@ -10,7 +15,8 @@ real API server publishes in a few ways that clients notice:
 - IntOrString and Quantity are bare `oneOf`s without kube's description and format;
 - OpenAPI 3.0 ignores the siblings of a `$ref`, so kube wraps a reference that carries a
   description or an extension as `{"allOf": [{"$ref": ...}], "description": ...}` — kubectl's
-  explain reads the description from the wrapper and the type from inside it.
+  explain reads the description from the wrapper and the type from inside it. Its v2 document
+  keeps the siblings beside the `$ref`, which is what kubectl's v2 parser expects.
 
 `component_schemas` converts the definitions reachable from a set of root names (following
 references transitively) and nothing else, so a document only carries what its kinds use. The walk
@@ -18,18 +24,31 @@ is schema-aware: only keywords that hold schemas are descended into, so a proper
 (JSONSchemaProps has one) is not mistaken for a reference.
 
 Custom resources get their kind schema from the CRD version's `openAPIV3Schema`, completed the way
-apiextensions-apiserver completes it (`custom_resource_schema`, `custom_resource_list_schema`).
+apiextensions-apiserver completes it (`custom_resource_schema`, `custom_resource_list_schema`); for
+v2 it first goes through `structuralv2.swagger2_schema`, which keeps what Swagger 2.0 can hold.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flotilla.api.scheme import GroupVersionKind
 
+from .structuralv2 import PRESERVE_UNKNOWN_FIELDS, swagger2_schema
+
 SCHEMA_REF_PREFIX = "#/components/schemas/"
+DEFINITION_REF_PREFIX = "#/definitions/"
 SOURCE_REF_PREFIX = "#/$defs/"
+
+
+class Dialect(enum.Enum):
+    """Which document a schema is written for; the value is where its references point."""
+
+    OPENAPI_V3 = SCHEMA_REF_PREFIX
+    SWAGGER_2 = DEFINITION_REF_PREFIX
+
 
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 LIST_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
@@ -43,25 +62,38 @@ _SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf"})
 _SCHEMA_VALUES = frozenset({"items", "additionalProperties", "not"})
 _TYPE_META_FIELDS = ("apiVersion", "kind")
 
-_SCALAR_DEFINITIONS: Mapping[str, Mapping[str, Any]] = {
-    INT_OR_STRING: {
-        "description": (
-            "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML "
-            "marshalling and unmarshalling, it produces or consumes the inner type.  This allows you "
-            "to have, for example, a JSON field that can accept a name or number."
-        ),
-        "format": "int-or-string",
-        "oneOf": [{"type": "integer"}, {"type": "string"}],
+_INT_OR_STRING_DESCRIPTION = (
+    "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML "
+    "marshalling and unmarshalling, it produces or consumes the inner type.  This allows you "
+    "to have, for example, a JSON field that can accept a name or number."
+)
+_QUANTITY_DESCRIPTION = (
+    "Quantity is a fixed-point representation of a number. It provides convenient "
+    "marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() accessors."
+)
+_SCALAR_DEFINITIONS: Mapping[Dialect, Mapping[str, Mapping[str, Any]]] = {
+    Dialect.OPENAPI_V3: {
+        INT_OR_STRING: {
+            "description": _INT_OR_STRING_DESCRIPTION,
+            "format": "int-or-string",
+            "oneOf": [{"type": "integer"}, {"type": "string"}],
+        },
+        QUANTITY: {
+            "description": _QUANTITY_DESCRIPTION,
+            "oneOf": [{"type": "string"}, {"type": "number"}],
+        },
     },
-    QUANTITY: {
-        "description": (
-            "Quantity is a fixed-point representation of a number. It provides convenient "
-            "marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() accessors."
-        ),
-        "oneOf": [{"type": "string"}, {"type": "number"}],
+    Dialect.SWAGGER_2: {
+        INT_OR_STRING: {
+            "description": _INT_OR_STRING_DESCRIPTION,
+            "format": "int-or-string",
+            "type": "string",
+        },
+        QUANTITY: {"description": _QUANTITY_DESCRIPTION, "type": "string"},
     },
 }
-"""kube-apiserver's own spelling of the two scalar types kubernetes-validate reduces to `oneOf`s."""
+"""kube-apiserver's own spelling of the two scalar types kubernetes-validate reduces to `oneOf`s
+(Swagger 2.0 has no `oneOf`: there they are strings)."""
 
 OBJECT_META_DESCRIPTION = (
     "Standard object's metadata. More info: "
@@ -81,9 +113,9 @@ _EMBEDDED_KIND_DESCRIPTION = (
 )
 
 
-def schema_ref(name: str) -> dict[str, Any]:
-    """A reference to the component schema `name`."""
-    return {"$ref": SCHEMA_REF_PREFIX + name}
+def schema_ref(name: str, dialect: Dialect = Dialect.OPENAPI_V3) -> dict[str, Any]:
+    """A reference to the component schema (v2: definition) `name`."""
+    return {"$ref": dialect.value + name}
 
 
 def gvk_extension(gvk: GroupVersionKind) -> list[dict[str, str]]:
@@ -92,7 +124,9 @@ def gvk_extension(gvk: GroupVersionKind) -> list[dict[str, str]]:
 
 
 def component_schemas(
-    definitions: Mapping[str, Mapping[str, Any]], roots: Iterable[str]
+    definitions: Mapping[str, Mapping[str, Any]],
+    roots: Iterable[str],
+    dialect: Dialect = Dialect.OPENAPI_V3,
 ) -> dict[str, dict[str, Any]]:
     """The converted definitions named in `roots` and every definition they reference, by name."""
     schemas: dict[str, dict[str, Any]] = {}
@@ -105,17 +139,22 @@ def component_schemas(
         if source is None:
             raise ValueError(f"schema definition {name!r} is referenced but not defined")
         references: set[str] = set()
-        schemas[name] = convert_definition(name, source, references)
+        schemas[name] = convert_definition(name, source, references, dialect)
         pending.extend(references.difference(schemas))
     return schemas
 
 
-def convert_definition(name: str, source: Mapping[str, Any], references: set[str]) -> dict[str, Any]:
-    """One kubernetes-validate definition in kube's v3 form; adds the names it references."""
-    scalar = _SCALAR_DEFINITIONS.get(name)
+def convert_definition(
+    name: str,
+    source: Mapping[str, Any],
+    references: set[str],
+    dialect: Dialect = Dialect.OPENAPI_V3,
+) -> dict[str, Any]:
+    """One kubernetes-validate definition in kube's form; adds the names it references."""
+    scalar = _SCALAR_DEFINITIONS[dialect].get(name)
     if scalar is not None:
         return {key: _copy_plain(value) for key, value in scalar.items()}
-    converted = convert_schema(source, references)
+    converted = convert_schema(source, references, dialect)
     properties = converted.get("properties")
     if isinstance(properties, dict):
         for field in _TYPE_META_FIELDS:
@@ -126,30 +165,39 @@ def convert_definition(name: str, source: Mapping[str, Any], references: set[str
     return converted
 
 
-def convert_schema(source: Mapping[str, Any], references: set[str]) -> dict[str, Any]:
-    """A kubernetes-validate schema in OpenAPI 3.0 form; adds the definition names it references."""
+def convert_schema(
+    source: Mapping[str, Any], references: set[str], dialect: Dialect = Dialect.OPENAPI_V3
+) -> dict[str, Any]:
+    """A kubernetes-validate schema in `dialect`'s form; adds the definition names it references.
+
+    Swagger 2.0 has no `oneOf`/`anyOf`/`not`/`allOf`; the built-in definitions use them only for
+    the two scalar types, which `convert_definition` spells for v2 directly.
+    """
     converted: dict[str, Any] = {}
     for key, value in source.items():
         if key == "$ref" and isinstance(value, str):
             name = value.removeprefix(SOURCE_REF_PREFIX)
             references.add(name)
-            converted[key] = SCHEMA_REF_PREFIX + name
+            converted[key] = dialect.value + name
         elif key == "type":
             converted[key] = _without_null(value)
         elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
-            converted[key] = {field: convert_schema(sub, references) for field, sub in value.items()}
+            converted[key] = {field: convert_schema(sub, references, dialect) for field, sub in value.items()}
         elif key in _SCHEMA_LISTS and isinstance(value, list):
-            converted[key] = [convert_schema(sub, references) for sub in value]
+            if dialect is Dialect.OPENAPI_V3:
+                converted[key] = [convert_schema(sub, references, dialect) for sub in value]
         elif key in _SCHEMA_VALUES and isinstance(value, Mapping):
-            converted[key] = convert_schema(value, references)
+            if key != "not" or dialect is Dialect.OPENAPI_V3:
+                converted[key] = convert_schema(value, references, dialect)
         else:
             converted[key] = _copy_plain(value)
-    return wrap_reference(converted)
+    return wrap_reference(converted, dialect)
 
 
-def wrap_reference(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` with a `$ref` that has siblings moved into a one-element `allOf`, as kube does."""
-    if "$ref" not in schema or len(schema) == 1:
+def wrap_reference(schema: dict[str, Any], dialect: Dialect = Dialect.OPENAPI_V3) -> dict[str, Any]:
+    """`schema` with a `$ref` that has siblings moved into a one-element `allOf`, as kube does in
+    v3 (its v2 document keeps them beside the `$ref`)."""
+    if "$ref" not in schema or len(schema) == 1 or dialect is Dialect.SWAGGER_2:
         return schema
     wrapped = {"allOf": [{"$ref": schema.pop("$ref")}]}
     wrapped.update(schema)
@@ -169,20 +217,29 @@ def custom_resource_schema(
     gvk: GroupVersionKind,
     crd_schema: Mapping[str, Any] | None,
     type_meta: Mapping[str, Mapping[str, Any]],
+    dialect: Dialect = Dialect.OPENAPI_V3,
 ) -> dict[str, Any]:
     """The component schema of a custom kind, from its CRD version's `openAPIV3Schema`.
 
     Like apiextensions-apiserver: the CRD schema with `x-kubernetes-int-or-string` and
     `x-kubernetes-embedded-resource` unfolded, plus `apiVersion`, `kind` (`type_meta`: their
     property schemas) and `metadata` (a reference to ObjectMeta) and the GVK extension. Without a
-    schema the kind is published as a bare object, so clients accept any field.
+    schema the kind is published as a bare object, so clients accept any field; in v2 also when
+    the schema keeps unknown fields at its root (kubectl's v2 validation would refuse them
+    otherwise).
     """
-    if crd_schema is None:
+    if crd_schema is None or (
+        dialect is Dialect.SWAGGER_2 and crd_schema.get(PRESERVE_UNKNOWN_FIELDS) is True
+    ):
         return {"type": "object", GVK_EXTENSION: gvk_extension(gvk)}
-    schema = _unfold(crd_schema)
+    if dialect is Dialect.SWAGGER_2:
+        schema = swagger2_schema(crd_schema)
+        _add_embedded_properties(schema, dialect)
+    else:
+        schema = _unfold(crd_schema)
     schema.setdefault("type", "object")
     properties = schema.setdefault("properties", {})
-    properties["metadata"] = _object_meta_property()
+    properties["metadata"] = _object_meta_property(dialect)
     for field in _TYPE_META_FIELDS:
         properties[field] = _copy_plain(type_meta.get(field, {"type": "string"}))
     schema[GVK_EXTENSION] = gvk_extension(gvk)
@@ -195,6 +252,7 @@ def custom_resource_list_schema(
     kind: str,
     plural: str,
     type_meta: Mapping[str, Mapping[str, Any]],
+    dialect: Dialect = Dialect.OPENAPI_V3,
 ) -> dict[str, Any]:
     """The component schema of a custom kind's list, shaped like apiextensions-apiserver's."""
     properties: dict[str, Any] = {
@@ -203,10 +261,12 @@ def custom_resource_list_schema(
                 f"List of {plural}. More info: "
                 "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
             ),
-            "items": schema_ref(item_schema_name),
+            "items": schema_ref(item_schema_name, dialect),
             "type": "array",
         },
-        "metadata": wrap_reference({**schema_ref(LIST_META), "description": LIST_META_DESCRIPTION}),
+        "metadata": wrap_reference(
+            {**schema_ref(LIST_META, dialect), "description": LIST_META_DESCRIPTION}, dialect
+        ),
     }
     for field in _TYPE_META_FIELDS:
         properties[field] = _copy_plain(type_meta.get(field, {"type": "string"}))
@@ -219,8 +279,10 @@ def custom_resource_list_schema(
     }
 
 
-def _object_meta_property() -> dict[str, Any]:
-    return wrap_reference({**schema_ref(OBJECT_META), "description": OBJECT_META_DESCRIPTION})
+def _object_meta_property(dialect: Dialect) -> dict[str, Any]:
+    return wrap_reference(
+        {**schema_ref(OBJECT_META, dialect), "description": OBJECT_META_DESCRIPTION}, dialect
+    )
 
 
 def _unfold(source: Mapping[str, Any]) -> dict[str, Any]:
@@ -237,14 +299,33 @@ def _unfold(source: Mapping[str, Any]) -> dict[str, Any]:
             schema[key] = _copy_plain(value)
     if schema.get("x-kubernetes-int-or-string") is True and "anyOf" not in schema:
         schema["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    if schema.get("x-kubernetes-embedded-resource") is True:
-        properties = schema.setdefault("properties", {})
-        properties["apiVersion"] = {"description": _EMBEDDED_API_VERSION_DESCRIPTION, "type": "string"}
-        properties["kind"] = {"description": _EMBEDDED_KIND_DESCRIPTION, "type": "string"}
-        properties["metadata"] = _object_meta_property()
-        required = schema.setdefault("required", [])
-        required.extend(field for field in ("kind", "apiVersion") if field not in required)
+    _embed_resource_properties(schema, Dialect.OPENAPI_V3)
     return schema
+
+
+def _add_embedded_properties(schema: dict[str, Any], dialect: Dialect) -> None:
+    """Spell out every embedded resource below `schema` (in place), as kube does for v2: not where
+    unknown fields are kept, since kubectl's v2 validation would then refuse the unknown ones."""
+    for sub in schema.get("properties", {}).values():
+        _add_embedded_properties(sub, dialect)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            _add_embedded_properties(schema[key], dialect)
+    if schema.get(PRESERVE_UNKNOWN_FIELDS) is not True:
+        _embed_resource_properties(schema, dialect)
+
+
+def _embed_resource_properties(schema: dict[str, Any], dialect: Dialect) -> None:
+    """An `x-kubernetes-embedded-resource` schema gets apiVersion, kind and metadata, kind and
+    apiVersion required."""
+    if schema.get("x-kubernetes-embedded-resource") is not True:
+        return
+    properties = schema.setdefault("properties", {})
+    properties["apiVersion"] = {"description": _EMBEDDED_API_VERSION_DESCRIPTION, "type": "string"}
+    properties["kind"] = {"description": _EMBEDDED_KIND_DESCRIPTION, "type": "string"}
+    properties["metadata"] = _object_meta_property(dialect)
+    required = schema.setdefault("required", [])
+    required.extend(field for field in ("kind", "apiVersion") if field not in required)
 
 
 def _without_null(schema_type: Any) -> Any:

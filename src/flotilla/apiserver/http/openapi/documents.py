@@ -1,10 +1,13 @@
-"""The `/openapi/v3` documents: one OpenAPI 3.0 document per group version, and the root index.
+"""The OpenAPI documents: one OpenAPI 3.0 document per group version with its root index, and the
+one Swagger 2.0 document of everything served.
 
-kubectl fetches `/openapi/v3` (the root: group version → `serverRelativeURL` with a content hash),
-then the document of the group version it is working with. `OpenAPIBuilder` builds the latter from
-the scheme's resource types: the paths and operations of each resource (`operations`) and the
-component schemas they reach (`components`). Built-in kinds take their schemas from
-kubernetes-validate's definitions; custom resources from their CRD's `openAPIV3Schema`.
+kubectl 1.28+ fetch `/openapi/v3` (the root: group version → `serverRelativeURL` with a content
+hash), then the document of the group version they are working with; kubectl 1.27 and 1.28 also
+fetch `/openapi/v2`, a single document of every kind (as protobuf, `encoding/protobuf/openapiv2`).
+`OpenAPIBuilder` builds both from one model: the paths and operations of each resource
+(`operations`, written by `openapi3` or `swagger2`) and the schemas they reach (`components`, in
+either dialect). Built-in kinds take their schemas from kubernetes-validate's definitions; custom
+resources from their CRD's `openAPIV3Schema`.
 
 Building is pure and deterministic: the same resources give the same document, hence the same
 hash, which is what lets clients cache documents on disk (`?hash=` URLs are immutable). The caller
@@ -15,7 +18,7 @@ change; `serialize_document` gives the exact bytes to serve and hash.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,19 +32,23 @@ from .components import (
     GVK_EXTENSION,
     LIST_META,
     OBJECT_META,
+    Dialect,
     component_schemas,
     convert_definition,
     custom_resource_list_schema,
     custom_resource_schema,
     custom_resource_schema_name,
 )
+from .openapi3 import v3_paths
 from .operations import (
     BUILTIN_PATCH_TYPES,
     CUSTOM_PATCH_TYPES,
+    PathItem,
     ResourceSchemas,
     group_version_root_path,
     resource_paths,
 )
+from .swagger2 import SWAGGER_VERSION, v2_paths
 
 OPENAPI_VERSION = "3.0.0"
 DEFAULT_INFO_VERSION = f"v{KUBERNETES_VERSION}.0"
@@ -100,21 +107,13 @@ class OpenAPIBuilder:
         self, group_version: GroupVersion, resources: Sequence[ResourceTypeSpec]
     ) -> dict[str, Any]:
         """The OpenAPI 3.0 document kube serves at `/openapi/v3/<api/v1 | apis/group/version>`."""
-        paths = group_version_root_path(group_version)
         custom_schemas: dict[str, dict[str, Any]] = {}
-        for spec in resources:
-            resource = spec.resource_type
-            if resource.group_version != group_version:
-                raise ValueError(f"{resource.gvk} is not served by group version {group_version}")
-            paths.update(resource_paths(resource, self._resource_schemas(spec, custom_schemas)))
-        roots = _referenced_names(paths) - custom_schemas.keys()
-        if custom_schemas:
-            roots |= {OBJECT_META, LIST_META}
-        schemas = component_schemas(self._definitions, roots)
-        schemas.update(custom_schemas)
+        path_items = self._path_items(group_version, resources, custom_schemas, Dialect.OPENAPI_V3)
+        paths = v3_paths(path_items)
+        schemas = self._schemas(paths, custom_schemas, Dialect.OPENAPI_V3)
         return {
             "components": {
-                "schemas": dict(sorted(schemas.items())),
+                "schemas": schemas,
                 "securitySchemes": {name: dict(scheme) for name, scheme in _SECURITY_SCHEMES.items()},
             },
             "info": {"title": "Kubernetes", "version": self._info_version},
@@ -122,8 +121,54 @@ class OpenAPIBuilder:
             "paths": dict(sorted(paths.items())),
         }
 
+    def swagger_document(
+        self, group_versions: Iterable[tuple[GroupVersion, Sequence[ResourceTypeSpec]]]
+    ) -> dict[str, Any]:
+        """The Swagger 2.0 document kube serves at `/openapi/v2`: every group version's paths and
+        every schema they reach, in one document."""
+        custom_schemas: dict[str, dict[str, Any]] = {}
+        path_items: list[PathItem] = []
+        for group_version, resources in group_versions:
+            path_items += self._path_items(group_version, resources, custom_schemas, Dialect.SWAGGER_2)
+        paths = v2_paths(path_items)
+        return {
+            "definitions": self._schemas(paths, custom_schemas, Dialect.SWAGGER_2),
+            "info": {"title": "Kubernetes", "version": self._info_version},
+            "paths": dict(sorted(paths.items())),
+            "security": [{name: [] for name in _SECURITY_SCHEMES}],
+            "securityDefinitions": {name: dict(scheme) for name, scheme in _SECURITY_SCHEMES.items()},
+            "swagger": SWAGGER_VERSION,
+        }
+
+    def _path_items(
+        self,
+        group_version: GroupVersion,
+        resources: Sequence[ResourceTypeSpec],
+        custom_schemas: dict[str, dict[str, Any]],
+        dialect: Dialect,
+    ) -> list[PathItem]:
+        """The model of one group version's paths; custom kinds' schemas go to `custom_schemas`."""
+        path_items = [group_version_root_path(group_version)]
+        for spec in resources:
+            resource = spec.resource_type
+            if resource.group_version != group_version:
+                raise ValueError(f"{resource.gvk} is not served by group version {group_version}")
+            path_items += resource_paths(resource, self._resource_schemas(spec, custom_schemas, dialect))
+        return path_items
+
+    def _schemas(
+        self, paths: Mapping[str, Any], custom_schemas: Mapping[str, dict[str, Any]], dialect: Dialect
+    ) -> dict[str, dict[str, Any]]:
+        """The schemas `paths` reach, built-in ones converted, by name in sorted order."""
+        roots = _referenced_names(paths) - custom_schemas.keys()
+        if custom_schemas:
+            roots |= {OBJECT_META, LIST_META}
+        schemas = component_schemas(self._definitions, roots, dialect)
+        schemas.update(custom_schemas)
+        return dict(sorted(schemas.items()))
+
     def _resource_schemas(
-        self, spec: ResourceTypeSpec, custom_schemas: dict[str, dict[str, Any]]
+        self, spec: ResourceTypeSpec, custom_schemas: dict[str, dict[str, Any]], dialect: Dialect
     ) -> ResourceSchemas:
         """The component names `spec`'s operations use; custom kinds' schemas go to `custom_schemas`."""
         resource = spec.resource_type
@@ -137,9 +182,11 @@ class OpenAPIBuilder:
             patch_types = CUSTOM_PATCH_TYPES
             kind_name = custom_resource_schema_name(resource.gvk)
             list_name = custom_resource_schema_name(list_gvk)
-            custom_schemas[kind_name] = custom_resource_schema(resource.gvk, spec.crd_schema, self._type_meta)
+            custom_schemas[kind_name] = custom_resource_schema(
+                resource.gvk, spec.crd_schema, self._type_meta, dialect
+            )
             custom_schemas[list_name] = custom_resource_list_schema(
-                list_gvk, kind_name, resource.kind, resource.plural, self._type_meta
+                list_gvk, kind_name, resource.kind, resource.plural, self._type_meta, dialect
             )
         subresources: dict[str, tuple[GroupVersionKind, str]] = {}
         for subresource in resource.subresources:

@@ -1,80 +1,122 @@
-"""Serving `/openapi/v3`: the root lists every group version's document with a content hash.
+"""Serving `/openapi/v3` and `/openapi/v2` from the cache, as kube-apiserver answers them.
 
-Documents are built on first request and kept until the registry changes (a CRD came or went);
-built-in group versions are rebuilt only then, which costs a few milliseconds each.
+The v3 root lists every group version's document with a content hash; a document fetched with its
+current `?hash=` is immutable. `/openapi/v2` is one document in two forms, chosen by the Accept
+header the way kube-openapi chooses (the first acceptable clause by quality: JSON, or gnostic
+protobuf under either of its names; nothing acceptable is 406). Every answer carries an ETag: a
+request whose `If-None-Match` names it gets 304 and no body, so a client that kept the document
+downloads nothing again; a client that accepts gzip gets the bytes compressed once, when the
+document was built.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from aiohttp import web
 
-from flotilla.api.scheme import GroupVersion
 from flotilla.apiserver import errors
-from flotilla.apiserver.context import CONTEXT, APIContext
-from flotilla.apiserver.http.openapi.documents import (
-    OpenAPIBuilder,
-    ResourceTypeSpec,
-    document_hash,
-    group_version_key,
-    root_document,
-    serialize_document,
+from flotilla.apiserver.context import CONTEXT
+from flotilla.apiserver.encoding.protobuf.openapiv2 import (
+    OPENAPI_V2_PROTOBUF,
+    OPENAPI_V2_PROTOBUF_DEPRECATED,
 )
-from flotilla.apiserver.registry.schema.builtin import builtin_schemas
+from flotilla.apiserver.http.content import parse_accept
 
+from .cache import JSON, Encoded, OpenAPICache, V2Document
 
-class OpenAPICache:
-    def __init__(self, kubernetes_version: str) -> None:
-        self._builder = OpenAPIBuilder(builtin_schemas().definitions, info_version=kubernetes_version)
-        self._generation = -1
-        self._documents: dict[str, tuple[bytes, str]] = {}
-        self._root = b""
-
-    def _refresh(self, ctx: APIContext) -> None:
-        if self._generation == ctx.registry.generation:
-            return
-        documents: dict[str, tuple[bytes, str]] = {}
-        for group, versions in ctx.registry.group_versions():
-            for version in versions:
-                gv = GroupVersion(group, version)
-                specs = [
-                    ResourceTypeSpec(s.type, s.custom.raw_schema if s.custom else None)
-                    for s in ctx.registry.in_group_version(gv)
-                ]
-                document = self._builder.group_version_document(gv, specs)
-                documents[group_version_key(gv)] = (serialize_document(document), document_hash(document))
-        self._documents = documents
-        self._root = serialize_document(
-            root_document({key: digest for key, (_, digest) in documents.items()})
-        )
-        self._generation = ctx.registry.generation
-
-    def root(self, ctx: APIContext) -> bytes:
-        self._refresh(ctx)
-        return self._root
-
-    def document(self, ctx: APIContext, key: str) -> tuple[bytes, str] | None:
-        self._refresh(ctx)
-        return self._documents.get(key)
-
+__all__ = ["OPENAPI", "OpenAPICache", "openapi_document", "openapi_root", "openapi_v2"]
 
 OPENAPI: web.AppKey[OpenAPICache] = web.AppKey("flotilla.apiserver.http.openapi", OpenAPICache)
 
+V2Form = Callable[[V2Document], Encoded]
+_V2_FORMS: tuple[tuple[str, V2Form], ...] = (
+    (JSON, lambda document: document.json),
+    (OPENAPI_V2_PROTOBUF_DEPRECATED, lambda document: document.protobuf),
+    (OPENAPI_V2_PROTOBUF, lambda document: document.protobuf),
+)
+"""What `/openapi/v2` offers, in kube-openapi's order of preference for a wildcard."""
+
 
 async def openapi_root(request: web.Request) -> web.Response:
-    body = request.app[OPENAPI].root(request.app[CONTEXT])
-    return web.Response(body=body, content_type="application/json")
+    documents = await request.app[OPENAPI].v3(request.app[CONTEXT])
+    return serve(request, documents.root, cache_control="no-cache, private")
 
 
 async def openapi_document(request: web.Request) -> web.Response:
     key = request.match_info["key"].strip("/")
-    found = request.app[OPENAPI].document(request.app[CONTEXT], key)
-    if found is None:
+    documents = await request.app[OPENAPI].v3(request.app[CONTEXT])
+    document = documents.documents.get(key)
+    if document is None:
         raise errors.path_not_found()
-    body, digest = found
-    response = web.Response(body=body, content_type="application/json")
-    response.headers["Etag"] = f'"{digest}"'
-    if request.query.get("hash") == digest:
-        response.headers["Cache-Control"] = "public, immutable"
-    else:
-        response.headers["Cache-Control"] = "no-cache, private"
+    immutable = request.query.get("hash") == document.etag
+    return serve(request, document, cache_control="public, immutable" if immutable else "no-cache, private")
+
+
+async def openapi_v2(request: web.Request) -> web.Response:
+    form = v2_form(request.headers.get("Accept", ""))
+    if form is None:
+        raise errors.NotAcceptable(
+            f"/openapi/v2 is offered as {JSON} or {OPENAPI_V2_PROTOBUF}; ask for one of them in Accept"
+        )
+    document = await request.app[OPENAPI].v2(request.app[CONTEXT])
+    response = serve(request, form(document))
+    response.headers["Vary"] = "Accept, Accept-Encoding"
     return response
+
+
+def v2_form(accept: str) -> V2Form | None:
+    """Which form of the v2 document answers `accept` (None: neither is acceptable).
+
+    An empty Accept is `*/*`; clauses are tried by quality, highest first (in header order among
+    equals), and one with quality 0 refuses what it names.
+    """
+    ranked = sorted(parse_accept(accept or "*/*"), key=lambda media: -_quality(media.params.get("q")))
+    for media in ranked:
+        if _quality(media.params.get("q")) <= 0:
+            continue
+        for offered, form in _V2_FORMS:
+            if _matches(media.type, offered):
+                return form
+    return None
+
+
+def serve(request: web.Request, document: Encoded, *, cache_control: str | None = None) -> web.Response:
+    """`document` as the answer to `request`: 304 when the client has it, gzip when it takes it."""
+    headers = {"Etag": f'"{document.etag}"'}
+    if cache_control is not None:
+        headers["Cache-Control"] = cache_control
+    if _has_current(request.headers.get("If-None-Match", ""), document.etag):
+        return web.Response(status=304, headers=headers)
+    if accepts_gzip(request.headers.get("Accept-Encoding", "")):
+        headers["Content-Encoding"] = "gzip"
+        return web.Response(body=document.gzipped, content_type=document.content_type, headers=headers)
+    return web.Response(body=document.body, content_type=document.content_type, headers=headers)
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an Accept-Encoding header takes gzip (by name or `*`, quality above 0)."""
+    for media in parse_accept(accept_encoding):
+        if media.type in ("gzip", "*") and _quality(media.params.get("q")) > 0:
+            return True
+    return False
+
+
+def _has_current(if_none_match: str, etag: str) -> bool:
+    tags = {tag.strip().removeprefix("W/").strip('"') for tag in if_none_match.split(",")}
+    return "*" in tags or etag in tags
+
+
+def _matches(pattern: str, media_type: str) -> bool:
+    kind, _, subtype = pattern.partition("/")
+    offered_kind, _, offered_subtype = media_type.partition("/")
+    return kind in ("*", offered_kind) and subtype in ("*", offered_subtype)
+
+
+def _quality(value: str | None) -> float:
+    if value is None:
+        return 1.0
+    try:
+        return float(value)
+    except ValueError:
+        return 0.0

@@ -1,12 +1,15 @@
-"""The `paths` of an `/openapi/v3` document: one path item per URL a resource is served at.
+"""The paths of the OpenAPI documents: one path item per URL a resource is served at, as a model.
 
-kubectl reads three things from these operations, so they follow kube-apiserver exactly:
+Both documents describe the same operations, so they are built once here, as data (`PathItem`,
+`Operation`, `Parameter`, `Body`, `Response`), and written out by `openapi3.py` (`/openapi/v3`)
+and `swagger2.py` (`/openapi/v2`). kubectl reads three things from these operations, so they
+follow kube-apiserver exactly:
 
 - `x-kubernetes-group-version-kind` on each operation: `explain` maps a resource to its kind
   through it, and the field-validation check looks for the PATCH operation of an object's kind;
 - the `fieldValidation` query parameter on POST/PUT/PATCH: present ⇒ kubectl sends
-  `fieldValidation=Strict` and leaves validation to the server instead of failing to validate
-  locally (it has no `/openapi/v2`);
+  `fieldValidation=Strict` and leaves validation to the server (kubectl 1.27 and 1.28 look for
+  it in v2, on the PATCH operation of the kind's path);
 - the PATCH request body's media types: `application/strategic-merge-patch+json` makes
   `kubectl apply` send a strategic merge patch, its absence (custom resources) a JSON merge patch.
 
@@ -20,11 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from flotilla.api.scheme import GroupVersion, GroupVersionKind, ResourceType
-
-from .components import schema_ref
 
 STATUS = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
 DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
@@ -47,17 +47,67 @@ CUSTOM_PATCH_TYPES = (APPLY_PATCH, JSON_PATCH, MERGE_PATCH)
 """Custom resources have no Go struct tags to merge by, so no strategic merge patch."""
 
 
-def _query(name: str, schema_type: str, description: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "in": "query",
-        "name": name,
-        "schema": {"type": schema_type, "uniqueItems": True},
-    }
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A query or path parameter; kube marks every one `uniqueItems`, so both documents do too."""
+
+    name: str
+    location: str
+    """`query` or `path`."""
+    type: str
+    description: str
+    required: bool = False
 
 
-QUERY_PARAMETERS: Mapping[str, Mapping[str, Any]] = {
-    parameter["name"]: parameter
+@dataclass(frozen=True, slots=True)
+class Body:
+    """An operation's request body: the schema it holds and the media types it may come in."""
+
+    schema: str
+    media_types: tuple[str, ...]
+    required: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """One status code's answer; `schema` None for a bare description (401)."""
+
+    code: str
+    description: str
+    schema: str | None = None
+    media_types: tuple[str, ...] = RESPONSE_MEDIA_TYPES
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One HTTP method on one path; `action` and `gvk` are kube's extensions (absent on discovery)."""
+
+    method: str
+    operation_id: str
+    description: str
+    tag: str
+    parameters: tuple[Parameter, ...]
+    body: Body | None
+    responses: tuple[Response, ...]
+    action: str | None = None
+    gvk: GroupVersionKind | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PathItem:
+    """One URL, its operations and the parameters they share (path parameters and `pretty`)."""
+
+    path: str
+    operations: tuple[Operation, ...]
+    parameters: tuple[Parameter, ...] = ()
+
+
+def _query(name: str, schema_type: str, description: str) -> Parameter:
+    return Parameter(name, "query", schema_type, description)
+
+
+QUERY_PARAMETERS: Mapping[str, Parameter] = {
+    parameter.name: parameter
     for parameter in (
         _query(
             "allowWatchBookmarks",
@@ -138,7 +188,7 @@ QUERY_PARAMETERS: Mapping[str, Mapping[str, Any]] = {
         ),
     )
 }
-"""Every query parameter an operation may declare, in kube's wire shape."""
+"""Every query parameter an operation may declare."""
 
 _LIST_PARAMETERS = (
     "allowWatchBookmarks",
@@ -205,7 +255,7 @@ class ResourceSchemas:
     """Whether a DELETE answers with the object (pods, custom resources) rather than a Status."""
 
 
-def resource_paths(resource: ResourceType, schemas: ResourceSchemas) -> dict[str, dict[str, Any]]:
+def resource_paths(resource: ResourceType, schemas: ResourceSchemas) -> list[PathItem]:
     """Every path item serving `resource`: collections, the item, its subresources."""
     base = resource.group_version.path
     if resource.namespaced:
@@ -239,11 +289,7 @@ def resource_paths(resource: ResourceType, schemas: ResourceSchemas) -> dict[str
             )
         )
     naming = _Naming(resource.group_version)
-    return {
-        endpoint.path: _path_item(naming, resource, schemas, endpoint)
-        for endpoint in endpoints
-        if endpoint.actions
-    }
+    return [_path_item(naming, resource, schemas, endpoint) for endpoint in endpoints if endpoint.actions]
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,124 +307,103 @@ class _Endpoint:
 
 def _path_item(
     naming: _Naming, resource: ResourceType, schemas: ResourceSchemas, endpoint: _Endpoint
-) -> dict[str, Any]:
-    """The path item of one endpoint: its operations by HTTP method, and its path parameters."""
-    path_item: dict[str, Any] = {}
+) -> PathItem:
+    """The path item of one endpoint: its operations, and its path parameters."""
     subject = (
         resource.kind if endpoint.all_namespaces or not endpoint.namespaced else f"Namespaced{resource.kind}"
     )
+    operations = []
     for action in endpoint.actions:
         if endpoint.subresource:
             schema = schemas.subresources[endpoint.subresource][1]
         else:
             schema = schemas.list_kind if action == "list" else schemas.kind
-        operation: dict[str, Any] = {
-            "description": _describe(action, resource.kind, endpoint.subresource),
-            "operationId": naming.operation_id(
-                action,
-                subject,
-                suffix="ForAllNamespaces" if endpoint.all_namespaces else endpoint.subresource.title(),
-            ),
-        }
-        parameters = [dict(QUERY_PARAMETERS[name]) for name in sorted(ACTION_PARAMETERS[action])]
-        if parameters:
-            operation["parameters"] = parameters
-        body = _request_body(action, schema, schemas.patch_types)
-        if body is not None:
-            operation["requestBody"] = body
         deleted = schema if schemas.delete_returns_object and not endpoint.subresource else STATUS
-        operation["responses"] = _responses(action, schema, deleted)
-        operation["tags"] = [naming.tag]
-        operation["x-kubernetes-action"] = action
-        operation["x-kubernetes-group-version-kind"] = {
-            "group": endpoint.gvk.group,
-            "kind": endpoint.gvk.kind,
-            "version": endpoint.gvk.version,
-        }
-        path_item[_HTTP_METHODS[action]] = operation
-    path_item["parameters"] = _path_parameters(
-        resource.kind, item=endpoint.item, namespaced=endpoint.namespaced
-    )
-    return path_item
+        operation_id = naming.operation_id(
+            action,
+            subject,
+            suffix="ForAllNamespaces" if endpoint.all_namespaces else endpoint.subresource.title(),
+        )
+        operations.append(
+            Operation(
+                method=_HTTP_METHODS[action],
+                operation_id=operation_id,
+                description=_describe(action, resource.kind, endpoint.subresource),
+                tag=naming.tag,
+                parameters=tuple(QUERY_PARAMETERS[name] for name in sorted(ACTION_PARAMETERS[action])),
+                body=_request_body(action, schema, schemas.patch_types),
+                responses=_responses(action, schema, deleted),
+                action=action,
+                gvk=endpoint.gvk,
+            )
+        )
+    parameters = _path_parameters(resource.kind, item=endpoint.item, namespaced=endpoint.namespaced)
+    return PathItem(endpoint.path, tuple(operations), parameters)
 
 
-def group_version_root_path(group_version: GroupVersion) -> dict[str, dict[str, Any]]:
+def group_version_root_path(group_version: GroupVersion) -> PathItem:
     """The group version's discovery path (`/apis/apps/v1/`), answering an APIResourceList."""
     naming = _Naming(group_version)
-    return {
-        f"{group_version.path}/": {
-            "get": {
-                "description": "get available resources",
-                "operationId": f"get{naming.prefix}APIResources",
-                "responses": {"200": _response("OK", API_RESOURCE_LIST), "401": dict(_UNAUTHORIZED)},
-                "tags": [naming.tag],
-            }
-        }
-    }
+    operation = Operation(
+        method="get",
+        operation_id=f"get{naming.prefix}APIResources",
+        description="get available resources",
+        tag=naming.tag,
+        parameters=(),
+        body=None,
+        responses=(Response("200", "OK", API_RESOURCE_LIST), _UNAUTHORIZED),
+    )
+    return PathItem(f"{group_version.path}/", (operation,))
 
 
-_UNAUTHORIZED = {"description": "Unauthorized"}
+_UNAUTHORIZED = Response("401", "Unauthorized")
 
 
-def _request_body(action: str, schema: str, patch_types: tuple[str, ...]) -> dict[str, Any] | None:
+def _request_body(action: str, schema: str, patch_types: tuple[str, ...]) -> Body | None:
     if action in ("post", "put"):
-        return {"content": _content(REQUEST_MEDIA_TYPES, schema), "required": True}
+        return Body(schema, REQUEST_MEDIA_TYPES)
     if action == "patch":
-        return {"content": _content(patch_types, PATCH), "required": True}
+        return Body(PATCH, patch_types)
     if action in ("delete", "deletecollection"):
-        return {"content": _content(REQUEST_MEDIA_TYPES, DELETE_OPTIONS)}
+        return Body(DELETE_OPTIONS, REQUEST_MEDIA_TYPES, required=False)
     return None
 
 
-def _responses(action: str, schema: str, deleted: str = STATUS) -> dict[str, Any]:
+def _responses(action: str, schema: str, deleted: str = STATUS) -> tuple[Response, ...]:
     """The responses of an action; `deleted`: what a DELETE of one object answers (kube declares the
     object for the registries that return it, and a Status for the others and for deletecollection)."""
     if action == "deletecollection":
-        responses = {"200": _response("OK", STATUS)}
+        responses = [Response("200", "OK", STATUS)]
     elif action == "delete":
-        responses = {"200": _response("OK", deleted), "202": _response("Accepted", deleted)}
+        responses = [Response("200", "OK", deleted), Response("202", "Accepted", deleted)]
     elif action == "list":
-        responses = {"200": _response("OK", schema, (*RESPONSE_MEDIA_TYPES, *WATCH_MEDIA_TYPES))}
+        responses = [Response("200", "OK", schema, (*RESPONSE_MEDIA_TYPES, *WATCH_MEDIA_TYPES))]
     else:
-        responses = {"200": _response("OK", schema)}
+        responses = [Response("200", "OK", schema)]
         if action in ("post", "put", "patch"):
-            responses["201"] = _response("Created", schema)
+            responses.append(Response("201", "Created", schema))
         if action == "post":
-            responses["202"] = _response("Accepted", schema)
-    responses["401"] = dict(_UNAUTHORIZED)
-    return responses
+            responses.append(Response("202", "Accepted", schema))
+    responses.append(_UNAUTHORIZED)
+    return tuple(responses)
 
 
-def _response(
-    description: str, schema: str, media_types: tuple[str, ...] = RESPONSE_MEDIA_TYPES
-) -> dict[str, Any]:
-    return {"content": _content(media_types, schema), "description": description}
-
-
-def _content(media_types: tuple[str, ...], schema: str) -> dict[str, Any]:
-    return {media_type: {"schema": schema_ref(schema)} for media_type in media_types}
-
-
-def _path_parameters(kind: str, *, item: bool, namespaced: bool) -> list[dict[str, Any]]:
+def _path_parameters(kind: str, *, item: bool, namespaced: bool) -> tuple[Parameter, ...]:
     parameters = []
     if item:
-        parameters.append(_path_parameter("name", f"name of the {kind}"))
+        parameters.append(Parameter("name", "path", "string", f"name of the {kind}", required=True))
     if namespaced:
         parameters.append(
-            _path_parameter("namespace", "object name and auth scope, such as for teams and projects")
+            Parameter(
+                "namespace",
+                "path",
+                "string",
+                "object name and auth scope, such as for teams and projects",
+                required=True,
+            )
         )
-    parameters.append(dict(QUERY_PARAMETERS["pretty"]))
-    return parameters
-
-
-def _path_parameter(name: str, description: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "in": "path",
-        "name": name,
-        "required": True,
-        "schema": {"type": "string", "uniqueItems": True},
-    }
+    parameters.append(QUERY_PARAMETERS["pretty"])
+    return tuple(parameters)
 
 
 def _describe(action: str, kind: str, subresource: str = "") -> str:
