@@ -18,7 +18,13 @@ from flotilla.apiserver.http import discovery
 from flotilla.apiserver.http.audit import AUTHORIZATION_DECISION_KEY, AuditLog
 from flotilla.apiserver.http.handlers.dispatch import handle_resource
 from flotilla.apiserver.http.limits import LIMITS, RequestLimits
-from flotilla.apiserver.http.openapi.endpoints import OPENAPI, OpenAPICache, openapi_document, openapi_root
+from flotilla.apiserver.http.openapi.endpoints import (
+    OPENAPI,
+    OpenAPICache,
+    openapi_document,
+    openapi_root,
+    openapi_v2,
+)
 from flotilla.apiserver.http.responseheaders import make_headers_safe
 from flotilla.apiserver.http.responses import status_response, warning_headers
 from flotilla.apiserver.requestinfo import request_info
@@ -188,10 +194,6 @@ async def health(request: web.Request) -> web.Response:
     if "verbose" in request.query:
         return web.Response(text="[+]ping ok\n[+]watch-cache ok\nhealthz check passed\n")
     return web.Response(text="ok")
-
-
-async def openapi_v2(request: web.Request) -> web.Response:
-    raise errors.path_not_found()
 
 
 def build_app(
