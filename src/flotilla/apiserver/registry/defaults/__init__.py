@@ -102,6 +102,7 @@ def _prepare_pod(pod: dict[str, Any]) -> None:
 _CREATE_PREPARERS: dict[GroupVersionKind, Defaulter] = {
     GroupVersionKind("", "v1", "Namespace"): _prepare_namespace,
     GroupVersionKind("", "v1", "Pod"): _prepare_pod,
+    GroupVersionKind("batch", "v1", "Job"): batch.prepare_job,
 }
 
 

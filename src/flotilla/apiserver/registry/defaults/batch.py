@@ -49,6 +49,16 @@ def generate_selector(job: dict[str, Any]) -> None:
     fields.ensure_mapping(selector, "matchLabels").setdefault(UID_LABEL, uid)
 
 
+def prepare_job(job: dict[str, Any]) -> None:
+    """kube's `PrepareForCreate`: a new Job without a manual selector gets the generated selector and
+    labels, also over a selector it brings without them (Karmada strips the hub's generated ones
+    from a propagated Job, leaving an empty `matchLabels` for the member to fill in)."""
+    if fields.mapping(job, "spec").get("manualSelector") is not True and fields.text(
+        fields.mapping(job, "metadata"), "uid"
+    ):
+        generate_selector(job)
+
+
 def default_job(job: dict[str, Any]) -> None:
     spec = fields.ensure_mapping(job, "spec")
     if spec.get("completions") is None and spec.get("parallelism") is None:

@@ -252,3 +252,13 @@ def test_defaulting_is_idempotent() -> None:
         twice = copy.deepcopy(once)
         apply_defaults(gvk, twice)
         assert twice == once
+
+
+def test_a_created_job_with_an_emptied_selector_gets_the_generated_one() -> None:
+    """A Job Karmada propagates comes with the hub's generated labels stripped (`matchLabels: {}`):
+    creating it generates this cluster's selector and labels, as kube's PrepareForCreate does."""
+    job = pi_job(manualSelector=False, selector={"matchLabels": {}})
+    apply_defaults(JOB, job)
+    prepare_for_create(JOB, job)
+    assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": UID}}
+    assert job["spec"]["template"]["metadata"]["labels"]["controller-uid"] == UID
