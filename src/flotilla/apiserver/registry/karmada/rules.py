@@ -6,7 +6,8 @@ rules, with no webhook server to run. The write strategy (`flotilla.apiserver.re
 custom resource's GVK up in `CUSTOM_RESOURCE_RULES`, and calls, on top of the schema's work:
 
 * `default(obj)` on every write (idempotent);
-* `prepare_create(obj, now)` once, when the object is created (permanent ids, resource models);
+* `prepare_create(obj, now)` once, when the object is created (permanent ids, resource models, a
+  propagation policy's `karmada.io/(cluster-)propagation-policy-controller` finalizer);
 * `prepare_update(new, old, now)` on every update (permanent ids kept, taints stamped);
 * `validate_create(obj)` / `validate_update(new, old)` after defaulting.
 
@@ -75,6 +76,26 @@ def _permanent_id(
     return on_create, on_update
 
 
+def _policy_rules(
+    validate_create: Callable[[Object], list[FieldError]],
+    validate_update: Callable[[Object, Object], list[FieldError]],
+    default: Callable[[Object], None],
+    permanent_id: str,
+    finalizer: str,
+) -> CustomResourceRules:
+    """A (Cluster)PropagationPolicy's rules: on create, a fresh permanent id and the finalizer the
+    detector removes once it has released what the policy claimed (Karmada's mutating webhook)."""
+    assign_id, keep_id = _permanent_id(permanent_id, replace=True)
+
+    def on_create(obj: Object, now: datetime) -> None:
+        assign_id(obj, now)
+        finalizers = obj.setdefault("metadata", {}).setdefault("finalizers", [])
+        if finalizer not in finalizers:
+            finalizers.append(finalizer)
+
+    return CustomResourceRules(validate_create, validate_update, default, on_create, keep_id)
+
+
 def _rules(
     validate_create: Callable[[Object], list[FieldError]],
     validate_update: Callable[[Object, Object], list[FieldError]],
@@ -92,19 +113,19 @@ def _rules(
 _SETTING_FREE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
     # Karmada's webhook replaces whatever permanent id a new policy carries; bindings and Works
     # keep one they already have (a restore from backup relies on it).
-    constants.PROPAGATION_POLICY: _rules(
+    constants.PROPAGATION_POLICY: _policy_rules(
         validation.validate_propagation_policy,
         validation.validate_propagation_policy_update,
         defaults.default_propagation_policy,
         constants.PROPAGATION_POLICY_PERMANENT_ID_LABEL,
-        replace_id=True,
+        constants.PROPAGATION_POLICY_CONTROLLER_FINALIZER,
     ),
-    constants.CLUSTER_PROPAGATION_POLICY: _rules(
+    constants.CLUSTER_PROPAGATION_POLICY: _policy_rules(
         validation.validate_cluster_propagation_policy,
         validation.validate_cluster_propagation_policy_update,
         defaults.default_cluster_propagation_policy,
         constants.CLUSTER_PROPAGATION_POLICY_PERMANENT_ID_LABEL,
-        replace_id=True,
+        constants.CLUSTER_PROPAGATION_POLICY_CONTROLLER_FINALIZER,
     ),
     constants.OVERRIDE_POLICY: _rules(
         validation.validate_override_policy,
