@@ -67,6 +67,7 @@ def binding_object(
     placement: Mapping[str, Any] | None = None,
     clusters: Mapping[str, int] | None = None,
     uid: str = "uid-0",
+    template_uid: str = "",
     kind: tuple[str, str] = DEPLOYMENT,
     requests: Mapping[str, str] | None = None,
     applied_placement: Mapping[str, Any] | None = None,
@@ -75,15 +76,25 @@ def binding_object(
     last_scheduled_time: str | None = None,
     evicted_from: Iterable[str] = (),
     failed_on: Mapping[str, str] | None = None,
+    groups: Mapping[str, str] | None = None,
+    name: str = "nginx-deployment",
 ) -> dict[str, Any]:
-    """A ResourceBinding; `failed_on` is the application failover's record (cluster → when)."""
+    """A ResourceBinding; `uid` is its own, `template_uid` its template's (`spec.resource.uid`, which
+    breaks replica ties), `failed_on` the application failover's record (cluster → when), `groups`
+    its `spec.workloadAffinityGroups`."""
     annotations = {}
     if applied_placement is not None:
         annotations["policy.karmada.io/applied-placement"] = json.dumps(applied_placement)
     if failed_on is not None:
         annotations[APPLICATION_FAILED_ON_ANNOTATION] = json.dumps(dict(failed_on))
     spec: dict[str, Any] = {
-        "resource": {"apiVersion": kind[0], "kind": kind[1], "namespace": "default", "name": "nginx"},
+        "resource": {
+            "apiVersion": kind[0],
+            "kind": kind[1],
+            "namespace": "default",
+            "name": "nginx",
+            "uid": template_uid,
+        },
         "replicas": replicas,
         "placement": dict(placement or {}),
         "clusters": [{"name": name, "replicas": count} for name, count in (clusters or {}).items()],
@@ -92,6 +103,8 @@ def binding_object(
             for name in evicted_from
         ],
     }
+    if groups is not None:
+        spec["workloadAffinityGroups"] = dict(groups)
     if requests is not None:
         spec["replicaRequirements"] = {"resourceRequest": dict(requests)}
     if reschedule_triggered_at is not None:
@@ -103,7 +116,7 @@ def binding_object(
         "apiVersion": "work.karmada.io/v1alpha2",
         "kind": "ResourceBinding",
         "metadata": {
-            "name": "nginx-deployment",
+            "name": name,
             "namespace": "default",
             "uid": uid,
             "annotations": annotations,

@@ -15,12 +15,19 @@ IN_TREE = [
     "SpreadConstraint",
     "ClusterLocality",
     "ClusterEviction",
+    "WorkloadAntiAffinity",
+    "WorkloadAffinity",
 ]
 
 
 def test_in_tree_registry_lists_karmadas_plugins_in_order() -> None:
-    """The six in-tree plugins, filters first as Karmada registers them."""
+    """The eight in-tree plugins, in the order Karmada's registry code adds them."""
     assert in_tree_registry().names == IN_TREE
+
+
+def test_the_workload_affinity_gate_off_leaves_its_two_plugins_out() -> None:
+    """`WorkloadAffinity=false`: the registry Karmada builds without the gate, the first six."""
+    assert in_tree_registry(workload_affinity=False).names == IN_TREE[:6]
 
 
 def test_plugins_are_sorted_into_filter_and_score_roles() -> None:
@@ -32,6 +39,8 @@ def test_plugins_are_sorted_into_filter_and_score_roles() -> None:
         "ClusterAffinity",
         "SpreadConstraint",
         "ClusterEviction",
+        "WorkloadAntiAffinity",
+        "WorkloadAffinity",
     ]
     assert [plugin.name for plugin in registry.score_plugins] == ["ClusterAffinity", "ClusterLocality"]
 

@@ -210,7 +210,7 @@ def test_an_existing_binding_shows_its_current_replicas_beside_the_new_ones() ->
 def test_a_new_binding_with_a_tie_offers_the_other_split() -> None:
     """Three replicas over two equal clusters: the odd one's place depends on the unknown UID."""
     preview = preview_placement(
-        binding(replicas=3, placement=DIVIDED, uid=""), three_clusters(taints=[UNSCHEDULABLE])
+        binding(replicas=3, placement=DIVIDED, template_uid=""), three_clusters(taints=[UNSCHEDULABLE])
     )
     assert sorted(placed(preview).values()) == [1, 2]
     alternative = {target.name: target.replicas for target in preview.tie_alternative}
@@ -218,9 +218,9 @@ def test_a_new_binding_with_a_tie_offers_the_other_split() -> None:
 
 
 def test_a_known_uid_leaves_no_alternative() -> None:
-    """An existing binding's UID decides the tie, so there is nothing else to offer."""
+    """An existing template's UID decides the tie, so there is no other split to offer."""
     preview = preview_placement(
-        binding(replicas=3, placement=DIVIDED, uid="uid-0"), three_clusters(taints=[UNSCHEDULABLE])
+        binding(replicas=3, placement=DIVIDED, template_uid="uid-0"), three_clusters(taints=[UNSCHEDULABLE])
     )
     assert preview.tie_alternative == ()
 

@@ -2,9 +2,13 @@
 
 Each next seat goes to the party (cluster) with the highest `votes / (2·seats + 1)`. Equal
 priorities go to the party with fewer seats, then by name — ascending, or descending when the
-32-bit FNV-1a hash of the binding's UID is odd (`names_descending`), so that across many bindings
-the odd replica does not always land on the same cluster while one binding always gets the same
-answer. A party that starts with seats but has no votes keeps its seats and gains none.
+32-bit FNV-1a hash of the resource template's UID (the binding's `spec.resource.uid`) is odd
+(`names_descending`; an empty UID is ascending), so that across many workloads the odd replica does
+not always land on the same cluster while one workload always gets the same answer. This is
+Karmada's `tieBreakerByUID` (`pkg/util/helper/binding.go`), used by every division of the
+scheduler (static weights, dynamic weights, Aggregated; steady, scale down and fresh) and by the
+binding controller's split of a Job's completions. A party that starts with seats but has no votes
+keeps its seats and gains none.
 
 Priorities are compared exactly (as fractions), never as floats. Handing out seats one by one
 costs O(N log n); for large N the seats that are certainly awarded are given first, which leaves
@@ -34,9 +38,10 @@ def fnv32a(data: bytes) -> int:
     return value
 
 
-def names_descending(binding_uid: str) -> bool:
-    """Karmada's tie order for a binding: descending names when FNV-1a of its UID is odd."""
-    return bool(binding_uid) and fnv32a(binding_uid.encode()) % 2 == 1
+def names_descending(template_uid: str) -> bool:
+    """Karmada's tie order for a workload: descending names when FNV-1a of its template's UID is odd,
+    ascending when it is even or there is no UID."""
+    return bool(template_uid) and fnv32a(template_uid.encode()) % 2 == 1
 
 
 def webster(

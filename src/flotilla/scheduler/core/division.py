@@ -20,6 +20,9 @@ By the binding's strategy (Karmada's `assignment.go`):
     takes replicas back from the last tier first.
   - Clusters that cannot hold the replicas together fail with `UnschedulableError`.
 
+Every apportionment breaks exact ties by name, in the order the template's UID picks
+(`apportionment.names_descending`, as Karmada's dispenser does with `spec.resource.uid`).
+
 Clusters ending with 0 replicas are dropped by the caller. Results are sorted by cluster name.
 """
 
@@ -75,7 +78,7 @@ def _static_weights(binding: BindingInfo, candidates: Sequence[ClusterInfo]) -> 
                 weights[cluster.name] = weight
     if not weights:
         weights = {cluster.name: 1 for cluster in candidates}
-    return webster(binding.replicas, weights, descending_names=names_descending(binding.uid))
+    return webster(binding.replicas, weights, descending_names=names_descending(binding.template_uid))
 
 
 def _dynamic(
@@ -107,7 +110,7 @@ class _Division:
 
     def __init__(self, binding: BindingInfo, order: Sequence[str], tiers: Mapping[str, int]) -> None:
         self._aggregated = binding.placement.strategy == Strategy.AGGREGATED
-        self._descending = names_descending(binding.uid)
+        self._descending = names_descending(binding.template_uid)
         self._order = list(order)
         levels = sorted({tiers.get(name, 0) for name in order})
         self._tiers = [[name for name in order if tiers.get(name, 0) == level] for level in levels]

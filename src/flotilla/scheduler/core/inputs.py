@@ -15,8 +15,8 @@ toleration that has run out — are functions of their inputs.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -28,6 +28,7 @@ from flotilla.api.times import timestamp
 from flotilla.api.tolerations import Taint, Toleration, taints_of, tolerations_of
 from flotilla.scheduler.core.placement import Placement, placement_from_object
 from flotilla.scheduler.core.wirefields import integer_of, mapping_of, mappings_of, strings_of, text_of
+from flotilla.scheduler.core.workloadgroups import GroupMember, WorkloadGroups
 
 APPLIED_PLACEMENT_ANNOTATION = "policy.karmada.io/applied-placement"
 _ANY_NODE = RequiredNodeAffinity.of_pod_spec({})
@@ -71,6 +72,9 @@ class BindingInfo:
     name: str
     namespace: str = ""
     uid: str = ""
+    template_uid: str = ""
+    """The resource template's UID (`spec.resource.uid`): its hash breaks replica ties, as in Karmada.
+    Empty for a template not created yet."""
     api_version: str = ""
     kind: str = ""
     replicas: int = 0
@@ -89,6 +93,8 @@ class BindingInfo:
     now: datetime | None = None
     """When this round schedules (the shell's clock); None without a clock, and then no toleration
     runs out."""
+    workload_groups: WorkloadGroups = field(default_factory=WorkloadGroups)
+    """`spec.workloadAffinityGroups`, with the peers' placements once `with_group_peers` found them."""
 
     def assigned_replicas(self, cluster_name: str) -> int:
         """Replicas the previous result gave `cluster_name` (0 when it had none)."""
@@ -100,6 +106,13 @@ class BindingInfo:
     def targets(self, cluster_name: str) -> bool:
         """True when `cluster_name` is in the previous result."""
         return any(target.name == cluster_name for target in self.clusters)
+
+    def with_group_peers(self, members: Iterable[GroupMember]) -> BindingInfo:
+        """This binding with the placements of its workload (anti-)affinity peers among `members`."""
+        if not self.workload_groups.grouped:
+            return self
+        groups = self.workload_groups.with_peers(self.namespace, self.name, members)
+        return replace(self, workload_groups=groups)
 
     @classmethod
     def from_object(cls, binding: Mapping[str, Any], *, now: datetime | None = None) -> BindingInfo:
@@ -116,6 +129,7 @@ class BindingInfo:
             name=text_of(metadata.get("name")),
             namespace=text_of(metadata.get("namespace")),
             uid=text_of(metadata.get("uid")),
+            template_uid=text_of(resource.get("uid")),
             api_version=text_of(resource.get("apiVersion")),
             kind=text_of(resource.get("kind")),
             replicas=integer_of(spec.get("replicas")),
@@ -135,6 +149,7 @@ class BindingInfo:
             applied_placement=_applied_placement(annotations, placement),
             deleting=bool(metadata.get("deletionTimestamp")),
             now=now,
+            workload_groups=WorkloadGroups.of_binding(binding),
         )
 
 

@@ -50,9 +50,10 @@ def test_equal_static_weights_split_two_replicas_one_each() -> None:
 
 
 @pytest.mark.parametrize(("uid", "expected"), [("uid-0", "member1"), ("uid-1", "member2")])
-def test_odd_replica_at_equal_weights_follows_the_uid_hash(uid: str, expected: str) -> None:
-    """3 over 1:1: even FNV-1a of the UID gives the extra replica to the first name, odd to the last."""
-    info = binding(replicas=3, uid=uid, placement=static_weights({"member1": 1, "member2": 1}))
+def test_odd_replica_at_equal_weights_follows_the_template_uid_hash(uid: str, expected: str) -> None:
+    """3 over 1:1: even FNV-1a of the template's UID gives the extra replica to the first name, odd to
+    the last."""
+    info = binding(replicas=3, template_uid=uid, placement=static_weights({"member1": 1, "member2": 1}))
     assert split(assign_replicas(info, [A, B], {}))[expected] == 2
 
 
@@ -218,7 +219,7 @@ weights_by_cluster = st.lists(st.integers(1, 20), min_size=1, max_size=5).map(
 @given(st.integers(1, 500), weights_by_cluster, st.text("0123456789abcdef-", max_size=12))
 def test_static_assignment_sums_to_the_replicas(replicas: int, weights: dict[str, int], uid: str) -> None:
     """Every replica is placed, none twice."""
-    info = binding(replicas=replicas, uid=uid, placement=static_weights(weights))
+    info = binding(replicas=replicas, template_uid=uid, placement=static_weights(weights))
     targets = assign_replicas(info, [cluster(name) for name in weights], {})
     assert sum(target.replicas for target in targets) == replicas
 
@@ -235,7 +236,7 @@ def test_static_weights_are_proportional_within_one_replica(
 
     (Webster can exceed quota by design with four or more parties; Karmada inherits that.)
     """
-    info = binding(replicas=replicas, uid=uid, placement=static_weights(weights))
+    info = binding(replicas=replicas, template_uid=uid, placement=static_weights(weights))
     shares = split(assign_replicas(info, [cluster(name) for name in weights], {}))
     total = sum(weights.values())
     for name, weight in weights.items():
@@ -247,7 +248,7 @@ def test_same_uid_gives_the_same_answer_in_any_cluster_order(
     replicas: int, weights: dict[str, int], uid: str, rng: random.Random
 ) -> None:
     """Determinism: the result depends on weights and UID only, not on the order clusters arrive in."""
-    info = binding(replicas=replicas, uid=uid, placement=static_weights(weights))
+    info = binding(replicas=replicas, template_uid=uid, placement=static_weights(weights))
     clusters = [cluster(name) for name in weights]
     first = assign_replicas(info, clusters, {})
     rng.shuffle(clusters)

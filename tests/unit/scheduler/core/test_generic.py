@@ -7,6 +7,7 @@ import pytest
 from flotilla.scheduler.core.errors import FitError, SchedulerError, UnschedulableError, scheduled_condition
 from flotilla.scheduler.core.generic import ScheduleResult, schedule
 from flotilla.scheduler.core.inputs import TargetCluster
+from flotilla.scheduler.core.workloadgroups import GroupMember, WorkloadGroups
 from flotilla.scheduler.plugins import in_tree_registry
 from tests.unit.scheduler.manifests import binding, cluster, dynamic_weights, pods_only, static_weights
 
@@ -157,3 +158,53 @@ def test_success_condition() -> None:
         "Success",
         "Binding has been scheduled successfully.",
     )
+
+
+# --- workload affinity ---------------------------------------------------------------------------
+
+
+def _peer(name: str, clusters: set[str], **groups: str) -> GroupMember:
+    return GroupMember("default", name, WorkloadGroups(**groups), frozenset(clusters))
+
+
+def test_an_affinity_group_pulls_a_divided_workload_onto_its_peers_cluster() -> None:
+    """Divided evenly over three clusters, but its group runs on member3: all three replicas go there."""
+    placement = {
+        "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}
+    }
+    info = binding(replicas=3, placement=placement, groups={"affinityGroup": "app.stack=shop"})
+    peers = [_peer("cache-deployment", {"member3"}, affinity_group="app.stack=shop")]
+    clusters = [cluster("member1"), cluster("member2"), cluster("member3")]
+    assert schedule(info, clusters, REGISTRY).clusters == (
+        TargetCluster("member1", 1),
+        TargetCluster("member2", 1),
+        TargetCluster("member3", 1),
+    )
+    assert schedule(info.with_group_peers(peers), clusters, REGISTRY).clusters == (
+        TargetCluster("member3", 3),
+    )
+
+
+def test_an_anti_affinity_group_with_every_cluster_taken_does_not_fit() -> None:
+    """Each cluster runs a peer: NoClusterFit with Karmada's reason counted per cluster."""
+    info = binding(replicas=1, groups={"antiAffinityGroup": "app.ha=pipeline"})
+    peers = [
+        _peer("a-deployment", {"member1", "member2"}, anti_affinity_group="app.ha=pipeline"),
+        _peer("b-deployment", {"member3"}, anti_affinity_group="app.ha=pipeline"),
+    ]
+    clusters = [cluster("member1"), cluster("member2"), cluster("member3")]
+    with pytest.raises(FitError) as caught:
+        schedule(info.with_group_peers(peers), clusters, REGISTRY)
+    assert str(caught.value) == (
+        "0/3 clusters are available: 3 cluster already has workload with the same anti-affinity group."
+    )
+
+
+def test_the_gate_off_schedules_as_if_there_were_no_groups() -> None:
+    """`WorkloadAffinity=false`: the registry has no workload affinity plugins, and peers are ignored."""
+    info = binding(replicas=1, groups={"antiAffinityGroup": "app.ha=pipeline"})
+    peers = [_peer("a-deployment", {"member1"}, anti_affinity_group="app.ha=pipeline")]
+    result = schedule(
+        info.with_group_peers(peers), [cluster("member1")], in_tree_registry(workload_affinity=False)
+    )
+    assert result.clusters == (TargetCluster("member1", 1),)

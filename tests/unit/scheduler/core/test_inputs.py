@@ -27,8 +27,10 @@ def test_binding_fields_are_read_by_their_karmada_names() -> None:
         reschedule_triggered_at="2026-02-01T00:00:00Z",
         last_scheduled_time="2026-01-01T00:00:00Z",
         uid="uid-7",
+        template_uid="template-uid",
     )
     assert (info.api_version, info.kind, info.replicas, info.uid) == ("apps/v1", "Deployment", 3, "uid-7")
+    assert info.template_uid == "template-uid"
     assert info.clusters == (TargetCluster("a", 2), TargetCluster("b", 1))
     assert info.replica_requirements is not None
     assert info.replica_requirements.resource_request == {
