@@ -16,6 +16,11 @@ A reconcile reads the binding from the informer, skips it unless this scheduler 
 `needs_scheduling`, and runs the pure core (`core.generic.schedule`) on a snapshot of the clusters
 (rebuilt only when a Cluster's scheduling view changes), at the moment the injected clock reads
 (`BindingInfo.now`: a NoExecute toleration whose seconds ran out no longer admits a new cluster).
+A binding in a workload (anti-)affinity group is scheduled with where its peers are
+(`groupplacements`: the informer's copies, indexed by group, and this scheduler's own results not
+seen yet, so concurrent rounds and the informer's lag cannot put two of an anti-affinity group
+together); when a grouped binding moves or goes, its peers still waiting for a result are queued.
+The filters are on with the `WorkloadAffinity` feature gate (on by default here).
 Workloads are sized by the general estimator (each Cluster's resource summary) and, with
 `--enable-scheduler-estimator` (on by default), by the accurate estimator over the nodes and pods
 of the members this process reaches (`nodesnapshots`), the smaller answer winning. Results are
@@ -66,7 +71,9 @@ from flotilla.scheduler.core.generic import ScheduleResult, schedule
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, clusters_from_objects
 from flotilla.scheduler.core.placement import SchedulingType
 from flotilla.scheduler.core.triggers import needs_scheduling, reschedule_requested
+from flotilla.scheduler.core.workloadgroups import GroupMember
 from flotilla.scheduler.framework import Registry
+from flotilla.scheduler.groupplacements import GroupPlacements
 from flotilla.scheduler.nodesnapshots import MemberNodeSnapshots
 from flotilla.scheduler.plugins import in_tree_registry
 
@@ -83,6 +90,8 @@ _OWNER_LABELS = (
     constants.CLUSTER_PROPAGATION_POLICY_PERMANENT_ID_LABEL,
     BINDING_MANAGED_BY_LABEL,
 )
+WORKLOAD_AFFINITY_GATE = "WorkloadAffinity"
+"""The feature gate that turns the WorkloadAffinity and WorkloadAntiAffinity filters on."""
 _SCHEDULER_FIELDS = ("schedulerObservedGeneration", "lastScheduledTime", "schedulerObservingAffinityName")
 
 
@@ -210,7 +219,9 @@ class SchedulerController(HubController):
         enable_empty_workload_propagation: bool = False,
     ) -> None:
         super().__init__(ctx)
-        self._registry = registry or in_tree_registry()
+        workload_affinity = ctx.settings.feature_gates.enabled(WORKLOAD_AFFINITY_GATE)
+        self._registry = registry or in_tree_registry(workload_affinity=workload_affinity)
+        self._group_placements = GroupPlacements()
         self._keep_empty = enable_empty_workload_propagation
         self._bindings = ctx.informers.get(constants.RESOURCE_BINDING)
         self._cluster_bindings = ctx.informers.get(constants.CLUSTER_RESOURCE_BINDING)
@@ -232,6 +243,7 @@ class SchedulerController(HubController):
 
     def setup(self) -> None:
         self._bindings.add_handler(self._on_binding)
+        self._bindings.add_handler(self._on_grouped_binding)
         self._cluster_bindings.add_handler(self._on_binding)
         self._clusters.add_handler(self._on_cluster)
 
@@ -242,6 +254,13 @@ class SchedulerController(HubController):
             return
         if old is None or _generation(old) != _generation(new) or not is_responsible(old):
             self.enqueue(ObjectKey.of(new))
+
+    def _on_grouped_binding(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
+        """Keep the workload affinity groups' placements; queue the waiting peers of a binding that moved."""
+        for key in self._group_placements.observe(new, old):
+            binding = self._bindings.get(key.name, namespace=key.namespace)
+            if binding is not None and is_responsible(binding) and awaits_result(binding):
+                self.enqueue(key)
 
     def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         before = ClusterInfo.from_object(old) if old is not None else None
@@ -281,6 +300,8 @@ class SchedulerController(HubController):
         try:
             if needs_scheduling(binding, leaving):
                 estimators = await self._estimators(binding, clusters)
+                # No await from reading the peers to assuming the result: concurrent rounds see it.
+                binding = self._with_peers(binding)
                 try:
                     result = schedule(
                         binding,
@@ -291,7 +312,7 @@ class SchedulerController(HubController):
                     )
                 except SchedulingError as error:
                     failure = error
-                await self._write(found, binding, result, failure)
+                await self._decide(key, found, binding, result, failure)
             elif (found.get("status") or {}).get("schedulerObservedGeneration") != _generation(found):
                 # The result still stands for the new generation: record it as observed, as Karmada does.
                 await self._apply_status(found, _observed(found.get("status") or {}, _generation(found)))
@@ -301,8 +322,37 @@ class SchedulerController(HubController):
             raise RetryScheduling(f"{failure.reason}: {failure}") from failure
         return None
 
+    def _with_peers(self, binding: BindingInfo) -> BindingInfo:
+        """The binding with where its workload (anti-)affinity peers are, decided or seen."""
+        if not binding.workload_groups.grouped:
+            return binding
+        return binding.with_group_peers(
+            self._group_placements.members(binding.namespace, binding.workload_groups)
+        )
+
+    async def _decide(
+        self,
+        key: ObjectKey,
+        found: dict[str, Any],
+        binding: BindingInfo,
+        result: ScheduleResult | None,
+        failure: SchedulingError | None,
+    ) -> None:
+        """Write the round's outcome; a grouped binding's new result counts for its peers meanwhile."""
+        if binding.workload_groups.grouped and (result is not None or isinstance(failure, FitError)):
+            placed = (
+                frozenset(target.name for target in result.clusters) if result is not None else frozenset()
+            )
+            groups = replace(binding.workload_groups, affinity_peers=(), anti_affinity_peers=())
+            self._group_placements.assume(key, GroupMember(key.namespace, key.name, groups, placed))
+        try:
+            await self._write(key, found, binding, result, failure)
+        finally:
+            self._group_placements.forget_unwritten(key)
+
     async def _write(
         self,
+        key: ObjectKey,
         found: dict[str, Any],
         binding: BindingInfo,
         result: ScheduleResult | None,
@@ -315,6 +365,7 @@ class SchedulerController(HubController):
             clusters = result.spec_clusters() if result is not None else []
             if result_differs(found, clusters):
                 live = await self._apply_result(found, clusters)
+                self._group_placements.confirm(key, str((live.get("metadata") or {}).get("resourceVersion")))
                 wrote_result = True
         refresh = wrote_result or reschedule_requested(binding) or awaits_result(found)
         status = scheduled_status(

@@ -7,6 +7,7 @@ uses cluster names and labels of its own, so tests do not see each other's objec
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -451,6 +452,46 @@ async def test_cluster_resource_binding_is_scheduled(
     assert targets(done) == {f"{prefix}-a": 0, f"{prefix}-b": 0}
 
 
+async def test_an_anti_affinity_group_created_at_once_lands_on_three_clusters(
+    hub: Client, scheduler: SchedulerController, prefix: str
+) -> None:
+    """Three bindings of one anti-affinity group, created together, each for one of three clusters:
+    concurrent rounds still spread them; a fourth fits nowhere until a peer's cluster is freed."""
+    names = [f"{prefix}-a", f"{prefix}-b", f"{prefix}-c"]
+    for name in names:
+        await make_cluster(hub, name)
+    one_cluster = {
+        "clusterAffinity": {"clusterNames": names},
+        "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}],
+    }
+    groups = {"antiAffinityGroup": f"app.ha={prefix}"}
+    workloads = [f"{prefix}-w{index}" for index in range(4)]
+    await asyncio.gather(
+        *(
+            hub.create(binding(name, replicas=1, placement=one_cluster, groups=groups))
+            for name in workloads[:3]
+        )
+    )
+    placed = {}
+    for name in workloads[:3]:
+        done = await eventually_async(lambda name=name: get_binding(hub, name), until=is_scheduled)
+        placed[name] = next(iter(targets(done)))
+    assert sorted(placed.values()) == names
+
+    await hub.create(binding(workloads[3], replicas=1, placement=one_cluster, groups=groups))
+    stuck = await eventually_async(
+        lambda: get_binding(hub, workloads[3]), until=lambda b: scheduled(b) is not None
+    )
+    assert condition_of(stuck)["reason"] == "NoClusterFit"
+    assert (
+        "3 cluster already has workload with the same anti-affinity group" in condition_of(stuck)["message"]
+    )
+
+    await hub.delete(constants.RESOURCE_BINDING, workloads[0], namespace="default")
+    moved = await eventually_async(lambda: get_binding(hub, workloads[3]), until=is_scheduled)
+    assert targets(moved) == {placed[workloads[0]]: 1}
+
+
 # --- objects and waiting ---------------------------------------------------------------------------
 
 
@@ -498,6 +539,7 @@ def binding(
     labels: dict[str, str] | None = None,
     scheduler_name: str = "",
     suspended: bool = False,
+    groups: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "resource": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": name},
@@ -509,6 +551,8 @@ def binding(
         spec["schedulerName"] = scheduler_name
     if suspended:
         spec["suspension"] = {"scheduling": True}
+    if groups:
+        spec["workloadAffinityGroups"] = groups
     return {
         "apiVersion": constants.RESOURCE_BINDING.api_version,
         "kind": "ResourceBinding",
