@@ -19,6 +19,11 @@ same everywhere:
   microseconds here), and `Z` or a `±hh:mm` offset; ASCII digits only, nothing zone-less. `""` and
   `"null"` are the zero time (None). `timestamp` is the lenient reader of a stored field: None
   when it is absent or unreadable.
+- `reencode_time` and `reencode_micro_time` are what kube-apiserver stores for a `metav1.Time` or
+  `metav1.MicroTime` field of a built-in kind a client sent: the value decoded and formatted again,
+  so `2026-01-01T10:00:00+02:00` is stored as `2026-01-01T08:00:00Z`. What they cannot read, `""`
+  and `"null"` included (Go's `time.Parse` reads neither), raises `InvalidTimestampError`;
+  `TIME_LAYOUT` and `MICRO_TIME_LAYOUT` are the Go layouts kube names when it refuses one.
 
 A naive `datetime` is taken as UTC (Flotilla's clocks are aware; nothing in Kubernetes is local).
 Formatting is done with f-strings: `strftime` costs several times more, and managedFields stamps
@@ -33,6 +38,12 @@ from datetime import UTC, datetime, timedelta, tzinfo
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
 """Go's zero `time.Time` as RFC 3339, which is what an unset timestamp prints as."""
+
+TIME_LAYOUT = "2006-01-02T15:04:05Z07:00"
+"""Go's `time.RFC3339`, the layout `metav1.Time` is read and written with."""
+
+MICRO_TIME_LAYOUT = "2006-01-02T15:04:05.000000Z07:00"
+"""kube's `RFC3339Micro`, the layout of `metav1.MicroTime`."""
 
 _RFC3339 = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?(Z|[+-][0-9]{2}:[0-9]{2})"
@@ -121,3 +132,23 @@ def rfc3339(value: object) -> str:
     """A stored timestamp normalised as Go writes `metav1.Time` (UTC, whole seconds); zero time if unset."""
     moment = timestamp(value)
     return ZERO_TIME if moment is None else format_time(moment)
+
+
+def reencode_time(value: str) -> str:
+    """A `metav1.Time` a client sent, as kube-apiserver stores it: UTC, whole seconds, `Z`."""
+    return format_time(_required(value))
+
+
+def reencode_micro_time(value: str) -> str:
+    """A `metav1.MicroTime` a client sent, as kube-apiserver stores it: UTC, six fractional digits.
+
+    Read as leniently as `parse_timestamp` (kube's parser wants exactly six digits; a client that
+    sends fewer or none loses nothing here)."""
+    return format_micro_time(_required(value))
+
+
+def _required(value: str) -> datetime:
+    moment = parse_timestamp(value)
+    if moment is None:
+        raise InvalidTimestampError(value)
+    return moment

@@ -17,6 +17,8 @@ from flotilla.api.times import (
     format_time,
     format_time_in,
     parse_timestamp,
+    reencode_micro_time,
+    reencode_time,
     rfc3339,
     timestamp,
 )
@@ -132,3 +134,20 @@ def test_stamps_are_what_strftime_wrote(moment: datetime) -> None:
     """The copies this replaces wrote `strftime("%Y-%m-%dT%H:%M:%SZ")` and `"….%fZ"`; so does this."""
     assert format_time(moment) == moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert format_micro_time(moment) == moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_a_sent_time_is_reencoded_as_kube_stores_it() -> None:
+    """What a client sent for a Time or MicroTime comes back in UTC with `Z`, in that type's precision."""
+    assert reencode_time("2026-01-01T10:00:00+02:00") == "2026-01-01T08:00:00Z"
+    assert reencode_time("2026-01-01T10:00:00.999999+00:00") == "2026-01-01T10:00:00Z"
+    assert reencode_micro_time("2026-01-01T10:00:00+00:00") == "2026-01-01T10:00:00.000000Z"
+    assert reencode_micro_time("2026-01-01T10:00:00.1234567-01:30") == "2026-01-01T11:30:00.123456Z"
+
+
+@pytest.mark.parametrize("value", ["", "null", "2026-01-01", "2026-01-01T10:00:00"])
+def test_reencoding_refuses_what_go_cannot_parse(value: str) -> None:
+    """Unlike `parse_timestamp`, a sent value has no zero form: "" and "null" are not times to Go."""
+    with pytest.raises(InvalidTimestampError):
+        reencode_time(value)
+    with pytest.raises(InvalidTimestampError):
+        reencode_micro_time(value)

@@ -2,7 +2,8 @@
 
 Checks what a Go server checks while decoding: the body is an object of the URL's kind and
 version, in the URL's namespace; fields have the right JSON types; unknown and duplicate fields
-are rejected, reported as warnings or dropped, as `fieldValidation` asks.
+are rejected, reported as warnings or dropped, as `fieldValidation` asks; and a built-in kind's
+timestamps come out as its Go types encode them (UTC, `Z`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from flotilla.apiserver.gostrings import go_quote
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.registry.schema.walk import WalkOptions, walk_object
 from flotilla.apiserver.store.watchcache import CachedObject
+from flotilla.apiserver.writes.timestamps import reencode_timestamps
 
 
 class FieldValidation(enum.Enum):
@@ -91,8 +93,10 @@ def decode_fields(
     patched: CachedObject | None = None,
 ) -> list[FieldError]:
     """Type-check and prune the object in place (what decoding does); type errors of custom resources
-    are returned as field errors (422), of built-ins raised as 400. Value rules (required, enums, ranges)
-    wait for `check_values` on the complete object — an apply body or a patch is only part of one.
+    are returned as field errors (422), of built-ins raised as 400. A built-in's timestamps are
+    re-encoded as kube stores them (`timestamps`), 400 when unreadable. Value rules (required, enums,
+    ranges) wait for `check_values` on the complete object — an apply body or a patch is only part of
+    one.
 
     A patched object is only decoded where it differs from the stored object it was patched from
     (`patched`), when that was written under this schema: the rest was decoded when stored."""
@@ -111,11 +115,21 @@ def decode_fields(
             warnings.extend(problems)
     if result.type_errors:
         if served.builtin:
-            kind, version = served.type.kind, served.type.version
             detail = "; ".join(f"{e.field}: {e.detail}, got {e.value}" for e in result.type_errors)
-            raise errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}')
+            raise _undecodable(served, detail)
         return result.type_errors
+    if served.builtin:
+        old = patched.obj if patched is not None else None
+        unreadable = reencode_timestamps(obj, served.schema, ctx.metadata_schema, old)
+        if unreadable:
+            raise _undecodable(served, "; ".join(unreadable))
     return []
+
+
+def _undecodable(served: ServedResource, detail: str) -> errors.BadRequest:
+    """kube's 400 for a body its Go type cannot hold."""
+    kind, version = served.type.kind, served.type.version
+    return errors.BadRequest(f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}')
 
 
 def check_values(
