@@ -31,6 +31,7 @@ PP_NAME = "propagationpolicy.karmada.io/name"
 CPP_ID = "clusterpropagationpolicy.karmada.io/permanent-id"
 CPP_NAME = "clusterpropagationpolicy.karmada.io/name"
 RB_ID = "resourcebinding.karmada.io/permanent-id"
+PP_FINALIZER = "karmada.io/propagation-policy-controller"
 MEMBER = "member-a"
 ON_MEMBER = {"clusterAffinity": {"clusterNames": [MEMBER]}}
 REQUESTS = {"cpu": "100m", "memory": "64Mi"}
@@ -183,6 +184,40 @@ def test_deleting_the_policy_releases_the_template_and_keeps_the_binding(hub: Ku
     eventually(lambda: claimed_by(hub, ns, "gone", "second"), what="claimed by second")
 
 
+def test_a_deleted_policy_stays_until_its_claims_are_released_even_across_a_restart(
+    hub: Kubectl, ns: str, manager: ControllerManagerProcess
+) -> None:
+    """Karmada's finalizer holds a deleted policy, claims and all, while no detector runs; once the
+    controller manager is back the claims leave binding and template, then the policy goes."""
+    hub.apply_yaml(
+        [
+            deployment("held"),
+            propagation_policy("holder", [resource_selector("Deployment", "held")], ON_MEMBER),
+        ],
+        "-n",
+        ns,
+    )
+    eventually(lambda: claimed_by(hub, ns, "held", "holder"), what="claimed by holder")
+    assert hub.json("get", "pp", "holder", "-n", ns)["metadata"]["finalizers"] == [PP_FINALIZER]
+    assert manager.stop() == 0, manager.log()
+    try:
+        hub("delete", "pp", "holder", "-n", ns, "--wait=false")
+        deleting = hub.json("get", "pp", "holder", "-n", ns)
+        assert deleting["metadata"]["deletionTimestamp"] and deleting["metadata"]["finalizers"] == [
+            PP_FINALIZER
+        ]
+        assert claimed_by(hub, ns, "held", "holder"), "nothing is released while no detector runs"
+    finally:
+        manager.start()
+    eventually(lambda: hub.json_or_none("get", "pp", "holder", "-n", ns) is None, what="policy deleted")
+    template = hub.json("get", "deploy", "held", "-n", ns)
+    binding = hub.json("get", "rb", "held-deployment", "-n", ns)
+    assert PP_ID not in labels(template) and PP_NAME not in annotations_of(template)
+    assert PP_ID not in labels(binding) and PP_NAME not in annotations_of(binding), (
+        "the binding stays, unclaimed"
+    )
+
+
 def test_a_cluster_policy_claims_a_cluster_role_into_a_cluster_resource_binding(hub: Kubectl) -> None:
     """A CPP selecting a ClusterRole by name yields `<name>-clusterrole`, a ClusterResourceBinding."""
     role = f"reader-{uuid.uuid4().hex[:6]}"
@@ -209,6 +244,7 @@ def test_a_cluster_policy_claims_a_cluster_role_into_a_cluster_resource_binding(
         cpp = hub.json_or_none("get", "cpp", f"{role}-cpp")
         template = hub.json_or_none("get", "clusterrole", role)
         assert labels(binding)[CPP_ID] == labels(cpp)[CPP_ID] == labels(template)[CPP_ID]
+        assert cpp["metadata"]["finalizers"] == ["karmada.io/cluster-propagation-policy-controller"]
         assert annotations_of(binding)[CPP_NAME] == f"{role}-cpp"
         assert labels(binding)["clusterresourcebinding.karmada.io/permanent-id"]
         assert binding["spec"]["resource"] == {

@@ -21,6 +21,11 @@ Reconciling a template, from the informer caches (level-based, nothing remembere
    current template is not refreshed for a policy change. A binding the hub refuses as it is (400,
    413, 422) is not retried: a Warning Event `ApplyPolicyFailed` on the template says why (Karmada's
    reason and wording), and the next change of the template or the policy tries again.
+
+A policy being deleted keeps its finalizer until the detector has released every template it
+claimed (`policydeletion`): its queue key is the policy's own, and reconciling it takes the claim
+off each such template and its binding, requeues the template so another policy may claim it, and
+then removes the finalizer.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.client import APIStatusError, NotFound
-from flotilla.client.client import MERGE_PATCH
+from flotilla.client.client import JSON_PATCH, MERGE_PATCH
 from flotilla.client.errors import is_rejected_request
 from flotilla.client.informer import Informer
 from flotilla.controllers.detector import watched
@@ -55,6 +60,15 @@ from flotilla.controllers.detector.binding import (
 from flotilla.controllers.detector.claims import claim_patch, is_claimed
 from flotilla.controllers.detector.index import IndexedPolicy, PolicyIndex
 from flotilla.controllers.detector.matching import Policy, choose_policy
+from flotilla.controllers.detector.policydeletion import (
+    PolicyKey,
+    awaits_cleanup,
+    finalizer_removal,
+    permanent_id,
+    policy_key,
+    release_patch,
+    selected_kinds,
+)
 from flotilla.runtime.controller import TerminalError
 from flotilla.runtime.events import WARNING, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
@@ -76,6 +90,10 @@ CUSTOM_RESOURCE_DEFINITION_GROUP = "apiextensions.k8s.io"
 CUSTOM_RESOURCE_DEFINITION_KIND = "CustomResourceDefinition"
 DISCOVER_KINDS: Final = "discover-kinds"
 """The queue key that reads discovery and starts informers for new kinds."""
+DISCOVERY_WAIT = 0.5
+"""Seconds before a policy's cleanup looks again when discovery has not been read yet."""
+TEMPLATE_SYNC_TIMEOUT = 30.0
+"""Seconds a policy's cleanup waits for a template kind's informer to list it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,17 +142,24 @@ class DetectorController(HubController):
         }
         self._override_policies = informers.get(constants.OVERRIDE_POLICY)
         self._cluster_override_policies = informers.get(constants.CLUSTER_OVERRIDE_POLICY)
+        self._discovered = False
 
     # -- wiring -------------------------------------------------------------------------------------
 
     def setup(self) -> None:
-        for informer, index in (
-            (self._propagation_policies, self._policy_index),
-            (self._cluster_propagation_policies, self._cluster_policy_index),
+        for gvk, informer, index in (
+            (constants.PROPAGATION_POLICY, self._propagation_policies, self._policy_index),
+            (
+                constants.CLUSTER_PROPAGATION_POLICY,
+                self._cluster_propagation_policies,
+                self._cluster_policy_index,
+            ),
         ):
-            informer.add_handler(self._on_policy(index))
+            informer.add_handler(self._on_policy(gvk, index))
             for obj in informer.list():  # an informer another controller already started
                 index.upsert(obj)
+                if awaits_cleanup(gvk, obj):
+                    self.enqueue(policy_key(gvk, obj))
         self.enqueue(DISCOVER_KINDS)
 
     def _on_template(self, gvk: GroupVersionKind) -> Handler:
@@ -149,10 +174,12 @@ class DetectorController(HubController):
 
         return handle
 
-    def _on_policy(self, index: PolicyIndex[Any]) -> Handler:
+    def _on_policy(self, gvk: GroupVersionKind, index: PolicyIndex[Any]) -> Handler:
         def handle(event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
             if new is not None:
                 index.upsert(new)
+                if awaits_cleanup(gvk, new):
+                    self.enqueue(policy_key(gvk, new))
             elif old is not None:
                 index.remove(old)
             if event == "MODIFIED" and new is not None and old is not None and not _policy_changed(new, old):
@@ -192,6 +219,8 @@ class DetectorController(HubController):
     async def reconcile(self, key: Any) -> float | None:
         if key == DISCOVER_KINDS:
             return await self._discover_kinds()
+        if isinstance(key, PolicyKey):
+            return await self._finish_policy_deletion(key)
         assert isinstance(key, TemplateKey)
         await self._reconcile_template(key)
         return None
@@ -216,6 +245,7 @@ class DetectorController(HubController):
                     )
         if added:
             log.info("detector.kinds_watched", controller=self.NAME, added=added, total=len(self._templates))
+        self._discovered = True
         return DISCOVERY_INTERVAL
 
     async def _reconcile_template(self, key: TemplateKey) -> None:
@@ -406,6 +436,82 @@ class DetectorController(HubController):
         return bool(resource.get("resourceVersion")) and resource.get("resourceVersion") == metadata_of(
             template
         ).get("resourceVersion")
+
+    # -- deleted policies ---------------------------------------------------------------------------
+
+    async def _finish_policy_deletion(self, key: PolicyKey) -> float | None:
+        """Release what a deleted policy claimed, then remove its finalizer (the API server deletes it)."""
+        informer = (
+            self._propagation_policies
+            if key.gvk == constants.PROPAGATION_POLICY
+            else self._cluster_propagation_policies
+        )
+        policy = informer.get(key.name, namespace=key.namespace)
+        if policy is None or not awaits_cleanup(key.gvk, policy):
+            return None
+        if not self._discovered:
+            return DISCOVERY_WAIT  # which kinds are templates is not known yet
+        policy_id = permanent_id(key.gvk, policy)
+        released = 0
+        for gvk, namespace in selected_kinds(policy):
+            templates = self._templates.get(gvk)
+            if templates is None or not policy_id:
+                continue  # not a kind the hub serves as templates: nothing of it was claimed
+            await templates.wait_synced(TEMPLATE_SYNC_TIMEOUT)
+            for template in templates.list(namespace=namespace):
+                if permanent_id(key.gvk, template) == policy_id:
+                    await self._release_claim(gvk, template, key.gvk, policy_id)
+                    released += 1
+        operations = finalizer_removal(key.gvk, policy)
+        if operations is not None:
+            with contextlib.suppress(NotFound):
+                await self.ctx.hub.patch(
+                    key.gvk,
+                    key.name,
+                    operations,
+                    namespace=key.namespace,
+                    patch_type=JSON_PATCH,
+                    field_manager=FIELD_MANAGER,
+                )
+        log.info(
+            "detector.policy_released",
+            controller=self.NAME,
+            kind=key.gvk.kind,
+            namespace=key.namespace,
+            name=key.name,
+            templates=released,
+        )
+        return None
+
+    async def _release_claim(
+        self, gvk: GroupVersionKind, template: dict[str, Any], policy_gvk: GroupVersionKind, policy_id: str
+    ) -> None:
+        """Take a deleted policy's claim off the template's binding, then off the template (Karmada's
+        order: a template released first would not be found again to release its binding), each
+        patch conditional on the version read; the template is then matched afresh."""
+        metadata = metadata_of(template)
+        key = TemplateKey(gvk, str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+        binding_gvk = binding_kind(template)
+        binding_name = binding_name_of(template)
+        binding = self._bindings[binding_gvk].get(binding_name, namespace=key.namespace)
+        if (
+            binding is not None
+            and controller_uid(binding) in (None, metadata.get("uid"))
+            and permanent_id(policy_gvk, binding) == policy_id
+        ):
+            await self._patch_unless_gone(binding_gvk, binding_name, key.namespace, release_patch(binding))
+        await self._patch_unless_gone(gvk, key.name, key.namespace, release_patch(template))
+        self.enqueue(key)
+
+    async def _patch_unless_gone(
+        self, gvk: GroupVersionKind, name: str, namespace: str, patch: dict[str, Any] | None
+    ) -> None:
+        if patch is None:
+            return
+        with contextlib.suppress(NotFound):
+            await self.ctx.hub.patch(
+                gvk, name, patch, namespace=namespace, patch_type=MERGE_PATCH, field_manager=FIELD_MANAGER
+            )
 
     async def _release(self, key: TemplateKey, template: dict[str, Any]) -> None:
         """No policy selects the template: take the claim off its binding, then off the template."""
