@@ -219,21 +219,29 @@ class ActivationPreference(enum.StrEnum):
 
 
 class PurgeMode(enum.StrEnum):
+    """Karmada v1.19's purge modes, the only ones ever stored (`OLDER_PURGE_MODES`)."""
+
     DIRECTLY = "Directly"
     GRACEFULLY = "Gracefully"
     NEVER = "Never"
-    IMMEDIATELY = "Immediately"
-    """Deprecated spelling of Directly (accepted until Karmada v1.19)."""
-    GRACIOUSLY = "Graciously"
-    """Deprecated spelling of Gracefully (accepted until Karmada v1.19)."""
+
+
+OLDER_PURGE_MODES: dict[str, PurgeMode] = {
+    "Immediately": PurgeMode.DIRECTLY,
+    "Graciously": PurgeMode.GRACEFULLY,
+}
+"""Karmada's first names of two purge modes (deprecated in v1.15, refused since v1.19), and the
+mode each stands for. The API server accepts them, so older manifests apply, and stores the
+current name, so controllers compare against `PurgeMode` alone."""
 
 
 class PriorityClassSource(enum.StrEnum):
     KUBE_PRIORITY_CLASS = "KubePriorityClass"
+    """The only source Karmada implements, and the only one its CRD accepts."""
     POD_PRIORITY_CLASS = "PodPriorityClass"
-    """Accepted by the API; Karmada does not implement it yet."""
+    """Declared by Karmada's API, not implemented, refused by its CRD."""
     FEDERATED_PRIORITY_CLASS = "FederatedPriorityClass"
-    """Accepted by the API; Karmada does not implement it yet."""
+    """Declared by Karmada's API, not implemented, refused by its CRD."""
 
 
 class OverriderOperator(enum.StrEnum):

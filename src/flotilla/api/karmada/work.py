@@ -73,11 +73,19 @@ class Component(KarmadaModel):
     replica_requirements: ComponentReplicaRequirements | None = None
 
 
+class TargetComponent(KarmadaModel):
+    """One component's share of a target cluster's replicas (workloads of several pod templates)."""
+
+    name: str = ""
+    replicas: int = 0
+
+
 class TargetCluster(KarmadaModel):
-    """A scheduling decision: this cluster runs `replicas` of the workload."""
+    """A scheduling decision: this cluster runs `replicas` of the workload (split by component if any)."""
 
     name: str = ""
     replicas: int | None = None
+    components: list[TargetComponent] = Field(default_factory=list)
 
 
 class GracefulEvictionTask(KarmadaModel):

@@ -3,8 +3,10 @@
 `default_*` functions run on every write and are idempotent: a PropagationPolicy's selectors
 default to its own namespace, spread constraints to `spreadByField: cluster` / `minGroups: 1`,
 replica scheduling to `Divided` and then `Weighted`, failover to a 300 s toleration and a 600 s
-grace period, the scheduler to `default-scheduler`. A Cluster's deprecated `zone` moves into
-`zones`.
+grace period, the scheduler to `default-scheduler`. Purge modes under their first names
+(`Immediately`, `Graciously`: Karmada before v1.19) are stored under the current ones, in a
+policy's or a binding's failover and in a binding's eviction tasks, before the schema's enum is
+checked. A Cluster's deprecated `zone` moves into `zones`.
 
 `assign_*` and `keep_*` functions run only on create and on update respectively, for what a
 write must not recompute: permanent ids (a UUID given once, then carried over even if a client
@@ -23,9 +25,9 @@ from typing import Any
 
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import (
+    OLDER_PURGE_MODES,
     ConflictResolution,
     PreemptionBehavior,
-    PriorityClassSource,
     PurgeMode,
     ReplicaDivisionPreference,
     ReplicaSchedulingType,
@@ -81,9 +83,6 @@ def default_propagation_spec(spec: Object, namespace: str) -> None:
     failover = spec.get("failover")
     if isinstance(failover, dict):
         default_failover(failover)
-    priority = spec.get("schedulePriority")
-    if isinstance(priority, dict):
-        _set_if_empty(priority, "priorityClassSource", PriorityClassSource.KUBE_PRIORITY_CLASS)
 
 
 def default_placement(placement: Object) -> None:
@@ -105,6 +104,7 @@ def default_failover(failover: Object) -> None:
         conditions = application.get("decisionConditions")
         if isinstance(conditions, dict) and conditions.get("tolerationSeconds") is None:
             conditions["tolerationSeconds"] = APPLICATION_TOLERATION_SECONDS
+        rename_older_purge_mode(application)
         _set_if_empty(application, "purgeMode", PurgeMode.GRACEFULLY)
         if (
             application.get("purgeMode") == PurgeMode.GRACEFULLY
@@ -113,7 +113,15 @@ def default_failover(failover: Object) -> None:
             application["gracePeriodSeconds"] = GRACE_PERIOD_SECONDS
     cluster = failover.get("cluster")
     if isinstance(cluster, dict):
+        rename_older_purge_mode(cluster)
         _set_if_empty(cluster, "purgeMode", PurgeMode.GRACEFULLY)
+
+
+def rename_older_purge_mode(obj: Object) -> None:
+    """`purgeMode: Immediately` becomes `Directly`, `Graciously` becomes `Gracefully`."""
+    mode = obj.get("purgeMode")
+    if isinstance(mode, str) and mode in OLDER_PURGE_MODES:
+        obj["purgeMode"] = str(OLDER_PURGE_MODES[mode])
 
 
 def _is_service_import(selector: Object) -> bool:
@@ -137,8 +145,16 @@ def default_override_policy(policy: Object) -> None:
 
 def default_binding(binding: Object) -> None:
     spec = binding.get("spec")
-    if isinstance(spec, dict):
-        _set_if_empty(spec, "conflictResolution", ConflictResolution.ABORT)
+    if not isinstance(spec, dict):
+        return
+    _set_if_empty(spec, "conflictResolution", ConflictResolution.ABORT)
+    failover = spec.get("failover")
+    if isinstance(failover, dict):
+        for behavior in (failover.get("application"), failover.get("cluster")):
+            if isinstance(behavior, dict):
+                rename_older_purge_mode(behavior)
+    for task in fields.objects(spec, "gracefulEvictionTasks"):
+        rename_older_purge_mode(task)
 
 
 # --- clusters -----------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """The cluster.karmada.io/v1alpha1 Cluster CRD.
 
 Karmada serves Cluster from its aggregated API server, with its own table printer; here it is a
-CRD whose printer columns give the same `kubectl get clusters` layout: NAME VERSION MODE READY AGE,
-and with `-o wide` ZONES REGION PROVIDER API-ENDPOINT PROXY-URL. Like Karmada's, it has no short
-name and no category.
+CRD. The hub prints it with Karmada's printer (`registry/tables/clusters.py`: NAME VERSION MODE
+READY AGE, and with `-o wide` ZONES REGION PROVIDER API-ENDPOINT PROXY-URL, zones joined by
+commas, `<none>` for an empty optional field), which a CRD's columns cannot express; the CRD's
+own printer columns name the same columns, for a copy of the CRD served elsewhere. Like Karmada's,
+it has no short name and no category.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Any
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ClusterSyncMode
 from flotilla.apiserver.registry.karmada.schemas import (
-    AGE,
     Schema,
     array,
     boolean,
@@ -120,15 +121,15 @@ def cluster_crd() -> dict[str, Any]:
         namespaced=False,
         status=True,
         columns=(
-            column("VERSION", ".status.kubernetesVersion"),
-            column("MODE", ".spec.syncMode"),
-            column("READY", '.status.conditions[?(@.type=="Ready")].status'),
-            AGE,
-            column("ZONES", ".spec.zones", priority=1),
-            column("REGION", ".spec.region", priority=1),
-            column("PROVIDER", ".spec.provider", priority=1),
-            column("API-ENDPOINT", ".spec.apiEndpoint", priority=1),
-            column("PROXY-URL", ".spec.proxyURL", priority=1),
+            column("Version", ".status.kubernetesVersion"),
+            column("Mode", ".spec.syncMode"),
+            column("Ready", '.status.conditions[?(@.type=="Ready")].status'),
+            column("Age", ".metadata.creationTimestamp", "date"),
+            column("Zones", ".spec.zones", priority=1),
+            column("Region", ".spec.region", priority=1),
+            column("Provider", ".spec.provider", priority=1),
+            column("API-Endpoint", ".spec.apiEndpoint", priority=1),
+            column("Proxy-URL", ".spec.proxyURL", priority=1),
         ),
         schema=kind_schema("A member cluster.", cluster_spec(), cluster_status()),
     )

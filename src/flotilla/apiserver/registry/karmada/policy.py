@@ -1,10 +1,12 @@
 """The policy.karmada.io/v1alpha1 CRDs: PropagationPolicy, ClusterPropagationPolicy, OverridePolicy,
 ClusterOverridePolicy.
 
-Schemas follow Karmada's API field for field, with the defaults and enums its CRDs declare
-(`conflictResolution: Abort`, `priority: 0`, `preemption: Never`, `replicaSchedulingType:
-Divided`, failover's `tolerationSeconds: 300` and `purgeMode: Gracefully`). The cross-field
-rules Karmada's webhook enforces live in `flotilla.apiserver.registry.validation.karmada`.
+Schemas follow Karmada's CRDs field for field, with the defaults, enums and required fields they
+declare (`conflictResolution: Abort`, `priority: 0`, `preemption: Never`, `schedulerName:
+default-scheduler`, `replicaSchedulingType: Divided`, failover's `tolerationSeconds: 300` and
+`purgeMode: Gracefully`; a `schedulePriority` names both its source — only `KubePriorityClass` —
+and its class; label and annotation overriders carry a value). The cross-field rules Karmada's
+webhook enforces live in `flotilla.apiserver.registry.validation.karmada`.
 """
 
 from __future__ import annotations
@@ -132,8 +134,8 @@ def placement() -> Schema:
         {
             "spreadByField": string("cluster, region, zone or provider.", enum=list(SpreadByField)),
             "spreadByLabel": string("A cluster label key to group by."),
-            "maxGroups": integer("The most groups to select.", bits=64),
-            "minGroups": integer("The fewest groups to select; defaults to 1.", bits=64),
+            "maxGroups": integer("The most groups to select.", bits=None),
+            "minGroups": integer("The fewest groups to select; defaults to 1.", bits=None),
         }
     )
     workload_affinity_term = obj({"groupByLabelKey": string()}, required=["groupByLabelKey"])
@@ -215,7 +217,9 @@ def propagation_spec() -> Schema:
                 default=PreemptionBehavior.NEVER,
             ),
             "dependentOverrides": strings("OverridePolicies that must exist before this policy applies."),
-            "schedulerName": string("The scheduler of the resources; defaults to default-scheduler."),
+            "schedulerName": string(
+                "The scheduler of the resources.", default=constants.DEFAULT_SCHEDULER_NAME
+            ),
             "failover": failover(),
             "conflictResolution": string(
                 "What to do when the resource already exists in a member cluster.",
@@ -232,11 +236,15 @@ def propagation_spec() -> Schema:
             ),
             "schedulePriority": obj(
                 {
+                    # Karmada declares the other sources but implements, and accepts, only this one.
                     "priorityClassSource": string(
-                        enum=list(PriorityClassSource), default=PriorityClassSource.KUBE_PRIORITY_CLASS
+                        "Where the PriorityClass is looked up.",
+                        enum=[PriorityClassSource.KUBE_PRIORITY_CLASS],
                     ),
-                    "priorityClassName": string(),
-                }
+                    "priorityClassName": string("The PriorityClass of the resources."),
+                },
+                "The scheduling priority of the resources.",
+                required=["priorityClassSource", "priorityClassName"],
             ),
         },
         "Which resources to propagate and where.",
@@ -251,7 +259,9 @@ def overriders() -> Schema:
         {"containerName": string(), "operator": string(enum=add_remove), "value": strings()},
         required=["containerName", "operator"],
     )
-    label_annotation = obj({"operator": string(enum=operators), "value": string_map()}, required=["operator"])
+    label_annotation = obj(
+        {"operator": string(enum=operators), "value": string_map()}, required=["operator", "value"]
+    )
     patch_operation = obj(
         {"subPath": string(), "operator": string(enum=operators), "value": any_json()},
         required=["subPath", "operator"],

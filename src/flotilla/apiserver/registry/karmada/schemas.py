@@ -7,7 +7,12 @@ structural by construction — typed, no `$ref`, raw JSON only where marked.
 
 What the API server does with these schemas: unknown fields are pruned, so every field Karmada
 users set must be declared; `default`s are filled in on write; `enum`, `minimum`, `minLength`,
-`maxLength`, `pattern` and `required` are checked and reported as field errors.
+`maxLength`, `pattern` and `required` are checked and reported as field errors. Server-side apply
+reads the `x-kubernetes-map-type` and `x-kubernetes-list-type` markers: the Kubernetes types that
+Go marks atomic (a `LabelSelector`, a `NodeSelector` and their requirement lists) carry the same
+markers as in Karmada's generated CRDs, so a second manager's selector replaces the first one's
+instead of merging with it. `tests/integration/data/karmada_fields.json` holds Karmada's CRDs as
+facts, and `docs/design/karmada-parity.md` lists where ours differ and why.
 """
 
 from __future__ import annotations
@@ -73,11 +78,14 @@ def string(
 def integer(
     description: str = "",
     *,
-    bits: int = 32,
+    bits: int | None = 32,
     minimum: int | None = None,
     default: int | None = None,
 ) -> Schema:
-    node: Schema = {"type": "integer", "format": f"int{bits}"}
+    """An integer; `bits=None` for Go's `int`, which Karmada's CRDs declare without a format."""
+    node: Schema = {"type": "integer"}
+    if bits is not None:
+        node["format"] = f"int{bits}"
     if minimum is not None:
         node["minimum"] = minimum
     if default is not None:
@@ -89,16 +97,27 @@ def boolean(description: str = "") -> Schema:
     return _described({"type": "boolean"}, description)
 
 
-def array(items: Schema, description: str = "", *, min_items: int | None = None) -> Schema:
+def array(
+    items: Schema, description: str = "", *, min_items: int | None = None, list_type: str | None = None
+) -> Schema:
+    """A list; `list_type` is its `x-kubernetes-list-type` (none: atomic, as Kubernetes reads it)."""
     node: Schema = {"type": "array", "items": items}
     if min_items is not None:
         node["minItems"] = min_items
+    if list_type is not None:
+        node["x-kubernetes-list-type"] = list_type
     return _described(node, description)
 
 
-def strings(description: str = "") -> Schema:
+def strings(description: str = "", *, list_type: str | None = None) -> Schema:
     """A list of strings."""
-    return array({"type": "string"}, description)
+    return array({"type": "string"}, description, list_type=list_type)
+
+
+def atomic(node: Schema) -> Schema:
+    """An object server-side apply owns as a whole (Go's `+structType=atomic`)."""
+    node["x-kubernetes-map-type"] = "atomic"
+    return node
 
 
 def string_map(description: str = "") -> Schema:
@@ -121,8 +140,13 @@ def date_time(description: str = "") -> Schema:
 
 
 def quantity(description: str = "") -> Schema:
-    """A resource quantity: `"500m"`, `"2Gi"` or a bare number."""
-    return _described({"x-kubernetes-int-or-string": True, "pattern": QUANTITY_PATTERN}, description)
+    """A resource quantity: `"500m"`, `"2Gi"` or a bare number (as controller-gen writes `resource.Quantity`)."""
+    node: Schema = {
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "x-kubernetes-int-or-string": True,
+        "pattern": QUANTITY_PATTERN,
+    }
+    return _described(node, description)
 
 
 def resource_list(description: str = "") -> Schema:
@@ -134,27 +158,41 @@ def resource_list(description: str = "") -> Schema:
 
 
 def label_selector(description: str = "") -> Schema:
+    """A `metav1.LabelSelector`: atomic, with atomic lists, as Kubernetes marks it."""
     requirement = obj(
-        {"key": string(), "operator": string(), "values": strings()}, required=["key", "operator"]
+        {"key": string(), "operator": string(), "values": strings(list_type="atomic")},
+        required=["key", "operator"],
     )
-    return obj(
-        {"matchLabels": string_map(), "matchExpressions": array(requirement)},
-        description or "A label query: matchLabels and matchExpressions, ANDed.",
+    return atomic(
+        obj(
+            {"matchLabels": string_map(), "matchExpressions": array(requirement, list_type="atomic")},
+            description or "A label query: matchLabels and matchExpressions, ANDed.",
+        )
     )
 
 
 def node_selector_requirement() -> Schema:
-    return obj({"key": string(), "operator": string(), "values": strings()}, required=["key", "operator"])
+    return obj(
+        {"key": string(), "operator": string(), "values": strings(list_type="atomic")},
+        required=["key", "operator"],
+    )
 
 
 def node_selector(description: str = "") -> Schema:
-    term = obj(
-        {
-            "matchExpressions": array(node_selector_requirement()),
-            "matchFields": array(node_selector_requirement()),
-        }
+    """A `corev1.NodeSelector`: atomic all the way down, as Kubernetes marks it."""
+    term = atomic(
+        obj(
+            {
+                "matchExpressions": array(node_selector_requirement(), list_type="atomic"),
+                "matchFields": array(node_selector_requirement(), list_type="atomic"),
+            }
+        )
     )
-    return obj({"nodeSelectorTerms": array(term)}, description, required=["nodeSelectorTerms"])
+    return atomic(
+        obj(
+            {"nodeSelectorTerms": array(term, list_type="atomic")}, description, required=["nodeSelectorTerms"]
+        )
+    )
 
 
 def toleration() -> Schema:
@@ -203,7 +241,10 @@ def condition() -> Schema:
 
 
 def conditions(description: str = "") -> Schema:
-    """metav1.Condition list: a list-map keyed by `type`, so each writer (server-side apply) owns its own."""
+    """metav1.Condition list: a list-map keyed by `type`, so each writer (server-side apply) owns its own.
+
+    Karmada's bindings and Works leave the list unmarked (its controllers read, modify and update);
+    ours apply their own conditions, so the marker stays (`docs/design/karmada-parity.md`)."""
     schema = array(condition(), description)
     schema["x-kubernetes-list-type"] = "map"
     schema["x-kubernetes-list-map-keys"] = ["type"]

@@ -50,8 +50,20 @@ def _node_claim() -> Schema:
 
 
 def _target_clusters(description: str) -> Schema:
+    component = obj(
+        {
+            "name": string("The component, as named in spec.components."),
+            "replicas": integer("Replicas of the component assigned to the cluster."),
+        },
+        "One component's share of the cluster's replicas.",
+        required=["name", "replicas"],
+    )
     target = obj(
-        {"name": string("The cluster."), "replicas": integer("Replicas assigned to the cluster.")},
+        {
+            "name": string("The cluster."),
+            "replicas": integer("Replicas assigned to the cluster."),
+            "components": array(component, "Per-component replicas, for workloads of several pod templates."),
+        },
         required=["name"],
     )
     return array(target, description)
@@ -137,7 +149,7 @@ def binding_spec() -> Schema:
             "rescheduleTriggeredAt": date_time("A reschedule from scratch was asked for at this time."),
             "suspension": suspension(scheduling=boolean("Stop scheduling this binding.")),
             "preserveResourcesOnDeletion": boolean(),
-            "schedulePriority": obj({"priority": integer()}),
+            "schedulePriority": obj({"priority": integer(default=0)}),
             "workloadAffinityGroups": obj({"affinityGroup": string(), "antiAffinityGroup": string()}),
         },
         required=["resource"],
@@ -181,7 +193,7 @@ def work_spec() -> Schema:
 def work_status() -> Schema:
     identifier = obj(
         {
-            "ordinal": integer("The manifest's index in spec.workload.manifests.", bits=64),
+            "ordinal": integer("The manifest's index in spec.workload.manifests.", bits=None),
             "group": string(),
             "version": string(),
             "kind": string(),

@@ -7,8 +7,9 @@ serve dynamic-weight or Aggregated division; field selectors test `provider`/`re
 maxGroups`, one constraint per field and a `cluster` one beside any other field. Static weights
 are at least 1 and name their target; cluster tolerations are pod tolerations (`tolerations`);
 workload affinity groups by a label key. Failover: applications purge directly, gracefully or
-never (Karmada v1.19's modes), their grace period is given exactly when they purge gracefully,
-clusters purge directly or gracefully, and a state preservation rule's alias is a label key.
+never (Karmada v1.19's modes; defaulting has renamed the older ones), their grace period is given
+exactly when they purge gracefully, clusters purge directly or gracefully, and a state
+preservation rule's alias is a label key.
 
 A cluster affinity is also how override policies pick their clusters (`overrides`), so
 `validate_cluster_affinity` is public.
@@ -35,7 +36,8 @@ from flotilla.apiserver.registry.validation.tolerations import validate_tolerati
 AFFINITY_NAME_MAX = 32
 FIELD_SELECTOR_OPERATORS = ("In", "NotIn")
 APPLICATION_PURGE_MODES = (PurgeMode.DIRECTLY, PurgeMode.GRACEFULLY, PurgeMode.NEVER)
-"""Karmada v1.19's purge modes; the deprecated Immediately and Graciously are refused (#7792)."""
+"""Karmada v1.19's purge modes (#7792). The older names Immediately and Graciously never get here:
+defaulting has already stored them as Directly and Gracefully (`defaults.karmada`)."""
 CLUSTER_PURGE_MODES = (PurgeMode.DIRECTLY, PurgeMode.GRACEFULLY)
 
 
