@@ -120,6 +120,43 @@ def test_no_grace_period_is_invented_for_other_purge_modes() -> None:
         assert "gracePeriodSeconds" not in spec["failover"]["application"]
 
 
+def test_older_purge_mode_names_become_the_current_ones() -> None:
+    """Graciously is stored as Gracefully (and gets its 600 s grace), Immediately as Directly."""
+    given = {
+        "application": {"decisionConditions": {}, "purgeMode": "Graciously"},
+        "cluster": {"purgeMode": "Immediately"},
+    }
+    failover = defaulted(policy(failover=given))["spec"]["failover"]
+    assert (failover["application"]["purgeMode"], failover["application"]["gracePeriodSeconds"]) == (
+        "Gracefully",
+        600,
+    )
+    assert failover["cluster"]["purgeMode"] == "Directly"
+
+
+def test_a_bindings_purge_modes_get_their_current_names() -> None:
+    """In a binding's failover and in each graceful eviction task, as in a policy's."""
+    binding = {
+        "spec": {
+            "failover": {"application": {"purgeMode": "Immediately"}, "cluster": {"purgeMode": "Graciously"}},
+            "gracefulEvictionTasks": [{"purgeMode": "Graciously"}, {"purgeMode": "Never"}, {}],
+        }
+    }
+    defaults.default_binding(binding)
+    spec = binding["spec"]
+    assert (spec["failover"]["application"]["purgeMode"], spec["failover"]["cluster"]["purgeMode"]) == (
+        "Directly",
+        "Gracefully",
+    )
+    assert [task.get("purgeMode") for task in spec["gracefulEvictionTasks"]] == ["Gracefully", "Never", None]
+
+
+def test_a_schedule_priority_is_not_defaulted() -> None:
+    """Karmada's CRD requires both the source and the class name and its webhook sets neither."""
+    spec = defaulted(policy(schedulePriority={"priorityClassName": "high"}))["spec"]
+    assert spec["schedulePriority"] == {"priorityClassName": "high"}
+
+
 def test_service_imports_propagate_their_dependencies() -> None:
     """Selecting a ServiceImport turns propagateDeps on."""
     obj = policy()
