@@ -276,10 +276,27 @@ async def test_a_no_execute_taint_policy_is_accepted_by_default(hub: EmbeddedAPI
     assert created["spec"]["taints"][1]["effect"] == "NoExecute"
 
 
-@pytest.mark.parametrize("mode", ["Immediately", "Graciously", "Later"])
-async def test_an_eviction_task_takes_only_karmadas_current_purge_modes(hub: EmbeddedAPI, mode: str) -> None:
-    """gracefulEvictionTasks[].purgeMode is Directly, Gracefully or Never (Karmada v1.19 dropped the
-    old spellings, #7792); anything else is refused with the field named."""
+@pytest.mark.parametrize(("older", "current"), [("Immediately", "Directly"), ("Graciously", "Gracefully")])
+async def test_an_eviction_task_stores_an_older_purge_mode_under_its_current_name(
+    hub: EmbeddedAPI, older: str, current: str
+) -> None:
+    """Karmada's first names of two purge modes (refused since v1.19, #7792) are renamed, not refused."""
+    binding = orphan(RESOURCE_BINDING)
+    binding["spec"]["gracefulEvictionTasks"] = [
+        {
+            "fromCluster": "member1",
+            "reason": "TaintUntolerated",
+            "producer": "TaintManager",
+            "purgeMode": older,
+        }
+    ]
+    created = await hub.client("test").create(constants.RESOURCE_BINDING, binding)
+    assert created["spec"]["gracefulEvictionTasks"][0]["purgeMode"] == current
+
+
+async def test_an_eviction_task_takes_only_karmadas_purge_modes(hub: EmbeddedAPI) -> None:
+    """gracefulEvictionTasks[].purgeMode is Directly, Gracefully or Never (Karmada v1.19); anything
+    else is refused with the field named."""
     client = hub.client("test")
     binding = orphan(RESOURCE_BINDING)
     binding["spec"]["gracefulEvictionTasks"] = [
@@ -287,7 +304,7 @@ async def test_an_eviction_task_takes_only_karmadas_current_purge_modes(hub: Emb
             "fromCluster": "member1",
             "reason": "TaintUntolerated",
             "producer": "TaintManager",
-            "purgeMode": mode,
+            "purgeMode": "Later",
         }
     ]
     with pytest.raises(errors.APIError, match=r"spec\.gracefulEvictionTasks\[0\]\.purgeMode"):
