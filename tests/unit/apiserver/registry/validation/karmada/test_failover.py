@@ -37,15 +37,23 @@ def test_the_three_purge_modes_of_v1_19_are_accepted(mode: str) -> None:
     assert errors(policy(application=application(purgeMode=mode))) == []
 
 
-@pytest.mark.parametrize("mode", ["Immediately", "Graciously"])
-def test_the_deprecated_purge_modes_are_refused(mode: str) -> None:
-    """Karmada v1.19 dropped the old spellings (#7792): the schema and the webhook both refuse them."""
-    assert errors(policy(application=application(purgeMode=mode))) == [
-        f'spec.failover.application.purgeMode: Unsupported value: "{mode}": supported values: "Directly", '
-        '"Gracefully", "Never"'
-    ]
+@pytest.mark.parametrize(("older", "current"), [("Immediately", "Directly"), ("Graciously", "Gracefully")])
+def test_the_older_purge_mode_names_are_stored_as_the_current_ones(older: str, current: str) -> None:
+    """Karmada v1.19 dropped the first names (#7792) from its enum; defaulting renames them before the
+    enum is checked, so older manifests apply and only the current names are stored."""
+    renamed = policy(application=application(purgeMode=older), cluster={"purgeMode": older})
+    assert errors(renamed) == []
+    assert renamed["spec"]["failover"]["application"]["purgeMode"] == current
+    assert renamed["spec"]["failover"]["cluster"]["purgeMode"] == current
     enum = failover_schema()["properties"]["application"]["properties"]["purgeMode"]["enum"]
     assert enum == ["Directly", "Gracefully", "Never"]
+
+
+def test_an_unknown_purge_mode_is_refused() -> None:
+    assert errors(policy(application=application(purgeMode="Later"))) == [
+        'spec.failover.application.purgeMode: Unsupported value: "Later": supported values: "Directly", '
+        '"Gracefully", "Never"'
+    ]
 
 
 def test_a_graceful_purge_gets_600_seconds_and_no_other_mode_does() -> None:
