@@ -30,9 +30,15 @@ the scheduler does with its clock. When nothing fits without the clusters the ap
 and the scheduler allows them again (`ScheduleResult.on_failed_clusters`), the explanation is that
 second attempt's, and the preview says so.
 
-A new binding's UID is not known before it exists, yet Karmada breaks exact ties in the replica
-split by a hash of it. When the two possible tie orders give different splits, the other one is
-returned too (`tie_alternative`), so the preview never claims more certainty than it has.
+Karmada breaks exact ties in the replica split by a hash of the resource template's UID
+(`tiebreak`). When the two possible tie orders give different splits, the preview says how the tie
+went (`tie`): for an existing template, by its UID's hash, which clusters it favoured; for one not
+created yet, whose UID is unknown, the other split is returned too (`tie_alternative`), so the
+preview never claims more certainty than it has.
+
+A cluster a WorkloadAffinity or WorkloadAntiAffinity filter rejects also names the group and the
+peers that decide (`peers in app.group=ha on this cluster: web-deployment`); the binding comes with
+its peers' placements (`BindingInfo.with_group_peers`), as the scheduler gives it.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from flotilla.scheduler.core.affinity import affinity_tier, affinity_tiers, cluster_matches
+from flotilla.scheduler.core.affinity import affinity_tier, cluster_matches
 from flotilla.scheduler.core.availability import GENERAL, available_estimates
 from flotilla.scheduler.core.errors import (
     FitError,
@@ -53,18 +59,18 @@ from flotilla.scheduler.core.estimation import Estimate, ReplicaEstimator
 from flotilla.scheduler.core.generic import ScheduleResult, schedule
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, TargetCluster
 from flotilla.scheduler.core.noderesources import ACCURATE
-from flotilla.scheduler.core.placement import ClusterAffinity, FieldRequirement, SchedulingType, Strategy
+from flotilla.scheduler.core.placement import SchedulingType, Strategy
 from flotilla.scheduler.core.scoring import prioritize_clusters
 from flotilla.scheduler.core.selection import CLUSTER_FIELD, REGION_FIELD, select_clusters
 from flotilla.scheduler.core.triggers import needs_scheduling
 from flotilla.scheduler.framework import Registry
-from flotilla.scheduler.plugins import clusteraffinity, in_tree_registry, spreadconstraint
+from flotilla.scheduler.plugins import in_tree_registry, spreadconstraint
+from flotilla.scheduler.rejections import rejection_detail
+from flotilla.scheduler.tiebreak import TieBreak, in_other_order, may_tie, tie_break
 
 DIVISION_STAGE = "ReplicaScheduling"
 """The stage that gives selected clusters their replicas, named after `placement.replicaScheduling`."""
 _ESTIMATOR_SOURCES = {GENERAL: "in its resource summary", ACCURATE: "on its nodes"}
-DESCENDING_TIE_UID = "descending"
-"""A stand-in UID whose FNV-1a hash is odd: Karmada's descending tie order for a binding's split."""
 
 
 class Outcome(enum.StrEnum):
@@ -103,8 +109,9 @@ class PlacementPreview:
     """The scheduler's answer for one binding, with a decision for every cluster (sorted by name).
 
     `condition` is the `Scheduled` condition the round would record, None when the scheduler
-    would not reschedule the binding at all. `tie_alternative` is the other possible split when
-    the binding's UID (unknown before creation) decides a tie; empty otherwise.
+    would not reschedule the binding at all. `tie` says how an exact tie in the split went (None
+    without one); `tie_alternative` is the other possible split when the template's UID, unknown
+    before it is created, decides a tie; empty otherwise.
     """
 
     decisions: tuple[ClusterDecision, ...]
@@ -113,6 +120,7 @@ class PlacementPreview:
     current: tuple[TargetCluster, ...]
     affinity_name: str | None = None
     tie_alternative: tuple[TargetCluster, ...] = ()
+    tie: TieBreak | None = None
     on_failed_clusters: bool = False
     """Placed with the clusters the application failed on allowed, because no other cluster fit."""
 
@@ -156,29 +164,41 @@ def preview_placement(
     if result.on_failed_clusters:  # the scheduler allowed them because nothing else fit: explain that round
         explained = replace(explained, application_failed_clusters=frozenset())
     decisions = _explain_success(explained, ordered, stage, result)
-    alternative: tuple[TargetCluster, ...] = ()
-    if not binding.uid and binding.replicas > 0:
-        try:
-            other = schedule(
-                replace(binding, uid=DESCENDING_TIE_UID),
-                ordered,
-                registry,
-                enable_empty_workload_propagation=keep_empty,
-                estimators=estimators,
-            )
-        except SchedulingError:  # the tie order cannot make a feasible split fail; be safe anyway
-            other = result
-        if _as_map(other.clusters) != _as_map(result.clusters):
-            alternative = other.clusters
+    tie = _tie(binding, ordered, registry, result, keep_empty, estimators)
     return PlacementPreview(
         decisions=decisions,
         condition=scheduled_condition(None),
         targets=result.clusters,
         current=binding.clusters,
         affinity_name=result.affinity_name,
-        tie_alternative=alternative,
+        tie_alternative=tie.alternative if tie is not None and not tie.known else (),
+        tie=tie,
         on_failed_clusters=result.on_failed_clusters,
     )
+
+
+def _tie(
+    binding: BindingInfo,
+    clusters: Sequence[ClusterInfo],
+    registry: Registry,
+    result: ScheduleResult,
+    keep_empty: bool,
+    estimators: Sequence[ReplicaEstimator],
+) -> TieBreak | None:
+    """How the tie order shaped the split: the same round in the other order, compared."""
+    if not may_tie(binding):
+        return None
+    try:
+        other = schedule(
+            in_other_order(binding),
+            clusters,
+            registry,
+            enable_empty_workload_propagation=keep_empty,
+            estimators=estimators,
+        )
+    except SchedulingError:  # the tie order cannot make a feasible split fail; be safe anyway
+        return None
+    return tie_break(binding.template_uid, result.clusters, other.clusters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,52 +334,10 @@ def _filter_decision(
         if result.is_success:
             continue
         reason = "; ".join(result.reasons)
-        if plugin.name == clusteraffinity.NAME:
-            detail = affinity_mismatch(binding, cluster)
-            reason = f"{reason}: {detail}" if detail else reason
+        detail = rejection_detail(plugin.name, binding, cluster)
+        reason = f"{reason}: {detail}" if detail else reason
         return ClusterDecision(cluster.name, Outcome.FILTERED, current, plugin=plugin.name, reason=reason)
     return None
-
-
-def affinity_mismatch(binding: BindingInfo, cluster: ClusterInfo) -> str:
-    """Which part of the binding's (first-tier) cluster affinity leaves `cluster` out; "" if none does."""
-    tiers = affinity_tiers(binding)
-    if not tiers:
-        return ""
-    affinity = tiers[0]
-    term = binding.scheduler_observed_affinity_name or (
-        binding.placement.cluster_affinities[0].name if binding.placement.cluster_affinities else ""
-    )
-    prefix = f"affinity term {term}: " if binding.placement.cluster_affinities else ""
-    if cluster.name in affinity.exclude:
-        return f"{prefix}cluster is in exclude"
-    selector = affinity.label_selector
-    if selector is not None and not cluster_matches(cluster, ClusterAffinity(label_selector=selector)):
-        return f"{prefix}cluster labels do not match labelSelector {_selector_text(selector.requirements)}"
-    for requirement in affinity.field_selector:
-        if not cluster_matches(cluster, ClusterAffinity(field_selector=(requirement,))):
-            actual = _field_value(cluster, requirement.key)
-            return f"{prefix}fieldSelector {_requirement_text(requirement)} does not match {actual}"
-    if affinity.cluster_names and cluster.name not in affinity.cluster_names:
-        return f"{prefix}cluster is not in clusterNames [{', '.join(affinity.cluster_names)}]"
-    return ""
-
-
-def _selector_text(requirements: Sequence[object]) -> str:
-    text = ",".join(str(requirement) for requirement in requirements)
-    return text or "<nothing>"
-
-
-def _requirement_text(requirement: FieldRequirement) -> str:
-    values = f" [{', '.join(requirement.values)}]" if requirement.values else ""
-    return f"{requirement.key} {requirement.operator}{values}"
-
-
-def _field_value(cluster: ClusterInfo, key: str) -> str:
-    if key == "zone":
-        return f"zones [{', '.join(cluster.zones)}]" if cluster.zones else "zones <none>"
-    value = {"provider": cluster.provider, "region": cluster.region}.get(key, "")
-    return f"{key} {value or '<none>'}"
 
 
 def _placed_reason(

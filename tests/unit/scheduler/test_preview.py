@@ -9,6 +9,7 @@ import pytest
 from flotilla.scheduler.core.errors import FitError
 from flotilla.scheduler.core.generic import schedule
 from flotilla.scheduler.core.inputs import ClusterInfo, TargetCluster
+from flotilla.scheduler.core.workloadgroups import GroupMember, WorkloadGroups
 from flotilla.scheduler.plugins import in_tree_registry
 from flotilla.scheduler.preview import DIVISION_STAGE, Outcome, PlacementPreview, preview_placement
 from tests.unit.scheduler.manifests import binding, cluster, dynamic_weights, pods_only, static_weights
@@ -223,6 +224,73 @@ def test_a_known_uid_leaves_no_alternative() -> None:
         binding(replicas=3, placement=DIVIDED, template_uid="uid-0"), three_clusters(taints=[UNSCHEDULABLE])
     )
     assert preview.tie_alternative == ()
+
+
+def test_an_existing_templates_tie_names_the_clusters_its_uid_favoured() -> None:
+    """3 over two equal clusters, the template's UID hashing odd: member2 got the tied replica, and
+    ascending order would have given member1:2, member2:1."""
+    odd = "0b6f3c2e-5d0a-4c55-9a8e-3f1d2b7c9e10"
+    preview = preview_placement(
+        binding(replicas=3, placement=DIVIDED, template_uid=odd), three_clusters(taints=[UNSCHEDULABLE])
+    )
+    assert placed(preview) == {"member1": 1, "member2": 2}
+    assert preview.tie is not None and preview.tie.known and preview.tie.descending
+    assert preview.tie.favoured == ("member2",)
+    assert preview.tie.alternative == (TargetCluster("member1", 2), TargetCluster("member2", 1))
+    assert preview.tie_alternative == ()
+
+
+def test_a_new_templates_tie_is_previewed_ascending_with_the_other_split() -> None:
+    """No UID yet: ascending (member1 gets the tied replica), and member2 if the UID hashes odd."""
+    preview = preview_placement(
+        binding(replicas=3, placement=DIVIDED, template_uid=""), three_clusters(taints=[UNSCHEDULABLE])
+    )
+    assert preview.tie is not None and not preview.tie.known
+    assert (preview.tie.favoured, preview.tie.alternative_favoured) == (("member1",), ("member2",))
+
+
+def test_a_split_without_a_tie_says_nothing_about_ties() -> None:
+    """4 over two equal clusters divides evenly; Duplicated never ties."""
+    two = three_clusters(taints=[UNSCHEDULABLE])
+    assert preview_placement(binding(replicas=4, placement=DIVIDED), two).tie is None
+    assert preview_placement(binding(replicas=3, placement=DUPLICATED), two).tie is None
+
+
+def test_workload_affinity_exclusions_name_the_group_and_the_peers() -> None:
+    """A peer of the anti-affinity group on member1 and one of the affinity group on member2 only."""
+    info = binding(
+        replicas=1,
+        placement=DUPLICATED,
+        groups={"affinityGroup": "app.stack=shop", "antiAffinityGroup": "app.ha=pipeline"},
+    ).with_group_peers(
+        [
+            GroupMember(
+                "default",
+                "copy-deployment",
+                WorkloadGroups(anti_affinity_group="app.ha=pipeline"),
+                frozenset({"member1"}),
+            ),
+            GroupMember(
+                "default",
+                "cache-deployment",
+                WorkloadGroups(affinity_group="app.stack=shop"),
+                frozenset({"member1", "member2"}),
+            ),
+        ]
+    )
+    preview = preview_placement(info, three_clusters())
+    assert placed(preview) == {"member2": 1}
+    member1, member3 = decision(preview, "member1"), decision(preview, "member3")
+    assert (member1.outcome, member1.plugin) == (Outcome.FILTERED, "WorkloadAntiAffinity")
+    assert member1.reason == (
+        "cluster already has workload with the same anti-affinity group: "
+        "anti-affinity group app.ha=pipeline runs here: copy-deployment"
+    )
+    assert (member3.outcome, member3.plugin) == (Outcome.FILTERED, "WorkloadAffinity")
+    assert member3.reason == (
+        "ResourceBinding with the same affinity group does not target this cluster: "
+        "affinity group app.stack=shop is placed elsewhere: cache-deployment on member1, member2"
+    )
 
 
 def test_a_cluster_without_room_gets_no_replicas_by_available_replicas() -> None:

@@ -47,14 +47,17 @@ from flotilla.cli.planning.report import OUTPUT_FORMATS
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from flotilla.api.objectkeys import ObjectKey
     from flotilla.api.scheme import GroupVersionKind
     from flotilla.cli.arguments.manifests import Manifest
     from flotilla.cli.planning.evictions import TaintPlan
     from flotilla.cli.planning.taints import ClusterTaint
     from flotilla.cli.planning.workloads import PolicySet, WorkloadPlan
     from flotilla.client import Client
+    from flotilla.controllers.detector.matching import Policy
     from flotilla.scheduler.core.estimation import ReplicaEstimator
     from flotilla.scheduler.core.noderesources import NodeRoom
+    from flotilla.scheduler.core.workloadgroups import GroupMember
 
 FIELD_MANAGER = "flotilla-plan"
 MEMBER_READ_SECONDS = 5.0
@@ -235,14 +238,52 @@ async def _plan_on(
     templates = [item for item in prepared if not is_policy(item.obj) and not is_karmada_object(item.obj)]
     templates.extend(await _selected_on_hub(hub, policies, [item.obj for item in templates]))
     estimators, unread = await _node_estimators(hub, cluster_objects) if estimator else ((), [])
+    members = await _group_members(hub, policies)
     plans = []
     for item in templates:
         binding = await _binding_of(hub, item.obj)
         notes = (*item.notes, *unread) if _is_workload(item.obj) else item.notes
-        plans.append(
-            plan_workload(item.obj, policies, clusters, binding, notes=notes, estimators=estimators, now=now)
+        plan = plan_workload(
+            item.obj,
+            policies,
+            clusters,
+            binding,
+            notes=notes,
+            estimators=estimators,
+            now=now,
+            peers=list(members.values()),
         )
+        plans.append(plan)
+        _place_member(members, plan)
     return _HubPlan(plans, cluster_objects, tuple(estimators), tuple(unread))
+
+
+async def _group_members(hub: Client, policies: PolicySet) -> dict[ObjectKey, GroupMember]:
+    """The hub's ResourceBindings in a workload (anti-)affinity group, when a policy groups any."""
+    from flotilla.api.karmada import constants
+    from flotilla.api.objectkeys import ObjectKey
+    from flotilla.scheduler.core.workloadgroups import GroupMember
+
+    every: list[Policy] = [*policies.propagation_policies, *policies.cluster_propagation_policies]
+    if not any(policy.spec.placement.workload_affinity is not None for policy in every):
+        return {}
+    bindings, _ = await hub.list(constants.RESOURCE_BINDING)
+    members = {ObjectKey.of(binding): GroupMember.of_binding(binding) for binding in bindings}
+    return {key: member for key, member in members.items() if member is not None}
+
+
+def _place_member(members: dict[ObjectKey, GroupMember], plan: WorkloadPlan) -> None:
+    """Count the planned binding where the plan puts it, for the templates planned after it."""
+    from flotilla.api.objectkeys import ObjectKey
+    from flotilla.cli.planning.workloads import planned_member
+
+    if plan.binding is None:
+        return
+    key = ObjectKey.of(plan.binding)
+    members.pop(key, None)
+    member = planned_member(plan)
+    if member is not None:
+        members[key] = member
 
 
 async def _what_if(
@@ -358,7 +399,10 @@ async def _prepare(hub: Client, manifest: Manifest, default_namespace: str) -> _
             _with_live_identity(obj, live),
             (f"planned as written, without the hub's defaults: {error.message}",),
         )
-    return _Prepared(answer if isinstance(answer, dict) else obj)
+    if not isinstance(answer, dict):
+        return _Prepared(obj)
+    live = await _live(hub, info.gvk, manifest.name, str(metadata.get("namespace") or ""))
+    return _Prepared(_with_live_uid(answer, live))
 
 
 async def _live(hub: Client, gvk: GroupVersionKind, name: str, namespace: str) -> dict[str, Any] | None:
@@ -368,6 +412,18 @@ async def _live(hub: Client, gvk: GroupVersionKind, name: str, namespace: str) -
         return await hub.get_or_none(gvk, name, namespace=namespace)
     except APIStatusError:
         return None
+
+
+def _with_live_uid(answer: dict[str, Any], live: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A dry run's answer with the uid the template has: none for a new one (a dry-run create makes
+    one up, and the real create will give it another — the uid that breaks replica ties)."""
+    metadata = dict(answer.get("metadata") or {})
+    uid = (live or {}).get("metadata", {}).get("uid")
+    if uid:
+        metadata["uid"] = uid
+    else:
+        metadata.pop("uid", None)
+    return {**answer, "metadata": metadata}
 
 
 def _with_live_identity(obj: dict[str, Any], live: Mapping[str, Any] | None) -> dict[str, Any]:

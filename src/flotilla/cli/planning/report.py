@@ -7,6 +7,11 @@ happened to it and, when it was left out,
 which stage did it and why — `excluded by TaintToleration: cluster(s) had untolerated taint
 {key:NoSchedule}`, `not selected by SpreadConstraint (region spread: …)`.
 
+When an exact tie decided part of a workload's split, `Tie break:` says which clusters got the
+tied replicas and by which rule: Karmada's, names ascending or descending by the parity of the
+FNV-1a hash of the template's uid — for a template not created yet, that the uid it will get
+decides, with the split either parity gives.
+
 For a workload, `Available:` lists each cluster's room for more replicas as the scheduler's
 estimators reckon it and what bounds it — `member1: 2 (cpu), member2: 20 (pods)` — the smaller
 of what the Cluster's resource summary says and what its nodes hold (when `plan` could read them).
@@ -30,6 +35,7 @@ from flotilla.scheduler.core.generic import ScheduleResult
 from flotilla.scheduler.core.inputs import TargetCluster
 from flotilla.scheduler.core.placement import Placement, Strategy
 from flotilla.scheduler.preview import ClusterDecision, Outcome
+from flotilla.scheduler.tiebreak import TieBreak
 
 NONE = "<none>"
 FAILED_CLUSTERS_NOTE = "no other cluster fits, so clusters the application failed on are allowed"
@@ -94,12 +100,8 @@ def _text_block(plan: WorkloadPlan) -> str:
             fields.append(("Available", available))
         if preview.on_failed_clusters:
             notes = (*notes, FAILED_CLUSTERS_NOTE)
-        if preview.tie_alternative:
-            alternative = targets_text(preview.tie_alternative, plan.replicas)
-            notes = (
-                *notes,
-                f"a tie in the split is broken by the new binding's uid: it may be {alternative} instead",
-            )
+        if preview.tie is not None:
+            fields.append(("Tie break", tie_text(preview.tie, plan.replicas)))
     fields.extend(("Note", note) for note in notes)
     lines = table([(f"{label}:", value) for label, value in fields], DESCRIBE_PADDING)
     if preview is not None and preview.decisions:
@@ -139,6 +141,30 @@ def change_text(
             will = str(after[name]) if name in after else "none"
             changes.append(f"{name} {was} -> {will}")
     return ", ".join(changes) or "none"
+
+
+def tie_text(tie: TieBreak, replicas: int | None) -> str:
+    """How an exact tie in the split went, and by which rule (Karmada's: the template UID's hash)."""
+    alternative = targets_text(tie.alternative, replicas)
+    if not tie.known:
+        return (
+            f"decided by the uid the template will get: {_gets(tie.favoured)} if its FNV-1a hash is even "
+            f"(names ascending, as planned), {_gets(tie.alternative_favoured)} if odd "
+            f"(names descending: {alternative})"
+        )
+    parity, order, other = (
+        ("odd", "descending", "ascending") if tie.descending else ("even", "ascending", "descending")
+    )
+    return (
+        f"{_gets(tie.favoured)}: tied clusters are taken in {order} name order, as the FNV-1a hash "
+        f"of the template's uid {tie.template_uid} is {parity} ({tie.uid_hash:#010x}); "
+        f"{other} would give {alternative}"
+    )
+
+
+def _gets(clusters: Sequence[str]) -> str:
+    names = ", ".join(clusters)
+    return f"{names} gets the tied replica" if len(clusters) == 1 else f"{names} get the tied replicas"
 
 
 def available_text(decisions: Sequence[ClusterDecision]) -> str:
@@ -230,12 +256,31 @@ def _plan_data(plan: WorkloadPlan) -> dict[str, Any]:
     data["currentPlacement"] = None if plan.current is None else ScheduleResult(plan.current).spec_clusters()
     if preview is not None and preview.tie_alternative:
         data["alternativePlacement"] = ScheduleResult(preview.tie_alternative).spec_clusters()
+    if preview is not None and preview.tie is not None:
+        data["tieBreak"] = tie_data(preview.tie)
     if preview is not None and preview.on_failed_clusters:
         data["onFailedClusters"] = True
     data["clusters"] = [] if preview is None else [decision_data(item) for item in preview.decisions]
     if plan.unplanned:
         data["unplanned"] = plan.unplanned
     data["notes"] = list(plan.notes)
+    return data
+
+
+def tie_data(tie: TieBreak) -> dict[str, Any]:
+    """How a tie went, as data: the order (`unknown` before the template has a uid), the hash, the
+    clusters it favoured, and the split of the other order."""
+    data: dict[str, Any] = {"templateUID": tie.template_uid or None}
+    if tie.known:
+        data["order"] = "descending" if tie.descending else "ascending"
+        data["uidHash"] = tie.uid_hash
+    else:
+        data["order"] = "unknown"
+    data["favoured"] = list(tie.favoured)
+    data["otherOrder"] = {
+        "placement": ScheduleResult(tie.alternative).spec_clusters(),
+        "favoured": list(tie.alternative_favoured),
+    }
     return data
 
 

@@ -30,6 +30,7 @@ from flotilla.cli.planning.report import (
     decision_text,
     replicas_text,
     targets_text,
+    tie_text,
 )
 from flotilla.scheduler.core.generic import ScheduleResult
 from flotilla.scheduler.preview import ClusterDecision
@@ -124,11 +125,8 @@ def _notes(outlook: BindingOutlook) -> list[str]:
     preview = outlook.preview
     if preview is not None and preview.on_failed_clusters:
         notes.append(FAILED_CLUSTERS_NOTE)
-    if preview is not None and preview.tie_alternative:
-        alternative = targets_text(preview.tie_alternative, outlook.replicas)
-        notes.append(
-            f"a tie in the split is broken by the new binding's uid: it may be {alternative} instead"
-        )
+    if preview is not None and preview.tie is not None:
+        notes.append(f"tie break: {tie_text(preview.tie, outlook.replicas)}")
     return notes
 
 

@@ -12,7 +12,10 @@ For each template this does, without any I/O, what the controllers would do once
    the scheduler sees the current result, status and applied placement as it will.
 3. The scheduler's filter (`is_responsible`) and its preview (`scheduler.preview`), with the
    estimators the scheduler would consult beside the general one (the accurate estimator over the
-   members' nodes, when the command could read them).
+   members' nodes, when the command could read them), and — for a binding in a workload
+   (anti-)affinity group — where its peers are: the hub's ResourceBindings of the group, with
+   those of templates planned before it in their planned place (`planned_member`), so the
+   manifests are planned as if applied in their order.
 
 A template no policy selects gets no preview and says why; one that already has a binding keeps
 its placement (Karmada releases the binding, it does not remove the workload).
@@ -41,6 +44,7 @@ from flotilla.interpreter import InterpreterError, get_replicas
 from flotilla.scheduler.core.estimation import ReplicaEstimator
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, TargetCluster
 from flotilla.scheduler.core.placement import Placement
+from flotilla.scheduler.core.workloadgroups import GroupMember
 from flotilla.scheduler.framework import Registry
 from flotilla.scheduler.preview import PlacementPreview, preview_placement
 from flotilla.scheduler.scheduler import is_responsible
@@ -218,11 +222,13 @@ def plan_workload(
     notes: Sequence[str] = (),
     estimators: Sequence[ReplicaEstimator] = (),
     now: datetime | None = None,
+    peers: Sequence[GroupMember] = (),
 ) -> WorkloadPlan:
     """The plan for `template` as it will be once applied; `existing_binding` is its binding on the hub.
 
     `now` is the moment the scheduler is imagined to run at (a NoExecute toleration that has run out
-    by then no longer admits a new cluster); None runs no toleration out."""
+    by then no longer admits a new cluster); None runs no toleration out. `peers` are the grouped
+    ResourceBindings a workload (anti-)affinity group is judged by."""
     metadata = metadata_of(template)
     namespace = str(metadata.get("namespace") or "")
     existing = _own_binding(template, existing_binding)
@@ -246,7 +252,7 @@ def plan_workload(
     except InterpreterError as error:
         return replace(plan, unplanned=f"the resource interpreter cannot read it: {error}")
     binding = _after_apply(desired, existing)
-    info = BindingInfo.from_object(binding, now=now)
+    info = BindingInfo.from_object(binding, now=now).with_group_peers(peers)
     plan = replace(
         plan,
         replicas=workload.replicas if workload is not None else None,
@@ -256,6 +262,19 @@ def plan_workload(
     if not is_responsible(binding):
         return replace(plan, unplanned=_not_scheduled(binding))
     return replace(plan, preview=preview_placement(info, clusters, registry, estimators=estimators))
+
+
+def planned_member(plan: WorkloadPlan) -> GroupMember | None:
+    """The plan's binding as a peer of its workload (anti-)affinity groups, in its planned place;
+    None when it is in no group or not placed by the plan."""
+    if plan.binding is None:
+        return None
+    member = GroupMember.of_binding(plan.binding)
+    if member is None:
+        return None
+    if plan.preview is None:
+        return member
+    return replace(member, clusters=frozenset(target.name for target in plan.preview.targets))
 
 
 def _not_scheduled(binding: Mapping[str, Any]) -> str:

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
-from flotilla.cli.planning.report import render
+from flotilla.cli.planning.report import render, tie_data, tie_text
 from flotilla.cli.planning.workloads import WorkloadPlan, merge_policies, plan_workload
-from flotilla.scheduler.core.inputs import ClusterInfo
+from flotilla.scheduler.core.inputs import ClusterInfo, TargetCluster
 from flotilla.scheduler.core.noderesources import NodeResourceEstimator, PodUsage, node_rooms, pod_usage
+from flotilla.scheduler.tiebreak import TieBreak
 
 GOLDEN = Path(__file__).parent / "golden"
 UNSCHEDULABLE = {"key": "cluster.karmada.io/unschedulable", "effect": "NoSchedule"}
@@ -260,3 +261,44 @@ def test_the_placement_is_written_like_spec_clusters() -> None:
 def test_no_workloads_say_so() -> None:
     """An empty plan is one explanatory line, not an empty output."""
     assert render([], "text") == "No workloads in the manifests.\n"
+
+
+def test_a_tie_of_an_existing_template_states_karmadas_rule() -> None:
+    """Which cluster got the tied replica, the order, the hash of the template's uid, the other split."""
+    tie = TieBreak(
+        "0b6f3c2e-5d0a-4c55-9a8e-3f1d2b7c9e10",
+        favoured=("member2",),
+        alternative=(TargetCluster("member1", 2), TargetCluster("member2", 1)),
+        alternative_favoured=("member1",),
+    )
+    assert tie_text(tie, 3) == (
+        "member2 gets the tied replica: tied clusters are taken in descending name order, as the FNV-1a "
+        "hash of the template's uid 0b6f3c2e-5d0a-4c55-9a8e-3f1d2b7c9e10 is odd (0x80ffcb57); "
+        "ascending would give member1:2, member2:1"
+    )
+    assert tie_data(tie) == {
+        "templateUID": "0b6f3c2e-5d0a-4c55-9a8e-3f1d2b7c9e10",
+        "order": "descending",
+        "uidHash": 0x80FFCB57,
+        "favoured": ["member2"],
+        "otherOrder": {
+            "placement": [{"name": "member1", "replicas": 2}, {"name": "member2", "replicas": 1}],
+            "favoured": ["member1"],
+        },
+    }
+
+
+def test_a_tie_of_a_new_template_leaves_it_to_the_uid_it_will_get() -> None:
+    """Before creation both outcomes are stated, the planned one being the even (ascending) one."""
+    tie = TieBreak(
+        "",
+        favoured=("member1",),
+        alternative=(TargetCluster("member1", 1), TargetCluster("member2", 2)),
+        alternative_favoured=("member2",),
+    )
+    assert tie_text(tie, 3) == (
+        "decided by the uid the template will get: member1 gets the tied replica if its FNV-1a hash is "
+        "even (names ascending, as planned), member2 gets the tied replica if odd "
+        "(names descending: member1:1, member2:2)"
+    )
+    assert tie_data(tie)["order"] == "unknown" and tie_data(tie)["templateUID"] is None

@@ -14,9 +14,11 @@ from flotilla.cli.planning.workloads import (
     PlanInputError,
     merge_policies,
     plan_workload,
+    planned_member,
     selects,
 )
 from flotilla.scheduler.core.inputs import ClusterInfo, TargetCluster
+from flotilla.scheduler.core.workloadgroups import GroupMember, WorkloadGroups
 from flotilla.scheduler.preview import Outcome
 
 PP_ID_LABEL = "propagationpolicy.karmada.io/permanent-id"
@@ -164,7 +166,8 @@ def test_the_binding_carries_the_templates_replicas_through_the_interpreter() ->
 
 
 def test_an_existing_binding_gives_the_current_placement_and_its_uid() -> None:
-    """The hub's binding is the starting point: its result is `current`, its UID settles ties."""
+    """The hub's binding is the starting point: its result is `current`; the template's UID (not the
+    binding's) settles ties."""
     template = deployment(replicas=3, uid="template-uid")
     existing = {
         "apiVersion": "work.karmada.io/v1alpha2",
@@ -183,7 +186,39 @@ def test_an_existing_binding_gives_the_current_placement_and_its_uid() -> None:
     assert plan.current == (TargetCluster("member1", 2),)
     assert plan.preview is not None
     assert plan.preview.tie_alternative == ()
+    assert plan.preview.tie is not None and plan.preview.tie.template_uid == "template-uid"
     assert sum(placed(plan).values()) == 3
+
+
+def test_a_new_template_leaves_the_tie_to_the_uid_it_will_get() -> None:
+    """No uid yet: the tie is planned ascending, and the other split is offered."""
+    plan = plan_workload(
+        deployment(replicas=3), merge_policies([], [policy("web", only("member1", "member2"))]), CLUSTERS
+    )
+    assert plan.preview is not None and plan.preview.tie is not None
+    assert not plan.preview.tie.known
+    assert placed(plan) == {"member1": 2, "member2": 1}
+    assert plan.preview.tie_alternative == (TargetCluster("member1", 1), TargetCluster("member2", 2))
+
+
+def test_peers_of_an_anti_affinity_group_keep_the_workload_off_their_clusters() -> None:
+    """The policy groups by `app.ha`; a peer of `app.ha=pipeline` runs on member1: excluded, with why;
+    the planned binding then counts for the templates planned after it."""
+    placement = {
+        "clusterAffinity": {"clusterNames": ["member1", "member2"]},
+        "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}],
+        "workloadAffinity": {"antiAffinity": {"groupByLabelKey": "app.ha"}},
+    }
+    group = WorkloadGroups(anti_affinity_group="app.ha=pipeline")
+    peer = GroupMember("shop", "copy-deployment", group, frozenset({"member1"}))
+    template = deployment(replicas=1, labels={"app.ha": "pipeline"})
+    plan = plan_workload(template, merge_policies([], [policy("ha", placement)]), CLUSTERS, peers=[peer])
+    assert placed(plan) == {"member2": 1}
+    assert plan.preview is not None
+    member1 = next(item for item in plan.preview.decisions if item.cluster == "member1")
+    assert (member1.outcome, member1.plugin) == (Outcome.FILTERED, "WorkloadAntiAffinity")
+    assert member1.reason.endswith("anti-affinity group app.ha=pipeline runs here: copy-deployment")
+    assert planned_member(plan) == GroupMember("shop", "web-deployment", group, frozenset({"member2"}))
 
 
 def test_a_binding_of_another_template_is_not_the_current_placement() -> None:
