@@ -259,7 +259,8 @@ class BindingController(HubController):
             str((template.get("metadata") or {}).get("name") or ""),
             str((template.get("metadata") or {}).get("namespace") or ""),
         )
-        completions = job_completions(template, targets, model.metadata.uid or "")
+        template_uid = str((template.get("metadata") or {}).get("uid") or "")
+        completions = job_completions(template, targets, template_uid)
         results = await asyncio.gather(
             *(
                 self._ensure_work(

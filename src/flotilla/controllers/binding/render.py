@@ -128,17 +128,17 @@ def divides_replicas(spec: ResourceBindingSpec) -> bool:
 
 
 def job_completions(
-    template: Mapping[str, Any], targets: Iterable[TargetCluster], binding_uid: str
+    template: Mapping[str, Any], targets: Iterable[TargetCluster], template_uid: str
 ) -> dict[str, int] | None:
     """A Job's completions split over the clusters in proportion to their replicas; None if not a Job
-    with completions."""
+    with completions. Ties go by the template's UID, as Karmada's `divideReplicasByJobCompletions`."""
     if group_kind(template) != interpreter_kinds.JOB:
         return None
     completions = interpreter_kinds.nested(template, "spec", "completions")
     if isinstance(completions, bool) or not isinstance(completions, int):
         return None
     votes = {target.name: target.replicas or 0 for target in targets}
-    return webster(completions, votes, descending_names=names_descending(binding_uid))
+    return webster(completions, votes, descending_names=names_descending(template_uid))
 
 
 def conflict_resolution(template: Mapping[str, Any], spec: ResourceBindingSpec) -> str:
