@@ -1,0 +1,134 @@
+"""Objects leave storage at the version asked for and enter it at the storage version, pruned to each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from flotilla.apiserver import errors
+from flotilla.apiserver.registry.customresources import served_for_crd
+from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.store.cachedobjects import CachedObject
+from flotilla.apiserver.store.conversion import all_at_version, at_version, for_storage, matching_at_version
+
+GIZMO_V1 = {
+    "type": "object",
+    "properties": {"spec": {"type": "object", "properties": {"color": {"type": "string"}}}},
+}
+GIZMO_V2 = {
+    "type": "object",
+    "properties": {
+        "spec": {"type": "object", "properties": {"color": {"type": "string"}, "shine": {"type": "string"}}}
+    },
+}
+
+
+def gizmo_crd(*, second: bool = True) -> dict[str, Any]:
+    versions: list[dict[str, Any]] = [
+        {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": GIZMO_V1}}
+    ]
+    if second:
+        versions.append(
+            {
+                "name": "v2",
+                "served": True,
+                "storage": False,
+                "schema": {"openAPIV3Schema": GIZMO_V2},
+                "selectableFields": [{"jsonPath": ".spec.color"}],
+            }
+        )
+    return {
+        "metadata": {"name": "gizmos.example.com", "resourceVersion": "5"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "gizmos", "kind": "Gizmo"},
+            "versions": versions,
+        },
+        "status": {"storedVersions": ["v1"]},
+    }
+
+
+def served(version: str, crd: dict[str, Any] | None = None) -> ServedResource:
+    return next(s for s in served_for_crd(crd or gizmo_crd()) if s.type.version == version)
+
+
+def stored(version: str = "v1", **spec: Any) -> CachedObject:
+    obj = {
+        "apiVersion": f"example.com/{version}",
+        "kind": "Gizmo",
+        "metadata": {"name": "g", "namespace": "ns", "resourceVersion": "11"},
+        "spec": spec,
+    }
+    return CachedObject("/registry/example.com/gizmos/ns/g", "ns", "g", 11, obj, created=10)
+
+
+def test_an_object_is_served_at_the_version_asked_for() -> None:
+    """Read at v2, an object stored at v1 is converted; at v1 it is the cached object itself."""
+    item = stored(color="red")
+    assert at_version(served("v1"), item) is item
+    converted = at_version(served("v2"), item)
+    assert converted.obj["apiVersion"] == "example.com/v2" and converted.obj["spec"] == {"color": "red"}
+    assert (converted.key, converted.revision, converted.created) == (item.key, 11, 10)
+    assert item.obj["apiVersion"] == "example.com/v1", "the cached object is never changed"
+
+
+def test_a_converted_object_is_pruned_to_the_schema_of_its_version() -> None:
+    """A field the target version does not know is dropped (kube's schema coercion after conversion)."""
+    assert at_version(served("v1"), stored("v2", color="red", shine="gloss")).obj["spec"] == {"color": "red"}
+    write = {
+        "apiVersion": "example.com/v2",
+        "kind": "Gizmo",
+        "metadata": {"name": "g"},
+        "spec": {"shine": "x"},
+    }
+    assert for_storage(served("v2"), write) == {
+        "apiVersion": "example.com/v1",
+        "kind": "Gizmo",
+        "metadata": {"name": "g"},
+        "spec": {},
+    }
+
+
+def test_a_kind_of_one_version_converts_nothing() -> None:
+    """No conversion at all: the very sequence comes back, and writes are stored as they are."""
+    only = served("v1", gizmo_crd(second=False))
+    items = [stored(color="red")]
+    assert all_at_version(only, items) is items
+    write = {"apiVersion": "example.com/v1", "kind": "Gizmo", "metadata": {}}
+    assert for_storage(only, write) is write
+
+
+def test_field_selectors_judge_objects_at_the_version_asked_for() -> None:
+    """A predicate on a converting kind with selectable fields sees the converted object."""
+    seen: list[str] = []
+
+    def predicate(item: CachedObject) -> bool:
+        seen.append(item.obj["apiVersion"])
+        return True
+
+    wrapped = matching_at_version(served("v2"), predicate)
+    assert wrapped is not None and wrapped(stored(color="red"))
+    assert seen == ["example.com/v2"]
+    assert matching_at_version(served("v1"), predicate) is predicate, "v1 has no selectable fields"
+    assert matching_at_version(served("v2"), None) is None
+
+
+def test_an_object_at_a_version_the_converter_does_not_know_is_an_internal_error() -> None:
+    """A binding stored at a version Karmada never had cannot be served: a Status, not a traceback."""
+    crd = {
+        "metadata": {"name": "resourcebindings.work.karmada.io"},
+        "spec": {
+            "group": "work.karmada.io",
+            "names": {"plural": "resourcebindings", "kind": "ResourceBinding"},
+            "versions": [
+                {"name": "v1alpha1", "served": True, "storage": False},
+                {"name": "v1alpha2", "served": True, "storage": True},
+            ],
+        },
+    }
+    binding = served("v1alpha1", crd)
+    item = CachedObject("/k", "ns", "b", 3, {"apiVersion": "work.karmada.io/v9", "kind": "ResourceBinding"})
+    with pytest.raises(errors.InternalError, match=r"only work\.karmada\.io/v1alpha1 and"):
+        at_version(binding, item)
