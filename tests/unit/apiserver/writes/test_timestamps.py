@@ -71,7 +71,7 @@ def test_events_api_event_and_lease_use_micro_time_where_kube_does() -> None:
 
 def test_times_deep_in_lists_and_metadata_are_reencoded() -> None:
     """Pod conditions, container states and managedFields times are all reached."""
-    pod = {
+    pod: dict[str, Any] = {
         "metadata": {
             "name": "p",
             "managedFields": [{"manager": "m", "operation": "Update", "time": "2026-01-01T00:00:00+00:00"}],
