@@ -34,7 +34,8 @@ Karmada breaks exact ties in the replica split by a hash of the resource templat
 (`tiebreak`). When the two possible tie orders give different splits, the preview says how the tie
 went (`tie`): for an existing template, by its UID's hash, which clusters it favoured; for one not
 created yet, whose UID is unknown, the other split is returned too (`tie_alternative`), so the
-preview never claims more certainty than it has.
+preview never claims more certainty than it has. A result kept as it is is explained the same way
+when a first schedule today would give it (a split grown by steady scaling is not).
 
 A cluster a WorkloadAffinity or WorkloadAntiAffinity filter rejects also names the group and the
 peers that decide (`peers in app.group=ha on this cluster: web-deployment`); the binding comes with
@@ -150,21 +151,18 @@ def preview_placement(
     present = {cluster.name for cluster in ordered}
     leaving = {cluster.name for cluster in ordered if cluster.deleting}
     leaving.update(target.name for target in binding.clusters if target.name not in present)
-    stage = _Stage(registry, estimators)
+    stage = _Stage(registry, estimators, enable_empty_workload_propagation)
     if not needs_scheduling(binding, leaving):
         return _kept(binding, ordered, stage)
-    keep_empty = enable_empty_workload_propagation
     try:
-        result = schedule(
-            binding, ordered, registry, enable_empty_workload_propagation=keep_empty, estimators=estimators
-        )
+        result = stage.schedule(binding, ordered)
     except SchedulingError as error:
         return _failed(binding, ordered, stage, error)
     explained = replace(binding, scheduler_observed_affinity_name=result.affinity_name or "")
     if result.on_failed_clusters:  # the scheduler allowed them because nothing else fit: explain that round
         explained = replace(explained, application_failed_clusters=frozenset())
     decisions = _explain_success(explained, ordered, stage, result)
-    tie = _tie(binding, ordered, registry, result, keep_empty, estimators)
+    tie = _tie(binding, ordered, stage, result)
     return PlacementPreview(
         decisions=decisions,
         condition=scheduled_condition(None),
@@ -178,35 +176,50 @@ def preview_placement(
 
 
 def _tie(
-    binding: BindingInfo,
-    clusters: Sequence[ClusterInfo],
-    registry: Registry,
-    result: ScheduleResult,
-    keep_empty: bool,
-    estimators: Sequence[ReplicaEstimator],
+    binding: BindingInfo, clusters: Sequence[ClusterInfo], stage: _Stage, result: ScheduleResult
 ) -> TieBreak | None:
     """How the tie order shaped the split: the same round in the other order, compared."""
     if not may_tie(binding):
         return None
     try:
-        other = schedule(
-            in_other_order(binding),
-            clusters,
-            registry,
-            enable_empty_workload_propagation=keep_empty,
-            estimators=estimators,
-        )
+        other = stage.schedule(in_other_order(binding), clusters)
     except SchedulingError:  # the tie order cannot make a feasible split fail; be safe anyway
         return None
     return tie_break(binding.template_uid, result.clusters, other.clusters)
 
 
+def _current_tie(binding: BindingInfo, clusters: Sequence[ClusterInfo], stage: _Stage) -> TieBreak | None:
+    """How the tie order shaped the current split, when a first schedule today would give it: the
+    split is then explained as a fresh one. A split grown by steady scaling is not explained."""
+    if not may_tie(binding):
+        return None
+    fresh = replace(binding, clusters=())
+    try:
+        first = stage.schedule(fresh, clusters)
+    except SchedulingError:
+        return None
+    if _as_map(first.clusters) != _as_map(binding.clusters):
+        return None
+    return _tie(fresh, clusters, stage, first)
+
+
 @dataclass(frozen=True, slots=True)
 class _Stage:
-    """What the scheduler runs with: its plugins and the estimators beside the general one."""
+    """What the scheduler runs with: its plugins, the estimators beside the general one, its flags."""
 
     registry: Registry
     estimators: Sequence[ReplicaEstimator]
+    keep_empty: bool = False
+
+    def schedule(self, binding: BindingInfo, clusters: Sequence[ClusterInfo]) -> ScheduleResult:
+        """The scheduler's own round (`core.generic.schedule`)."""
+        return schedule(
+            binding,
+            clusters,
+            self.registry,
+            enable_empty_workload_propagation=self.keep_empty,
+            estimators=self.estimators,
+        )
 
     def room(self, binding: BindingInfo, feasible: Sequence[ClusterInfo]) -> dict[str, Estimate]:
         """Each feasible cluster's room for the binding's replicas, as the division sees it."""
@@ -225,7 +238,8 @@ def _kept(binding: BindingInfo, clusters: Sequence[ClusterInfo], stage: _Stage) 
     """No reschedule trigger: the current result stands; other clusters say whether they would fit."""
     reason = "the current result stands (placement and replicas unchanged: no reschedule)"
     decisions = _decide_unplaced(binding, clusters, stage, binding.clusters, reason)
-    return PlacementPreview(decisions, None, binding.clusters, binding.clusters)
+    tie = _current_tie(binding, clusters, stage)
+    return PlacementPreview(decisions, None, binding.clusters, binding.clusters, tie=tie)
 
 
 def _failed(

@@ -249,6 +249,31 @@ def test_a_new_templates_tie_is_previewed_ascending_with_the_other_split() -> No
     assert (preview.tie.favoured, preview.tie.alternative_favoured) == (("member1",), ("member2",))
 
 
+def test_an_unchanged_split_is_explained_when_a_first_schedule_gives_it() -> None:
+    """Nothing to reschedule: the current 1/2 is what the odd UID gives from scratch, so its tie is
+    stated; a 2/1 (grown by scaling, say) is not what a first schedule gives, so nothing is claimed."""
+    odd = "0b6f3c2e-5d0a-4c55-9a8e-3f1d2b7c9e10"
+    two = three_clusters(taints=[UNSCHEDULABLE])
+    current = binding(
+        replicas=3,
+        placement=DIVIDED,
+        applied_placement=DIVIDED,
+        clusters={"member1": 1, "member2": 2},
+        template_uid=odd,
+    )
+    kept = preview_placement(current, two)
+    assert not kept.rescheduled
+    assert kept.tie is not None and kept.tie.favoured == ("member2",)
+    grown = binding(
+        replicas=3,
+        placement=DIVIDED,
+        applied_placement=DIVIDED,
+        clusters={"member1": 2, "member2": 1},
+        template_uid=odd,
+    )
+    assert preview_placement(grown, two).tie is None
+
+
 def test_a_split_without_a_tie_says_nothing_about_ties() -> None:
     """4 over two equal clusters divides evenly; Duplicated never ties."""
     two = three_clusters(taints=[UNSCHEDULABLE])
