@@ -18,23 +18,13 @@ from typing import Any
 
 import pytest
 
-from tests.integration.data.karmada_fields import crd_facts, differences
+from tests.integration.data.karmada_fields import crd_facts, differences, documented_differences
 from tests.support.kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 
 DATA = Path(__file__).parent / "data" / "karmada_fields.json"
 PARITY_NOTE = Path(__file__).parents[2] / "docs" / "design" / "karmada-parity.md"
-
-
-def documented_differences() -> set[str]:
-    """The keys of the differences table in the parity note (`<crd> <version> <path> <keyword>`)."""
-    keys: set[str] = set()
-    for line in PARITY_NOTE.read_text().splitlines():
-        cells = [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
-        if len(cells) >= 5 and cells[0].endswith(".karmada.io"):
-            keys.add(" ".join(cell for cell in cells[:4] if cell and cell != "—"))
-    return keys
 
 
 def test_served_schemas_match_karmadas_field_list(kubectl: Kubectl) -> None:
@@ -45,7 +35,7 @@ def test_served_schemas_match_karmadas_field_list(kubectl: Kubectl) -> None:
     found: dict[str, tuple[Any, Any]] = {}
     for name, expected in karmada.items():
         found.update(differences(name, expected, served[name]))
-    documented = documented_differences()
+    documented = documented_differences(PARITY_NOTE)
     undocumented = {key: value for key, value in found.items() if key not in documented}
     assert not undocumented, "differences from Karmada not in docs/design/karmada-parity.md:\n" + "\n".join(
         f"{key}: Karmada {karmada_value!r}, served {ours!r}"
