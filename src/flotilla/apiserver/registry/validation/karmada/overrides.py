@@ -4,7 +4,8 @@ The legacy forms (`targetCluster`, `overriders` inline in the spec) and `overrid
 exclusive; target clusters are cluster affinities (`placement`). Each overrider is checked: paths
 are JSON pointers, operators are Karmada's, `add` and `replace` carry a value and `remove` none;
 image overriders name a component; command and args overriders a container; label and annotation
-overriders carry valid keys and values; a field overrider uses JSON or YAML operations, not both.
+overriders carry a value (Karmada's CRD requires it, even to remove) of valid keys and values; a
+field overrider uses JSON or YAML operations, not both.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ def validate_overriders(overriders: Object, path: str) -> list[FieldError]:
         for position, overrider in enumerate(fields.objects(overriders, kind)):
             item_path = index(child(path, kind), position)
             errors += one_of(overrider, "operator", item_path, operators)
+            if "value" not in overrider:
+                errors.append(fielderrors.required(child(item_path, "value")))
             errors += check(fields.string_map(overrider, "value"), child(item_path, "value"))
     for position, overrider in enumerate(fields.objects(overriders, "fieldOverrider")):
         item_path = index(child(path, "fieldOverrider"), position)

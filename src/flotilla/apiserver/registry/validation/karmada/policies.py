@@ -4,7 +4,9 @@ What a policy's spec needs beyond its placement (`placement`) and its resource s
 (`fieldchecks`): application failover requires `propagateDeps`; conflict resolution, preemption
 and activation preference take Karmada's values; a policy that preempts (`preemption: Always`)
 names every resource it selects; suspending dispatching everywhere excludes suspending it on some
-clusters; and the `schedulerName` a policy was created for never changes. Beyond Karmada, a
+clusters; a `schedulePriority` names its source (only `KubePriorityClass`, the one Karmada
+implements) and its class, as Karmada's CRD requires; and the `schedulerName` a policy was
+created for never changes. Beyond Karmada, a
 policy's `failover.flotilla.io/failback-after` annotation, which opts its workloads into moving back
 after a recovery, must be a Go duration that is not negative (refused here rather than found out
 later by the failback controller).
@@ -20,6 +22,7 @@ from flotilla.api.karmada.constants import (
     ActivationPreference,
     ConflictResolution,
     PreemptionBehavior,
+    PriorityClassSource,
 )
 from flotilla.apiserver.registry.validation import fields
 from flotilla.apiserver.registry.validation.karmada.fieldchecks import Object, one_of, resource_selectors
@@ -63,6 +66,18 @@ def _scheduler_name_unchanged(new: Object, old: Object) -> list[FieldError]:
     return []
 
 
+def _schedule_priority(spec: Object) -> list[FieldError]:
+    priority = spec.get("schedulePriority")
+    if not isinstance(priority, dict):
+        return []
+    path = "spec.schedulePriority"
+    errors = one_of(priority, "priorityClassSource", path, [PriorityClassSource.KUBE_PRIORITY_CLASS])
+    for key in ("priorityClassSource", "priorityClassName"):
+        if key not in priority:
+            errors.append(fielderrors.required(f"{path}.{key}"))
+    return errors
+
+
 def validate_propagation_spec(spec: Object, namespace: str | None) -> list[FieldError]:
     """A (Cluster)PropagationPolicy's spec; `namespace` is the PropagationPolicy's, None for a cluster one."""
     errors = resource_selectors(spec, "spec.resourceSelectors", required=True, namespace=namespace)
@@ -80,6 +95,7 @@ def validate_propagation_spec(spec: Object, namespace: str | None) -> list[Field
     errors += one_of(spec, "conflictResolution", "spec", ConflictResolution)
     errors += one_of(spec, "preemption", "spec", PreemptionBehavior)
     errors += one_of(spec, "activationPreference", "spec", ActivationPreference)
+    errors += _schedule_priority(spec)
     if spec.get("preemption") == PreemptionBehavior.ALWAYS:
         for position, selector in enumerate(fields.objects(spec, "resourceSelectors")):
             if not fields.text(selector, "name"):
