@@ -1,8 +1,8 @@
 """The work.karmada.io CRDs: ResourceBinding and ClusterResourceBinding (v1alpha2), Work (v1alpha1).
 
-Bindings are served at v1alpha2 only. Karmada also serves v1alpha1 bindings and converts between
-the two; our API server does not convert between versions, so a v1alpha1 binding is not offered
-at all rather than offered wrong.
+Bindings are stored at v1alpha2 and served at v1alpha1 too, as Karmada serves them: the v1alpha1
+schema is in `workv1alpha1`, and the API server converts between the two as Karmada's webhook does
+(`bindingconversion`).
 """
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ from flotilla.apiserver.registry.karmada.schemas import (
     string_map,
     strings,
     toleration,
+)
+from flotilla.apiserver.registry.karmada.workv1alpha1 import (
+    CLUSTER_RESOURCE_BINDING_DESCRIPTION,
+    RESOURCE_BINDING_DESCRIPTION,
+    with_v1alpha1,
 )
 
 COMPONENT_NAME_MAX = 32
@@ -227,37 +232,43 @@ _BINDING_COLUMNS = (
 
 
 def work_crds() -> list[dict[str, Any]]:
-    """ResourceBinding, ClusterResourceBinding and Work."""
+    """ResourceBinding and ClusterResourceBinding (v1alpha1 and v1alpha2), and Work."""
     group = constants.WORK_GROUP
     common: dict[str, Any] = {"group": group, "categories": [constants.CATEGORY], "status": True}
     return [
-        custom_resource_definition(
-            kind="ResourceBinding",
-            version="v1alpha2",
-            plural=constants.RESOURCE_BINDINGS.resource,
-            namespaced=True,
-            short_names=["rb"],
-            columns=_BINDING_COLUMNS,
-            schema=kind_schema(
-                "Binds a namespaced resource template to its placement and scheduling result.",
-                binding_spec(),
-                binding_status(),
+        with_v1alpha1(
+            custom_resource_definition(
+                kind="ResourceBinding",
+                version="v1alpha2",
+                plural=constants.RESOURCE_BINDINGS.resource,
+                namespaced=True,
+                short_names=["rb"],
+                columns=_BINDING_COLUMNS,
+                schema=kind_schema(
+                    "Binds a namespaced resource template to its placement and scheduling result.",
+                    binding_spec(),
+                    binding_status(),
+                ),
+                **common,
             ),
-            **common,
+            RESOURCE_BINDING_DESCRIPTION,
         ),
-        custom_resource_definition(
-            kind="ClusterResourceBinding",
-            version="v1alpha2",
-            plural=constants.CLUSTER_RESOURCE_BINDINGS.resource,
-            namespaced=False,
-            short_names=["crb"],
-            columns=_BINDING_COLUMNS,
-            schema=kind_schema(
-                "Binds a cluster-scoped resource template to its placement and scheduling result.",
-                binding_spec(),
-                binding_status(),
+        with_v1alpha1(
+            custom_resource_definition(
+                kind="ClusterResourceBinding",
+                version="v1alpha2",
+                plural=constants.CLUSTER_RESOURCE_BINDINGS.resource,
+                namespaced=False,
+                short_names=["crb"],
+                columns=_BINDING_COLUMNS,
+                schema=kind_schema(
+                    "Binds a cluster-scoped resource template to its placement and scheduling result.",
+                    binding_spec(),
+                    binding_status(),
+                ),
+                **common,
             ),
-            **common,
+            CLUSTER_RESOURCE_BINDING_DESCRIPTION,
         ),
         custom_resource_definition(
             kind="Work",
