@@ -48,22 +48,40 @@ def crds_by_kind() -> dict[GroupVersionKind, dict[str, Any]]:
     return found
 
 
+def storage_version(crd: dict[str, Any]) -> dict[str, Any]:
+    version: dict[str, Any] = next(v for v in crd["spec"]["versions"] if v["storage"])
+    return version
+
+
 def schema_of(crd: dict[str, Any]) -> dict[str, Any]:
-    schema: dict[str, Any] = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    """The schema of the version the CRD stores (what the typed models describe)."""
+    schema: dict[str, Any] = storage_version(crd)["schema"]["openAPIV3Schema"]
     return schema
 
 
+BINDINGS_V1ALPHA1 = {
+    GroupVersionKind("work.karmada.io", "v1alpha1", "ResourceBinding"),
+    GroupVersionKind("work.karmada.io", "v1alpha1", "ClusterResourceBinding"),
+}
+
+
 def test_there_is_one_crd_per_karmada_kind_at_its_version() -> None:
-    """Ten kinds in four groups; bindings only at v1alpha2 (no version conversion is served)."""
-    assert set(crds_by_kind()) == set(constants.PLURALS)
+    """Ten kinds in four groups, each stored at its version; bindings also served at v1alpha1, as Karmada
+    serves them (converted)."""
+    assert set(crds_by_kind()) == set(constants.PLURALS) | BINDINGS_V1ALPHA1
     for crd in karmada_crds():
-        assert len(crd["spec"]["versions"]) == 1
+        versions = [(v["name"], v["served"], v["storage"]) for v in crd["spec"]["versions"]]
+        if crd["spec"]["group"] == "work.karmada.io" and crd["spec"]["names"]["kind"] != "Work":
+            assert versions == [("v1alpha1", True, False), ("v1alpha2", True, True)]
+        else:
+            assert len(versions) == 1
 
 
 @pytest.mark.parametrize("crd", karmada_crds(), ids=lambda crd: crd["metadata"]["name"])
 def test_crds_are_structural_and_their_columns_parse(crd: dict[str, Any]) -> None:
     """The API server would accept them: structural schemas, valid printer columns."""
-    assert structural_errors(schema_of(crd), "openAPIV3Schema") == []
+    for version in crd["spec"]["versions"]:
+        assert structural_errors(version["schema"]["openAPIV3Schema"], "openAPIV3Schema") == []
     assert crd_schema_errors(crd) == []
 
 
@@ -94,7 +112,7 @@ def test_names_scope_and_subresources_are_karmadas(
     assert names.get("shortNames") == short_names
     assert names.get("categories") == (["karmada-io"] if category else None)
     assert (crd["spec"]["scope"] == "Namespaced") is namespaced is constants.NAMESPACED[gvk]
-    assert ("subresources" in crd["spec"]["versions"][0]) is status
+    assert all(("subresources" in version) is status for version in crd["spec"]["versions"])
 
 
 @pytest.mark.parametrize(
