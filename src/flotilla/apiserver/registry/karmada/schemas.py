@@ -140,7 +140,7 @@ def date_time(description: str = "") -> Schema:
 
 
 def quantity(description: str = "") -> Schema:
-    """A resource quantity: `"500m"`, `"2Gi"` or a bare number (as controller-gen writes `resource.Quantity`)."""
+    """A resource quantity (`"500m"`, `"2Gi"`, a bare number), as controller-gen writes `Quantity`."""
     node: Schema = {
         "anyOf": [{"type": "integer"}, {"type": "string"}],
         "x-kubernetes-int-or-string": True,
@@ -190,7 +190,9 @@ def node_selector(description: str = "") -> Schema:
     )
     return atomic(
         obj(
-            {"nodeSelectorTerms": array(term, list_type="atomic")}, description, required=["nodeSelectorTerms"]
+            {"nodeSelectorTerms": array(term, list_type="atomic")},
+            description,
+            required=["nodeSelectorTerms"],
         )
     )
 
