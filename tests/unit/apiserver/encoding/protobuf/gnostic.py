@@ -17,6 +17,8 @@ import yaml
 from flotilla.apiserver.encoding.protobuf.wire import WireType, as_double, as_int64, iter_fields
 
 Reader = Callable[[Any], Any]
+Table = dict[int, tuple[str, Reader, bool]]
+"""A message: field number → (JSON key, reader, repeated)."""
 BY_NAME = "<by name>"
 """The key of a field whose `Named…` pairs are entries of the object itself (extensions, paths, codes)."""
 
@@ -36,8 +38,8 @@ def _any(raw: bytes) -> Any:
     return yaml.safe_load(_string(fields[2]))
 
 
-def read(message: dict[int, tuple[str, Reader, bool]], raw: bytes) -> dict[str, Any]:
-    """`message`: field number → (JSON key, reader, repeated)."""
+def read(message: Table, raw: Any) -> dict[str, Any]:
+    """One message's fields as a JSON object."""
     out: dict[str, Any] = {}
     for field in iter_fields(raw):
         if field.number not in message:
@@ -54,7 +56,7 @@ def read(message: dict[int, tuple[str, Reader, bool]], raw: bytes) -> dict[str, 
     return out
 
 
-def _message(table: dict[int, tuple[str, Reader, bool]]) -> Reader:
+def _message(table: Table) -> Reader:
     return lambda raw: read(table, raw)
 
 
@@ -79,7 +81,7 @@ def _map(value: Reader, number: int = 1) -> Reader:
 
 
 _EXTENSION = (BY_NAME, _named(_any), False)
-_SCHEMA: dict[int, tuple[str, Reader, bool]] = {}
+_SCHEMA: Table = {}
 
 
 def _type_item(raw: bytes) -> Any:
@@ -130,15 +132,25 @@ _SCHEMA.update(
         31: _EXTENSION,
     }
 )
-_NON_BODY_COMMON = {
+_NON_BODY_COMMON: Table = {
     1: ("required", _bool, False),
     2: ("in", _string, False),
     3: ("description", _string, False),
     4: ("name", _string, False),
 }
-_QUERY = {**_NON_BODY_COMMON, 6: ("type", _string, False), 20: ("uniqueItems", _bool, False), 23: _EXTENSION}
-_PATH = {**_NON_BODY_COMMON, 5: ("type", _string, False), 19: ("uniqueItems", _bool, False), 22: _EXTENSION}
-_BODY = {
+_QUERY: Table = {
+    **_NON_BODY_COMMON,
+    6: ("type", _string, False),
+    20: ("uniqueItems", _bool, False),
+    23: _EXTENSION,
+}
+_PATH: Table = {
+    **_NON_BODY_COMMON,
+    5: ("type", _string, False),
+    19: ("uniqueItems", _bool, False),
+    22: _EXTENSION,
+}
+_BODY: Table = {
     1: ("description", _string, False),
     2: ("name", _string, False),
     3: ("in", _string, False),
@@ -158,7 +170,8 @@ def _one(raw: bytes) -> tuple[int, bytes]:
 def _parameters_item(raw: bytes) -> Any:
     number, inner = _one(raw)
     if number == 2:
-        return read({1: ("$ref", _string, False), 2: ("description", _string, False)}, inner)
+        reference: Table = {1: ("$ref", _string, False), 2: ("description", _string, False)}
+        return read(reference, inner)
     number, parameter = _one(inner)
     if number == 1:
         return read(_BODY, parameter)
@@ -170,7 +183,7 @@ def _parameters_item(raw: bytes) -> Any:
 def _response_value(raw: bytes) -> Any:
     number, inner = _one(raw)
     assert number == 1
-    table = {
+    table: Table = {
         1: ("description", _string, False),
         2: ("schema", lambda item: read(_SCHEMA, _one(item)[1]), False),
         5: _EXTENSION,
@@ -182,7 +195,7 @@ def _responses(raw: bytes) -> dict[str, Any]:
     return read({1: (BY_NAME, _named(_response_value), False), 2: _EXTENSION}, raw)
 
 
-_OPERATION = {
+_OPERATION: Table = {
     1: ("tags", _string, True),
     2: ("summary", _string, False),
     3: ("description", _string, False),
@@ -195,7 +208,7 @@ _OPERATION = {
     11: ("deprecated", _bool, False),
     13: _EXTENSION,
 }
-_PATH_ITEM = {
+_PATH_ITEM: Table = {
     **{number: (method, _message(_OPERATION), False) for number, method in enumerate(
         ("get", "put", "post", "delete", "options", "head", "patch"), start=2
     )},
@@ -207,7 +220,7 @@ _PATH_ITEM = {
 def _security_scheme(raw: bytes) -> Any:
     number, inner = _one(raw)
     assert number == 2, "only API key schemes (2) are expected"
-    table = {
+    table: Table = {
         1: ("type", _string, False),
         2: ("name", _string, False),
         3: ("in", _string, False),
@@ -220,7 +233,7 @@ def _security_requirement(raw: bytes) -> Any:
     return _map(lambda names: [_string(field.value) for field in iter_fields(names)])(raw)
 
 
-DOCUMENT = {
+DOCUMENT: Table = {
     1: ("swagger", _string, False),
     2: ("info", _message({1: ("title", _string, False), 2: ("version", _string, False)}), False),
     8: (
