@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from .components import schema_ref
-from .operations import Body, Operation, Parameter, PathItem, Response
+from .operations import Body, Operation, PathItem, Response
+from .parameters import Parameter
 
 
 def v3_paths(path_items: Iterable[PathItem]) -> dict[str, dict[str, Any]]:

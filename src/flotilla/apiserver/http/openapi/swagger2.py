@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from .components import Dialect, schema_ref
-from .operations import Body, Operation, Parameter, PathItem, Response
+from .operations import Body, Operation, PathItem, Response
+from .parameters import Parameter
 
 SWAGGER_VERSION = "2.0"
 SCHEMES = ("https",)
