@@ -181,6 +181,110 @@ def test_plan_without_a_policy_and_with_a_spread_error(
     ]
 
 
+def fnv32a(text: str) -> int:
+    """FNV-1a, 32-bit (Go's hash/fnv New32a), written here apart from the scheduler's own."""
+    value = 0x811C9DC5
+    for byte in text.encode():
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
+
+
+def test_plan_states_how_the_template_uid_broke_the_tie(
+    federation: Federation, hub: Kubectl, ns: str, tmp_path: Path
+) -> None:
+    """3 replicas over two equal members: the member Karmada's rule picks by the template's uid (not
+    the binding's) runs 2, and plan names that member, the parity and the uid."""
+    placement = {"clusterAffinity": {"clusterNames": ["member1", "member2"]}, **divided_evenly()}
+    for attempt in range(10):  # until the two uids' parities differ, so only the right one can pass
+        name = f"tie{attempt}"
+        manifests = write_manifests(
+            tmp_path / f"{name}.yaml", [deployment(name, 3, namespace=ns), policy(name, ns, name, placement)]
+        )
+        hub("apply", "-f", str(manifests))
+        scheduled = eventually(
+            lambda name=name: binding_clusters(hub, ns, name), timeout=30, what="scheduled"
+        )
+        template_uid = hub.json("get", "deployment", name, "-n", ns)["metadata"]["uid"]
+        binding_uid = hub.json("get", "resourcebinding", f"{name}-deployment", "-n", ns)["metadata"]["uid"]
+        if fnv32a(template_uid) % 2 != fnv32a(binding_uid) % 2:
+            break
+    else:
+        pytest.fail("ten templates and their bindings all had uids of the same parity")
+    odd = fnv32a(template_uid) % 2 == 1
+    favoured, other = ("member2", "member1") if odd else ("member1", "member2")
+    assert {item["name"]: item["replicas"] for item in scheduled} == {favoured: 2, other: 1}
+
+    text = plan(federation, "-f", str(manifests))
+    assert text.returncode == 0, text.stderr
+    tie = next(line for line in text.stdout.splitlines() if line.startswith("Tie break:"))
+    assert f"{favoured} gets the tied replica" in tie
+    assert f"template's uid {template_uid} is {'odd' if odd else 'even'}" in tie
+    document = json.loads(plan(federation, "-f", str(manifests), "-o", "json").stdout)["workloads"][0]
+    assert document["tieBreak"]["templateUID"] == template_uid
+    assert document["tieBreak"]["order"] == ("descending" if odd else "ascending")
+    assert document["tieBreak"]["favoured"] == [favoured]
+
+
+def test_plan_names_the_workload_anti_affinity_peer_it_avoids(
+    federation: Federation, hub: Kubectl, ns: str, tmp_path: Path
+) -> None:
+    """`primary` of `app.ha=ha` runs on member1: a planned `standby` of the group is excluded there by
+    WorkloadAntiAffinity with the peer named, and `standby2`, planned after it, avoids both."""
+    apart = {"workloadAffinity": {"antiAffinity": {"groupByLabelKey": "app.ha"}}}
+    one_cluster = {"spreadConstraints": [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}]}
+
+    def grouped(name: str) -> dict[str, Any]:
+        body = deployment(name, 1, namespace=ns)
+        body["metadata"]["labels"]["app.ha"] = "ha"
+        return body
+
+    pinned = {"clusterAffinity": {"clusterNames": ["member1"]}, **apart}
+    hub(
+        "apply",
+        "-f",
+        str(
+            write_manifests(
+                tmp_path / "primary.yaml", [grouped("primary"), policy("primary", ns, "primary", pinned)]
+            )
+        ),
+    )
+    eventually(
+        lambda: binding_clusters(hub, ns, "primary") == [{"name": "member1", "replicas": 1}],
+        timeout=30,
+        what="primary on member1",
+    )
+    standbys = write_manifests(
+        tmp_path / "standby.yaml",
+        [
+            grouped("standby"),
+            policy("standby", ns, "standby", {**one_cluster, **apart}),
+            grouped("standby2"),
+            policy("standby2", ns, "standby2", {**one_cluster, **apart}),
+        ],
+    )
+    text = plan(federation, "-f", str(standbys))
+    assert text.returncode == 0, text.stderr
+    blocks = text.stdout.split("\n\n")
+    rows = {line.split()[0]: line for line in blocks[0].splitlines() if line.startswith("  member")}
+    assert (
+        "excluded by WorkloadAntiAffinity: cluster already has workload with the same anti-affinity group: "
+        "anti-affinity group app.ha=ha runs here: primary-deployment"
+    ) in rows["member1"]
+    planned = json.loads(plan(federation, "-f", str(standbys), "-o", "json").stdout)["workloads"]
+    first, second = (workload["placement"][0]["name"] for workload in planned)
+    assert "member1" not in (first, second) and first != second
+    second_rows = {item["name"]: item for item in planned[1]["clusters"]}
+    assert second_rows[first]["plugin"] == "WorkloadAntiAffinity"
+    assert second_rows[first]["reason"].endswith("runs here: standby-deployment")
+
+    hub("apply", "-f", str(standbys))
+    placed = [
+        eventually(lambda name=name: binding_clusters(hub, ns, name), timeout=30, what=f"{name} scheduled")
+        for name in ("standby", "standby2")
+    ]
+    assert sorted(clusters[0]["name"] for clusters in placed) == ["member2", "member3"]
+
+
 def healthy_everywhere(hub: Kubectl, ns: str, name: str) -> bool:
     """The binding is scheduled and every cluster of it reports the workload Healthy."""
     binding = hub.json_or_none("get", "resourcebinding", f"{name}-deployment", "-n", ns) or {}
