@@ -91,12 +91,26 @@ def decode_yaml_document(body: bytes, max_depth: int = MAX_DEPTH) -> YAMLDocumen
             duplicates = measure(node, max_depth).duplicates
             data = loader.construct_document(node)
         except yaml.YAMLError as exc:
-            raise errors.BadRequest(f"the body of the request is not valid YAML: {exc}") from exc
+            raise errors.BadRequest(
+                f"the body of the request is not valid YAML: {yaml_problem(exc)}"
+            ) from exc
         except RecursionError as exc:  # PyYAML's pure-Python parser, when libyaml is missing
             raise too_deep(limit=max_depth) from exc
     finally:
         loader.dispose()
     return YAMLDocument(to_json_value(data, ""), duplicates)
+
+
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """What is wrong, worded as go-yaml words it (`yaml: line 2: did not find expected ',' or ']'`):
+    PyYAML's own text names the input as Python sees it (`in "<byte string>", line 2, column 1`)."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        return f"yaml: {where}{exc.problem}"
+    if isinstance(exc, yaml.reader.ReaderError):
+        return f"yaml: {exc.reason} at byte {exc.position}"
+    return "yaml: the document cannot be read"
 
 
 @dataclass
