@@ -9,11 +9,14 @@ prunes a converted custom resource, so a field only one version knows never leak
 
 Built-in kinds and CRDs whose objects can only be at one version carry no conversion, so the common
 path costs one attribute check; an object already at the version asked for is returned as it is
-(its cached JSON shared, never re-encoded).
+(its cached JSON shared, never re-encoded). Converting decodes, converts and prunes each object, so
+a list or a batch of watch events of more than `CONVERT_ON_LOOP` objects of a converting kind is
+converted in a worker thread (`all_at_version_bounded`), never holding the event loop for long.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Sequence
 from typing import Any
@@ -76,6 +79,20 @@ def all_at_version(served: ServedResource, items: Sequence[CachedObject]) -> Seq
     if conversion_of(served) is None:
         return items
     return [at_version(served, item) for item in items]
+
+
+CONVERT_ON_LOOP = 32
+"""Objects of a converting kind converted on the event loop at most; more go to a worker thread."""
+
+
+async def all_at_version_bounded(
+    served: ServedResource, items: Sequence[CachedObject]
+) -> Sequence[CachedObject]:
+    """`all_at_version`, in a worker thread when there are many items to look at (the cached objects
+    are only read, and every converted one is a private copy)."""
+    if conversion_of(served) is None or len(items) <= CONVERT_ON_LOOP:
+        return all_at_version(served, items)
+    return await asyncio.to_thread(all_at_version, served, items)
 
 
 def for_storage(served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,14 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.registry.customresources import served_for_crd
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.store.cachedobjects import CachedObject
-from flotilla.apiserver.store.conversion import all_at_version, at_version, for_storage, matching_at_version
+from flotilla.apiserver.store.conversion import (
+    CONVERT_ON_LOOP,
+    all_at_version,
+    all_at_version_bounded,
+    at_version,
+    for_storage,
+    matching_at_version,
+)
 
 GIZMO_V1 = {
     "type": "object",
@@ -132,3 +139,15 @@ def test_an_object_at_a_version_the_converter_does_not_know_is_an_internal_error
     item = CachedObject("/k", "ns", "b", 3, {"apiVersion": "work.karmada.io/v9", "kind": "ResourceBinding"})
     with pytest.raises(errors.InternalError, match=r"only work\.karmada\.io/v1alpha1 and"):
         at_version(binding, item)
+
+
+async def test_many_objects_are_converted_off_the_event_loop_all_the_same() -> None:
+    """A long list is converted in a worker thread, item for item as on the loop, order kept."""
+    items = [stored(color=str(n)) for n in range(CONVERT_ON_LOOP + 5)]
+    converted = await all_at_version_bounded(served("v2"), items)
+    assert [item.obj["apiVersion"] for item in converted] == ["example.com/v2"] * len(items)
+    assert [item.obj["spec"]["color"] for item in converted] == [str(n) for n in range(len(items))]
+    few = items[:3]
+    assert [i.obj for i in await all_at_version_bounded(served("v2"), few)] == [
+        i.obj for i in all_at_version(served("v2"), few)
+    ]

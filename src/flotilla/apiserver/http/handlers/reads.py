@@ -28,7 +28,7 @@ from flotilla.apiserver.http.handlers.params import (
 from flotilla.apiserver.http.responses import json_response, object_response
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
-from flotilla.apiserver.store.conversion import all_at_version, at_version, matching_at_version
+from flotilla.apiserver.store.conversion import all_at_version_bounded, at_version, matching_at_version
 from flotilla.apiserver.store.watchcache import CachedObject
 
 
@@ -100,7 +100,7 @@ async def list_(
         limit = options.limit if options.resource_version != "0" else 0
         page, more_token, remaining = _paginate(candidates, matches, limit, revision)
 
-    page = list(all_at_version(served, page))
+    page = list(await all_at_version_bounded(served, page))
     if negotiated.view is View.TABLE:
         body = views.table(
             served,

@@ -35,7 +35,7 @@ from flotilla.apiserver.http.handlers.reads import wait_for_revision
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.cachedobjects import CachedObject, EventKind, frame_parts
-from flotilla.apiserver.store.conversion import at_version, matching_at_version
+from flotilla.apiserver.store.conversion import all_at_version_bounded, conversion_of, matching_at_version
 from flotilla.apiserver.store.watchers import Watcher
 from flotilla.storage import CompactedError
 
@@ -178,8 +178,11 @@ class _Stream:
 
     async def _flush(self) -> None:
         parts: list[bytes] = []
-        for kind, stored, _ in self.watcher.take(MAX_EVENTS_PER_WRITE):
-            obj = at_version(self.served, stored)
+        events = self.watcher.take(MAX_EVENTS_PER_WRITE)
+        if conversion_of(self.served) is not None:
+            objects = await all_at_version_bounded(self.served, [stored for _, stored, _ in events])
+            events = [(kind, obj, event) for (kind, _, event), obj in zip(events, objects, strict=True)]
+        for kind, obj, _ in events:
             if self.table:
                 parts.append(self._table_frame(kind, obj))
             else:
