@@ -107,7 +107,9 @@ def yaml_problem(exc: yaml.YAMLError) -> str:
     if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}: " if mark is not None else ""
-        return f"yaml: {where}{exc.problem}"
+        # A context that says what was expected is kept; one that says what was being parsed is not.
+        context = exc.context if exc.context and not exc.context.startswith("while ") else ""
+        return f"yaml: {where}{context + ', ' if context else ''}{exc.problem}"
     if isinstance(exc, yaml.reader.ReaderError):
         return f"yaml: {exc.reason} at byte {exc.position}"
     return "yaml: the document cannot be read"
