@@ -184,6 +184,6 @@ def stored_versions_errors(crd: dict[str, Any]) -> list[FieldError]:
         if version.get("storage") and name not in remaining:
             found.append(fielderrors.invalid(path, name, f"must have the storage version {name}"))
         remaining.pop(name, None)
-    for version, position in sorted(remaining.items(), key=lambda item: item[1]):
-        found.append(fielderrors.invalid(f"{path}[{position}]", version, "must appear in spec.versions"))
+    for leftover, position in sorted(remaining.items(), key=lambda item: item[1]):
+        found.append(fielderrors.invalid(f"{path}[{position}]", leftover, "must appear in spec.versions"))
     return found
