@@ -5,6 +5,10 @@ clients send protobuf bodies, and a 415 answer is not retried as JSON. The serve
 with `decode_object` into exactly the dict the same object would be as JSON, then handles it like any
 JSON body; responses are always JSON. `wire` reads the wire format, `tables` describe the messages,
 `wellknown` renders apimachinery's special types, `decode` puts them together.
+
+The one protobuf the server writes is `/openapi/v2`, which kubectl reads only as gnostic's
+`openapi_v2.Document`: `writer` writes the wire format, `jsonmessages` walks JSON through a table
+of fields, `openapiv2` holds gnostic's tables.
 """
 
 from flotilla.apiserver.encoding.protobuf.decode import (
