@@ -23,7 +23,9 @@ controllers would settle it, with their own pure decisions:
 The *after* placement is therefore the one once every running toleration has ended; each evicted
 cluster says when it goes (`now`, `after Ns`) and a tolerated one that it stays (`never`). A
 binding the scheduler does not place (another scheduler, scheduling suspended) only loses its
-evicted clusters. Nothing here does I/O: the command reads the hub and prints the result.
+evicted clusters. A binding in a workload (anti-)affinity group is placed again by where its peers
+are before the taints (the what-if does not move the peers along with it). Nothing here does I/O:
+the command reads the hub and prints the result.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from flotilla.controllers.failover.noexecute import no_execute_taints
 from flotilla.scheduler.core.estimation import ReplicaEstimator
 from flotilla.scheduler.core.inputs import BindingInfo, ClusterInfo, TargetCluster, clusters_from_objects
 from flotilla.scheduler.core.placement import Placement
+from flotilla.scheduler.core.workloadgroups import GroupMember
 from flotilla.scheduler.framework import Registry
 from flotilla.scheduler.plugins import in_tree_registry
 from flotilla.scheduler.preview import PlacementPreview, preview_placement
@@ -149,8 +152,9 @@ def taint_plan(
     for item in laid:
         if item.new:
             new_taints[item.cluster] = (*new_taints.get(item.cluster, ()), item.taint)
+    peers = [member for member in (GroupMember.of_binding(subject.binding) for subject in subjects) if member]
     outlooks = [
-        _outlook_of(subject, world_before, world_after, new_taints, scheduler)
+        _outlook_of(subject, world_before, world_after, new_taints, scheduler, peers)
         for subject in subjects
         if not metadata_of(subject.binding).get("deletionTimestamp")
     ]
@@ -221,13 +225,14 @@ def _outlook_of(
     after_world: _World,
     new_taints: Mapping[str, tuple[TaintSpec, ...]],
     scheduler: _Scheduler,
+    peers: Sequence[GroupMember],
 ) -> BindingOutlook:
     """One binding before and after the taints."""
     binding = subject.binding
     metadata = metadata_of(binding)
     spec = binding.get("spec") or {}
     resource = spec.get("resource") or {}
-    info = BindingInfo.from_object(binding, now=scheduler.now)
+    info = BindingInfo.from_object(binding, now=scheduler.now).with_group_peers(peers)
     responsible = is_responsible(binding)
     before = _settle(binding, info, before_world, scheduler, responsible)
     after = _settle(binding, info, after_world, scheduler, responsible)

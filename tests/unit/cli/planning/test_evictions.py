@@ -103,6 +103,17 @@ def test_a_duplicated_workload_moves_to_a_cluster_it_was_not_on() -> None:
     assert moved.after == targets(member1=1, member3=1)
 
 
+def test_a_workload_leaving_a_tainted_cluster_avoids_its_anti_affinity_peer() -> None:
+    """`b` leaves member2; member1 runs `a` of its anti-affinity group, so `b` goes to member3."""
+    one = {**DUPLICATED, "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}]}
+    a, b = binding("a", {"member1": 1}, one), binding("b", {"member2": 1}, one)
+    for item in (a, b):
+        item["spec"]["workloadAffinityGroups"] = {"antiAffinityGroup": "app.ha=pipeline"}
+    moved = only(what_if([a, b], MAINTENANCE))
+    assert moved.name == "b-deployment"
+    assert moved.after == targets(member3=1)
+
+
 def test_no_schedule_moves_nothing_placed_but_keeps_new_placements_off() -> None:
     """The hub's binding stays on the cluster; the manifests' new binding is not placed there."""
     plan = what_if(
