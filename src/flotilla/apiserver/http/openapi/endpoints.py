@@ -60,9 +60,7 @@ async def openapi_v2(request: web.Request) -> web.Response:
             f"/openapi/v2 is offered as {JSON} or {OPENAPI_V2_PROTOBUF}; ask for one of them in Accept"
         )
     document = await request.app[OPENAPI].v2(request.app[CONTEXT])
-    response = serve(request, form(document))
-    response.headers["Vary"] = "Accept, Accept-Encoding"
-    return response
+    return serve(request, form(document), vary="Accept, Accept-Encoding")
 
 
 def v2_form(accept: str) -> V2Form | None:
@@ -81,9 +79,15 @@ def v2_form(accept: str) -> V2Form | None:
     return None
 
 
-def serve(request: web.Request, document: Encoded, *, cache_control: str | None = None) -> web.Response:
+def serve(
+    request: web.Request,
+    document: Encoded,
+    *,
+    cache_control: str | None = None,
+    vary: str = "Accept-Encoding",
+) -> web.Response:
     """`document` as the answer to `request`: 304 when the client has it, gzip when it takes it."""
-    headers = {"Etag": f'"{document.etag}"'}
+    headers = {"Etag": f'"{document.etag}"', "Vary": vary}
     if cache_control is not None:
         headers["Cache-Control"] = cache_control
     if _has_current(request.headers.get("If-None-Match", ""), document.etag):
