@@ -13,6 +13,11 @@ The preview changes nothing on the hub. It reads:
   namespace and name), and each template's current binding, for existing workloads;
 - the hub's templates that a policy in the manifests selects, so a policy change shows the
   workloads it would move;
+- when a policy groups workloads (`workloadAffinity`), the hub's ResourceBindings, for where each
+  group already runs; the manifests' templates are planned in order, each counting for its group
+  in its planned place;
+- whether each template exists: a dry-run create makes up a uid, which is dropped, since replica
+  ties are broken by the uid the template has (an existing one's is used);
 - the nodes and unfinished pods of every Push member, through the member's credentials on the
   hub, so workloads are sized as the scheduler's accurate estimator sizes them (its nodes, not
   only its resource summary). A member that cannot be read within a few seconds is sized by its
