@@ -131,8 +131,10 @@ def plan(
     with the policies and Clusters on the hub, and prints for every workload the policy that
     would claim it, the clusters it would land on with the replica split, and for every cluster
     left out the scheduler plugin and the reason that excluded it, and each cluster's room
-    for more replicas with the resource that bounds it. For workloads that already exist, the
-    current placement and the change are shown too.
+    for more replicas with the resource that bounds it. When replicas tie, it says which
+    cluster got the tied replica and why (Karmada's rule: the parity of the FNV-1a hash of the
+    template's uid). For workloads that already exist, the current placement and the change are
+    shown too.
 
     \b
     Examples:
