@@ -4,7 +4,9 @@ Every version of a CRD shares one storage location (`/registry/<group>/<plural>/
 subresources, printer columns and selectable fields come from each version's own entry, and so do
 its CEL validation rules, compiled here once per version. Which versions are served, and how an
 object stored at one reaches another, is the CRD's version plan (`registry/conversion/plans.py`):
-each served version carries the plan's conversion.
+each served version carries the plan's conversion — unless every object is stored at that very
+version (it is the storage version and the only stored one), so the kind's busiest version, the
+one its controllers read and write, never pays for a version check.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from flotilla.api.builtin import SCALE, STATUS
 from flotilla.api.scheme import ALL_VERBS, GroupResource, ResourceType, Subresource
 from flotilla.apiserver.registry.cel.rules import compile_rules
 from flotilla.apiserver.registry.conversion.converters import Conversion
-from flotilla.apiserver.registry.conversion.plans import plan_versions, storage_version
+from flotilla.apiserver.registry.conversion.plans import plan_versions, storage_version, stored_versions
 from flotilla.apiserver.registry.resources import CustomResourceFacts, ScalePaths, ServedResource
 from flotilla.apiserver.registry.schema.model import ANY, Schema
 from flotilla.apiserver.registry.schema.openapi_convert import SchemaConverter
@@ -43,6 +45,11 @@ def _with_storage_schema(
             raw = _raw_schema(version)
             return dataclasses.replace(conversion, storage_raw_schema=raw, storage_schema=_schema(raw))
     return conversion
+
+
+def _may_differ(version: dict[str, Any], storage: str, crd: dict[str, Any]) -> bool:
+    """Whether an object may be stored at a version other than `version`."""
+    return bool({*stored_versions(crd), storage} - {version.get("name")})
 
 
 def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
@@ -103,7 +110,7 @@ def served_for_crd(crd: dict[str, Any]) -> list[ServedResource]:
             storage_version=stored,
             sole_schema_since=sole_schema_since,
             rules=compile_rules(schema) if schema is not ANY else None,
-            conversion=conversion,
+            conversion=conversion if _may_differ(version, stored, crd) else None,
         )
         served.append(
             ServedResource(

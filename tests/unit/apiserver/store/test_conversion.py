@@ -31,7 +31,7 @@ GIZMO_V2 = {
 }
 
 
-def gizmo_crd(*, second: bool = True) -> dict[str, Any]:
+def gizmo_crd(*, second: bool = True, stored: tuple[str, ...] = ("v1",)) -> dict[str, Any]:
     versions: list[dict[str, Any]] = [
         {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": GIZMO_V1}}
     ]
@@ -53,7 +53,7 @@ def gizmo_crd(*, second: bool = True) -> dict[str, Any]:
             "names": {"plural": "gizmos", "kind": "Gizmo"},
             "versions": versions,
         },
-        "status": {"storedVersions": ["v1"]},
+        "status": {"storedVersions": list(stored)},
     }
 
 
@@ -83,7 +83,9 @@ def test_an_object_is_served_at_the_version_asked_for() -> None:
 
 def test_a_converted_object_is_pruned_to_the_schema_of_its_version() -> None:
     """A field the target version does not know is dropped (kube's schema coercion after conversion)."""
-    assert at_version(served("v1"), stored("v2", color="red", shine="gloss")).obj["spec"] == {"color": "red"}
+    once_stored_at_v2 = gizmo_crd(stored=("v2", "v1"))
+    read = at_version(served("v1", once_stored_at_v2), stored("v2", color="red", shine="gloss"))
+    assert read.obj["spec"] == {"color": "red"}
     write = {
         "apiVersion": "example.com/v2",
         "kind": "Gizmo",
@@ -151,3 +153,10 @@ async def test_many_objects_are_converted_off_the_event_loop_all_the_same() -> N
     assert [i.obj for i in await all_at_version_bounded(served("v2"), few)] == [
         i.obj for i in all_at_version(served("v2"), few)
     ]
+
+
+def test_the_version_every_object_is_stored_at_converts_nothing() -> None:
+    """v1 stores every object (the only stored version): reading and writing it skip conversion
+    altogether, so the version the controllers use costs nothing; v2 still converts."""
+    assert served("v1").custom is not None and served("v1").custom.conversion is None
+    assert served("v2").custom is not None and served("v2").custom.conversion is not None
