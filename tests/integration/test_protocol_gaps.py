@@ -263,3 +263,28 @@ def test_custom_resources_keep_timestamps_as_sent(kubectl: Kubectl, namespace: s
     )
 
     assert kubectl.json("get", "stamps", "s", "-n", namespace)["spec"]["at"] == "2026-01-01T08:00:00+00:00"
+
+
+def test_a_built_in_status_is_always_served(kubectl: Kubectl, namespace: str) -> None:
+    """A Deployment nobody reported on is served with `status: {}` (kr8s reads it at once), also after a
+    replace that sent none, and a ReplicaSet's with its required `replicas: 0`, as kube-apiserver does."""
+    kubectl("create", "deployment", "plain", "--image=nginx", "-n", namespace)
+    assert kubectl.json("get", "deploy", "plain", "-n", namespace)["status"] == {}
+    sent = kubectl.json("get", "deploy", "plain", "-n", namespace)
+    del sent["status"]
+    kubectl("replace", "-f", "-", input=json.dumps(sent))
+    assert kubectl.json("get", "deploy", "plain", "-n", namespace)["status"] == {}
+    replica_set = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": "plain", "namespace": namespace},
+        "spec": {
+            "selector": {"matchLabels": {"app": "plain"}},
+            "template": {
+                "metadata": {"labels": {"app": "plain"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    kubectl("create", "-f", "-", input=json.dumps(replica_set))
+    assert kubectl.json("get", "rs", "plain", "-n", namespace)["status"] == {"replicas": 0}

@@ -41,6 +41,7 @@ from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry import apply as ssa
 from flotilla.apiserver.registry import objectmeta
 from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.registry.schema.zerovalues import zero_object
 from flotilla.apiserver.registry.strategy import Strategy
 from flotilla.apiserver.registry.validation.metadata import no_new_finalizers
 from flotilla.apiserver.requestinfo import RequestInfo
@@ -195,6 +196,11 @@ async def create_object(
     )
     if served.has_status and not served.keeps_status_on_create:
         obj.pop("status", None)
+    if served.has_status and served.builtin:
+        # A built-in kind's status is a Go struct without omitempty: kube-apiserver always serves it,
+        # its unset required fields as zeros (kr8s reads `obj.status` at once); a custom resource's
+        # may be absent.
+        obj.setdefault("status", zero_status(served))
     if served.namespaced:
         check_namespace_open(ctx, meta["namespace"])
     strategy = ctx.strategy(served)
@@ -357,6 +363,11 @@ def _checked_update(
     return new, kind_errors + normalize.check_values(ctx, served, new, current)
 
 
+def zero_status(served: ServedResource) -> dict[str, Any]:
+    """The status a built-in object has before anything wrote one, as kube-apiserver serves it."""
+    return zero_object(served.schema.property("status"))
+
+
 def merge_subresource(
     served: ServedResource, subresource: str, new: dict[str, Any], old: dict[str, Any]
 ) -> dict[str, Any]:
@@ -377,6 +388,8 @@ def merge_subresource(
     if served.has_status:
         if "status" in old:
             new["status"] = old["status"]
+        elif served.builtin:
+            new["status"] = zero_status(served)
         else:
             new.pop("status", None)
     return new
