@@ -148,7 +148,7 @@ def test_kopf_events_are_stored_with_utc_timestamps(operator: Path, hub_admin: K
         events = hub_admin.json(
             "get", "events", "-n", NAMESPACE, "--field-selector", "involvedObject.name=w2"
         )
-        return [event for event in events["items"] if event.get("source", {}).get("component") == "kopf"]
+        return [event for event in events["items"] if event.get("reason") == "Made"]
 
     events = eventually(kopf_events, timeout=60, what="kopf posted an Event about w2")
     for event in events:

@@ -64,7 +64,8 @@ def test_official_client_deploys_waits_patches_and_watches(official: Any, hub_ad
     eventually(
         lambda: apps.read_namespaced_deployment_status("official", namespace).to_dict(),
         until=lambda live: any(
-            c["type"] == "Available" and c["status"] == "True" for c in live["status"].get("conditions") or ()
+            c["type"] == "Available" and c["status"] == "True"
+            for c in (live.get("status") or {}).get("conditions") or ()
         ),
         timeout=WAIT_SECONDS,
         what="the official client reads Available",

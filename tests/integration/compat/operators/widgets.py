@@ -20,11 +20,11 @@ GROUP, VERSION, PLURAL = "compat.flotilla.io", "v1", "widgets"
 @kopf.on.startup()
 def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     settings.watching.server_timeout = 30
-    settings.posting.level = 20  # INFO: the handlers' success is posted as Events
 
 
 @kopf.on.create(GROUP, VERSION, PLURAL)
-def made(spec: kopf.Spec, patch: kopf.Patch, **_: Any) -> None:
+def made(body: kopf.Body, spec: kopf.Spec, patch: kopf.Patch, **_: Any) -> None:
+    kopf.info(body, reason="Made", message="The widget is made.")  # posted with a `+00:00` timestamp
     patch.status["phase"] = "Made"
     patch.status["size"] = spec.get("size", 0)
 
