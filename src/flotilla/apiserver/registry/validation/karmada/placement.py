@@ -62,13 +62,32 @@ def validate_placement(placement: Object, path: str) -> list[FieldError]:
     errors += _replica_scheduling(
         fields.mapping(placement, "replicaScheduling"), child(path, "replicaScheduling")
     )
-    workload = fields.mapping(placement, "workloadAffinity")
+    errors += _workload_affinity(
+        fields.mapping(placement, "workloadAffinity"), child(path, "workloadAffinity")
+    )
+    return errors
+
+
+def _workload_affinity(workload: Object, path: str) -> list[FieldError]:
+    """Each term groups by a qualified label key, and the two terms by different keys (Karmada's webhook:
+    one key cannot both gather a group in a cluster and keep it out)."""
+    errors: list[FieldError] = []
+    label_keys: dict[str, str] = {}
     for key in ("affinity", "antiAffinity"):
         term = fields.mapping(workload, key)
         if term:
             label_key = fields.text(term, "groupByLabelKey")
-            term_path = child(child(child(path, "workloadAffinity"), key), "groupByLabelKey")
+            term_path = child(child(path, key), "groupByLabelKey")
             errors += qualified_name(label_key, term_path) if label_key else [fielderrors.required(term_path)]
+            label_keys[key] = label_key
+    if label_keys.get("affinity") and label_keys.get("affinity") == label_keys.get("antiAffinity"):
+        errors.append(
+            fielderrors.invalid(
+                child(child(path, "antiAffinity"), "groupByLabelKey"),
+                label_keys["antiAffinity"],
+                "affinity and antiAffinity must not use the same groupByLabelKey",
+            )
+        )
     return errors
 
 

@@ -374,6 +374,18 @@ def test_workload_affinity_groups_by_a_label_key() -> None:
     )
 
 
+def test_workload_affinity_and_anti_affinity_group_by_different_keys() -> None:
+    """One label key cannot both gather a group into a cluster and keep it out (Karmada's webhook)."""
+    same = {"groupByLabelKey": "app.group"}
+    found = errors(policy(placement={"workloadAffinity": {"affinity": same, "antiAffinity": same}}))
+    assert found == [
+        'spec.placement.workloadAffinity.antiAffinity.groupByLabelKey: Invalid value: "app.group": '
+        "affinity and antiAffinity must not use the same groupByLabelKey"
+    ]
+    different = {"affinity": same, "antiAffinity": {"groupByLabelKey": "app.spread"}}
+    assert errors(policy(placement={"workloadAffinity": different})) == []
+
+
 def test_scheduler_name_cannot_change() -> None:
     """Karmada pins a policy to the scheduler it was created for."""
     old = policy()
