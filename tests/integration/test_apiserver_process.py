@@ -66,11 +66,12 @@ def test_requests_without_a_client_certificate_get_401(server: ServerProcess) ->
     assert status == 200 and version["major"] == "1" and version["minor"] == "32"
 
 
-def test_openapi_v2_is_absent_and_v3_lists_group_versions(server: ServerProcess) -> None:
-    """/openapi/v2 answers 404; /openapi/v3 lists a document per group version."""
+def test_openapi_v2_is_one_document_and_v3_lists_group_versions(server: ServerProcess) -> None:
+    """/openapi/v2 is one Swagger 2.0 document of every kind; /openapi/v3 lists one per group version."""
     context = admin_context(server.data_dir)
-    status, _ = call(f"{server.url}/openapi/v2", context)
-    assert status == 404
+    status, swagger = call(f"{server.url}/openapi/v2", context)
+    assert status == 200 and swagger["swagger"] == "2.0"
+    assert "io.k8s.api.apps.v1.Deployment" in swagger["definitions"]
     status, root = call(f"{server.url}/openapi/v3", context)
     assert status == 200
     assert {"api/v1", "apis/apps/v1", "apis/apiextensions.k8s.io/v1"} <= set(root["paths"])
