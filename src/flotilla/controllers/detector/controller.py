@@ -41,6 +41,7 @@ from pydantic import ValidationError
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.names import new_permanent_id
 from flotilla.api.karmada.policy import ClusterPropagationPolicy, PropagationPolicy
+from flotilla.api.objectkeys import KindKey
 from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
@@ -97,16 +98,8 @@ TEMPLATE_SYNC_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True, slots=True)
-class TemplateKey:
+class TemplateKey(KindKey):
     """The queue key of one resource template."""
-
-    gvk: GroupVersionKind
-    namespace: str
-    name: str
-
-    def __str__(self) -> str:
-        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
-        return f"{self.gvk.kind} {where}"
 
 
 class WaitingForGarbageCollection(Exception):

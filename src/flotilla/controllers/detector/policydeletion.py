@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flotilla.api.karmada import constants
+from flotilla.api.objectkeys import KindKey
 from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.controllers.detector.binding import spec_of
@@ -45,21 +46,12 @@ CLAIM_LABELS: Mapping[GroupVersionKind, str] = {
 
 
 @dataclass(frozen=True, slots=True)
-class PolicyKey:
+class PolicyKey(KindKey):
     """The queue key of a (Cluster)PropagationPolicy being deleted."""
-
-    gvk: GroupVersionKind
-    namespace: str
-    name: str
-
-    def __str__(self) -> str:
-        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
-        return f"{self.gvk.kind} {where}"
 
 
 def policy_key(gvk: GroupVersionKind, policy: Mapping[str, Any]) -> PolicyKey:
-    metadata = metadata_of(policy)
-    return PolicyKey(gvk, str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+    return PolicyKey.of(gvk, policy)
 
 
 def _finalizers(obj: Mapping[str, Any]) -> list[Any]:

@@ -31,7 +31,7 @@ import structlog
 
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.clustertimes import ClusterTimes, encode_times, read_times
-from flotilla.api.objectkeys import ObjectKey
+from flotilla.api.objectkeys import KindKey, ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time, timestamp
 from flotilla.client.client import MERGE_PATCH
@@ -61,12 +61,8 @@ Object = Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
-class PolicyKey:
+class PolicyKey(KindKey):
     """A (Cluster)PropagationPolicy whose failback-after is to be told about."""
-
-    gvk: GroupVersionKind
-    namespace: str
-    name: str
 
 
 def records_of(binding: Object | None) -> dict[str, ClusterTimes]:
