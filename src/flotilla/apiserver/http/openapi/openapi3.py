@@ -34,14 +34,7 @@ def _operation(operation: Operation) -> dict[str, Any]:
         written["requestBody"] = _request_body(operation.body)
     written["responses"] = {response.code: _response(response) for response in operation.responses}
     written["tags"] = [operation.tag]
-    if operation.action is not None:
-        written["x-kubernetes-action"] = operation.action
-    if operation.gvk is not None:
-        written["x-kubernetes-group-version-kind"] = {
-            "group": operation.gvk.group,
-            "kind": operation.gvk.kind,
-            "version": operation.gvk.version,
-        }
+    written.update(operation.extensions())
     return written
 
 

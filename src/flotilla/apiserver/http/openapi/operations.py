@@ -82,6 +82,19 @@ class Operation:
     action: str | None = None
     gvk: GroupVersionKind | None = None
 
+    def extensions(self) -> dict[str, object]:
+        """kube's `x-kubernetes-action` and `x-kubernetes-group-version-kind`, written alike by v2 and v3."""
+        written: dict[str, object] = {}
+        if self.action is not None:
+            written["x-kubernetes-action"] = self.action
+        if self.gvk is not None:
+            written["x-kubernetes-group-version-kind"] = {
+                "group": self.gvk.group,
+                "kind": self.gvk.kind,
+                "version": self.gvk.version,
+            }
+        return written
+
 
 @dataclass(frozen=True, slots=True)
 class PathItem:

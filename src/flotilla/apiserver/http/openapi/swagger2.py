@@ -50,14 +50,7 @@ def _operation(operation: Operation) -> dict[str, Any]:
     written["responses"] = {response.code: _response(response) for response in operation.responses}
     written["schemes"] = list(SCHEMES)
     written["tags"] = [operation.tag]
-    if operation.action is not None:
-        written["x-kubernetes-action"] = operation.action
-    if operation.gvk is not None:
-        written["x-kubernetes-group-version-kind"] = {
-            "group": operation.gvk.group,
-            "kind": operation.gvk.kind,
-            "version": operation.gvk.version,
-        }
+    written.update(operation.extensions())
     return written
 
 
