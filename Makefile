@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DATA_DIR ?= .flotilla
 
-.PHONY: up test lint install bench clean
+.PHONY: up test lint install system-packages bench clean
 
 # Two install levels: what running Flotilla needs (`make up`), and the test and lint tools on top.
 $(BIN)/flotilla: pyproject.toml constraints.txt
@@ -17,6 +17,14 @@ $(VENV)/.dev-installed: $(BIN)/flotilla
 	@touch $@
 
 install: $(VENV)/.dev-installed
+
+# Debian packages the tests run beside Flotilla: etcd (the etcd storage backend's tests start one on
+# loopback). Installed with apt-get when missing (as root, or through sudo); otherwise says how.
+system-packages:
+	@command -v etcd >/dev/null && command -v etcdctl >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else \
+	    echo "etcd is missing: install Debian's etcd-server and etcd-client packages" >&2; exit 1; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq etcd-server etcd-client; }
 
 # A hub with three simulated members in the foreground (Ctrl-C stops it); UP_ARGS adds flags of `flotilla up`.
 up: $(BIN)/flotilla
