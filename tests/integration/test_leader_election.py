@@ -69,7 +69,7 @@ def get(url: str) -> tuple[int, str]:
 
 def is_leader_metric(manager: ControllerManagerProcess) -> str:
     _, text = get(health_url(manager) + "/metrics")
-    match = re.search(r"^flotilla_leader_is_leader (\d+)$", text, re.MULTILINE)
+    match = re.search(r"^flotilla_leader_is_leader (\d+)\.0$", text, re.MULTILINE)
     assert match, text
     return match.group(1)
 

@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 
 import structlog
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
 from flotilla.agent.certificates import (
     CertificateLifetime,
@@ -42,7 +43,7 @@ from flotilla.agent.session import FIELD_MANAGER, AgentSession
 from flotilla.client import Client, ClientError, ClusterConfig, load_kubeconfig
 from flotilla.client.interfaces import ReadWriter
 from flotilla.runtime.clock import Clock, SystemClock
-from flotilla.runtime.health import HealthEndpoint
+from flotilla.runtime.health import FamiliesCollector, HealthEndpoint, component_registry
 from flotilla.runtime.hubcontroller import ManagerSettings
 from flotilla.runtime.members import LocalMemberClient
 
@@ -77,6 +78,8 @@ class Agent:
         self._member: LocalMemberClient | None = None
         self._session: AgentSession | None = None
         self._health: HealthEndpoint | None = None
+        self.registry = component_registry(FamiliesCollector(self._metric_families))
+        """What `/metrics` reports: work queues, the Lease and the certificate, and the process."""
         self._task: asyncio.Task[None] | None = None
         self._not_after: datetime | None = None
         self.cluster_name = ""
@@ -99,7 +102,7 @@ class Agent:
             user_agent=f"flotilla-agent/{self.cluster_name}",
         )
         self._member = LocalMemberClient(self.cluster_name, member)
-        self._health = HealthEndpoint(self._settings.health_address, self._readiness, self._metrics)
+        self._health = HealthEndpoint(self._settings.health_address, self._readiness, self.registry)
         await self._health.start()
         self.health_url = self._health.url
         self._task = asyncio.create_task(self._run(hub_config), name="agent")
@@ -219,18 +222,32 @@ class Agent:
             return "hub informers not synced"
         return ""
 
-    def _metrics(self) -> list[str]:
-        lines: list[str] = []
+    def _metric_families(self) -> list[Metric]:
+        families: list[Metric] = []
         session = self._session
         if session is not None:
-            lines += [
-                f'flotilla_workqueue_depth{{controller="{c.NAME}"}} {len(c.loop.queue)}'
-                for c in session.controllers
-            ]
+            depth = GaugeMetricFamily(
+                "flotilla_workqueue_depth",
+                "Keys waiting in each controller's work queue.",
+                labels=["controller"],
+            )
+            for c in session.controllers:
+                depth.add_metric([c.NAME], len(c.loop.queue))
+            families.append(depth)
             if session.lease.renewed_at is not None:
-                lines.append(
-                    f"flotilla_agent_lease_renew_timestamp_seconds {session.lease.renewed_at.timestamp()}"
+                families.append(
+                    GaugeMetricFamily(
+                        "flotilla_agent_lease_renew_timestamp_seconds",
+                        "When the agent last renewed its cluster's Lease on the hub (Unix seconds).",
+                        value=session.lease.renewed_at.timestamp(),
+                    )
                 )
         if self._not_after is not None:
-            lines.append(f"flotilla_agent_certificate_expiry_timestamp_seconds {self._not_after.timestamp()}")
-        return lines
+            families.append(
+                GaugeMetricFamily(
+                    "flotilla_agent_certificate_expiry_timestamp_seconds",
+                    "When the agent's hub client certificate expires (Unix seconds).",
+                    value=self._not_after.timestamp(),
+                )
+            )
+        return families

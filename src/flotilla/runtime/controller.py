@@ -6,7 +6,8 @@ is logged and not retried, anything else is retried with per-key exponential bac
 process the same key concurrently.
 
 Each loop counts its reconciles by result — `success` (done), `requeue` (look again later) and
-`error` (raised, terminal or not) — and times them (`ReconcileStats`), for `/metrics`.
+`error` (raised, terminal or not) — and times them (`ReconcileStats`, a `prometheus_client`
+histogram of its own, which the controller manager's registry collects), for `/metrics`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import structlog
+from prometheus_client import Histogram
+from prometheus_client.metrics_core import Metric
 
-from flotilla.runtime.health import Histogram
+from flotilla.runtime.health import LATENCY_BUCKETS
 from flotilla.runtime.workqueue import ShutDown, WorkQueue
 
 log = structlog.get_logger("flotilla.runtime")
@@ -44,12 +47,26 @@ RESULT_ERROR = "error"
 class ReconcileStats:
     """How a controller's reconciles went: counts by result, and how long they took."""
 
+    controller: str
     results: Counter[str] = field(default_factory=Counter)
-    durations: Histogram = field(default_factory=Histogram)
+    durations: Histogram = field(init=False)
+    """Registered nowhere: the component that runs the controller collects it (`duration_families`)."""
+
+    def __post_init__(self) -> None:
+        self.durations = Histogram(
+            "flotilla_reconcile_duration_seconds",
+            "How long reconciles took, per controller.",
+            ["controller"],
+            buckets=LATENCY_BUCKETS,
+            registry=None,
+        )
 
     def record(self, result: str, seconds: float) -> None:
         self.results[result] += 1
-        self.durations.observe(seconds)
+        self.durations.labels(self.controller).observe(seconds)
+
+    def duration_families(self) -> list[Metric]:
+        return list(self.durations.collect())
 
 
 class ControllerLoop(Generic[K]):
@@ -69,7 +86,7 @@ class ControllerLoop(Generic[K]):
         self.queue: WorkQueue[K] = WorkQueue(base_delay=base_delay, max_delay=max_delay)
         self._tasks: list[asyncio.Task[None]] = []
         self._monotonic = monotonic
-        self.stats = ReconcileStats()
+        self.stats = ReconcileStats(name)
 
     def enqueue(self, key: K) -> None:
         self.queue.add(key)

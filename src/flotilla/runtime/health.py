@@ -3,102 +3,89 @@
 The controller manager and the agent are clients of the hub, not servers, but a supervisor (a
 kubelet's probes, Prometheus) still needs to ask them how they are. `/healthz` and `/livez` answer
 "ok" while the process runs; `/readyz` asks the component (its informers have listed); `/metrics`
-renders the component's metrics in Prometheus' text format. Port 0 picks a free port; `url` says
-which.
+is the component's `CollectorRegistry` in Prometheus' text format, written by `prometheus_client`.
+Port 0 picks a free port; `url` says which.
 
-The metrics themselves are a few counters, gauges and histograms the component keeps; `render`
-turns them into exposition lines (`# HELP`, `# TYPE`, then one sample a line), a pure function.
+Each component builds its own registry (`component_registry`), never the library's global default:
+several components share one process in tests and in the simulator, and each must report only its
+own series. Besides a component's own metrics, a registry carries `prometheus_client`'s process and
+Python collectors (`process_*`, `python_*`), as every Kubernetes component reports them.
 """
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 
 from aiohttp import web
+from prometheus_client import (
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
+    CollectorRegistry,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
+
+# Kubernetes components expose no `*_created` series, and dashboards built for them do not expect
+# one per counter and histogram; the switch is the library's own and process-wide.
+disable_created_metrics()  # type: ignore[no-untyped-call]  # the library leaves it unannotated
 
 Readiness = Callable[[], str]
 """Why the component is not ready, or "" when it is."""
-Metrics = Callable[[], list[str]]
-"""The component's metric lines, in Prometheus' text format."""
 
-DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+METRICS_CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
+"""Prometheus' text format 0.0.4, what kube components answer and every scraper reads."""
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 """Upper bounds (seconds) of a latency histogram: Prometheus' defaults, plus 30 s and 60 s."""
 
-Labels = Mapping[str, str]
+
+def component_registry(*collectors: Collector) -> CollectorRegistry:
+    """A registry of one component: `collectors` plus the process and Python collectors."""
+    registry = CollectorRegistry(auto_describe=False)
+    for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR, *collectors):
+        registry.register(collector)
+    return registry
 
 
-@dataclass(slots=True)
-class Histogram:
-    """Observations counted into cumulative buckets, as a Prometheus histogram reports them."""
+class FamiliesCollector(Collector):
+    """A collector whose families a function builds at scrape time: state a component already keeps
+    (queue depths, leadership, the metrics of controllers that come and go) is read, not copied.
+    Families of one name from several sources (one histogram per controller) are merged into one."""
 
-    bounds: Sequence[float] = DEFAULT_BUCKETS
-    counts: list[int] = field(default_factory=list)
-    """Observations per bucket (not cumulative); the last one is above every bound."""
-    total: float = 0.0
-    observations: int = 0
+    def __init__(self, families: Callable[[], Iterable[Metric]]) -> None:
+        self._families = families
 
-    def observe(self, value: float) -> None:
-        if not self.counts:
-            self.counts = [0] * (len(self.bounds) + 1)
-        self.counts[bisect.bisect_left(self.bounds, value)] += 1
-        self.total += value
-        self.observations += 1
+    def collect(self) -> Iterable[Metric]:
+        return merged(self._families())
 
 
-@dataclass(frozen=True, slots=True)
-class MetricFamily:
-    """One metric name with its help, type and samples."""
-
-    name: str
-    help: str
-    type: str
-    """`counter`, `gauge` or `histogram`."""
-    samples: Sequence[tuple[Labels, float]] = ()
-    """Counter and gauge samples: labels and value."""
-    histograms: Sequence[tuple[Labels, Histogram]] = ()
-    """Histogram samples: labels and the histogram."""
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
-def _sample(name: str, labels: Labels, value: float) -> str:
-    rendered = ",".join(f'{key}="{_escape(str(label))}"' for key, label in labels.items())
-    number = repr(float(value)) if value != int(value) else str(int(value))
-    return f"{name}{{{rendered}}} {number}" if rendered else f"{name} {number}"
-
-
-def _bound(bound: float) -> str:
-    return repr(float(bound)) if bound != int(bound) else f"{int(bound)}.0"
-
-
-def render(families: Iterable[MetricFamily]) -> list[str]:
-    """Prometheus text exposition lines of `families`."""
-    lines: list[str] = []
+def merged(families: Iterable[Metric]) -> list[Metric]:
+    """`families` with those of one name joined: the text format allows each name once."""
+    by_name: dict[str, Metric] = {}
     for family in families:
-        lines.append(f"# HELP {family.name} {family.help}")
-        lines.append(f"# TYPE {family.name} {family.type}")
-        lines.extend(_sample(family.name, labels, value) for labels, value in family.samples)
-        for labels, histogram in family.histograms:
-            cumulative = 0
-            counts = histogram.counts or [0] * (len(histogram.bounds) + 1)
-            for bound, count in zip(histogram.bounds, counts, strict=False):
-                cumulative += count
-                lines.append(_sample(f"{family.name}_bucket", {**labels, "le": _bound(bound)}, cumulative))
-            lines.append(_sample(f"{family.name}_bucket", {**labels, "le": "+Inf"}, histogram.observations))
-            lines.append(_sample(f"{family.name}_sum", labels, histogram.total))
-            lines.append(_sample(f"{family.name}_count", labels, histogram.observations))
-    return lines
+        kept = by_name.get(family.name)
+        if kept is None:
+            kept = by_name[family.name] = Metric(family.name, family.documentation, family.type, family.unit)
+        kept.samples.extend(family.samples)
+    return list(by_name.values())
+
+
+def exposition(registry: CollectorRegistry) -> web.Response:
+    """The registry as a `/metrics` answer."""
+    response = web.Response(body=generate_latest(registry))
+    response.headers["Content-Type"] = METRICS_CONTENT_TYPE
+    return response
 
 
 class HealthEndpoint:
-    def __init__(self, address: tuple[str, int], ready: Readiness, metrics: Metrics) -> None:
+    def __init__(self, address: tuple[str, int], ready: Readiness, registry: CollectorRegistry) -> None:
         self._address = address
         self._ready = ready
-        self._metrics = metrics
+        self._registry = registry
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -129,4 +116,4 @@ class HealthEndpoint:
         return web.Response(text=problem or "ok", status=503 if problem else 200)
 
     async def _metrics_text(self, request: web.Request) -> web.Response:
-        return web.Response(text="".join(f"{line}\n" for line in self._metrics()), content_type="text/plain")
+        return exposition(self._registry)

@@ -27,6 +27,8 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from prometheus_client.metrics_core import Metric
+
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ClusterSyncMode
 from flotilla.api.scheme import GroupVersionKind
@@ -34,7 +36,6 @@ from flotilla.client.informer import Handler, Informer
 from flotilla.client.interfaces import ObjectClient
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.controller import ControllerLoop
-from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.informers import SharedInformers
 from flotilla.runtime.members import MemberClientProvider
 
@@ -279,7 +280,7 @@ class HubController:
     def enqueue(self, key: Hashable) -> None:
         self.loop.enqueue(key)
 
-    def metric_families(self) -> list[MetricFamily]:
+    def metric_families(self) -> list[Metric]:
         """The controller's own metrics beside the reconcile counters every controller has (none here)."""
         return []
 

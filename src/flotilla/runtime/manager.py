@@ -21,11 +21,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import structlog
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from flotilla.client import Client, load_kubeconfig
 from flotilla.runtime.clock import SystemClock
 from flotilla.runtime.controller import RESULT_ERROR, RESULT_REQUEUE, RESULT_SUCCESS
-from flotilla.runtime.health import HealthEndpoint, MetricFamily, render
+from flotilla.runtime.health import FamiliesCollector, HealthEndpoint, component_registry
 from flotilla.runtime.hubcontroller import ControllerContext, HubController, ManagerSettings
 from flotilla.runtime.informers import SharedInformers
 from flotilla.runtime.leaderelection import LeaderElectionConfig, LeaderElector
@@ -85,6 +86,8 @@ class ControllerManager:
         self._election_client: Client | None = None
         self._leading: asyncio.Task[None] | None = None
         self._health: HealthEndpoint | None = None
+        self.registry = component_registry(FamiliesCollector(self._metric_families))
+        """What `/metrics` reports: the controllers' metrics, read at scrape time, and the process's."""
         self.health_url = ""
         self._ready = False
         self.done = asyncio.Event()
@@ -174,7 +177,7 @@ class ControllerManager:
             await ctx.members.close()
 
     async def _start_health(self) -> None:
-        self._health = HealthEndpoint(self._health_address, self._readiness, self._metrics)
+        self._health = HealthEndpoint(self._health_address, self._readiness, self.registry)
         await self._health.start()
         self.health_url = self._health.url
 
@@ -191,47 +194,34 @@ class ControllerManager:
         ok = self._ready and self.ctx is not None and self.ctx.informers.synced
         return "" if ok else "informers not synced"
 
-    def _metrics(self) -> list[str]:
+    def _metric_families(self) -> list[Metric]:
         own = [family for controller in self.controllers for family in controller.metric_families()]
-        return render([*controller_metrics(self.controllers, is_leader=self.is_leader), *own])
+        return [*controller_metrics(self.controllers, is_leader=self.is_leader), *own]
 
 
-def controller_metrics(controllers: Iterable[HubController], *, is_leader: bool) -> list[MetricFamily]:
+def controller_metrics(controllers: Iterable[HubController], *, is_leader: bool) -> list[Metric]:
     """The manager's metric families: reconciles, work queues, leadership."""
     running = list(controllers)
-    return [
-        MetricFamily(
-            "flotilla_reconcile_total",
-            "Reconciles per controller by result (success, requeue, error).",
-            "counter",
-            samples=[
-                ({"controller": c.NAME, "result": result}, c.loop.stats.results[result])
-                for c in running
-                for result in (RESULT_SUCCESS, RESULT_REQUEUE, RESULT_ERROR)
-            ],
-        ),
-        MetricFamily(
-            "flotilla_reconcile_duration_seconds",
-            "How long reconciles took, per controller.",
-            "histogram",
-            histograms=[({"controller": c.NAME}, c.loop.stats.durations) for c in running],
-        ),
-        MetricFamily(
-            "flotilla_workqueue_depth",
-            "Keys waiting in each controller's work queue.",
-            "gauge",
-            samples=[({"controller": c.NAME}, len(c.loop.queue)) for c in running],
-        ),
-        MetricFamily(
-            "flotilla_workqueue_adds_total",
-            "Keys added to each controller's work queue.",
-            "counter",
-            samples=[({"controller": c.NAME}, c.loop.queue.adds) for c in running],
-        ),
-        MetricFamily(
-            "flotilla_leader_is_leader",
-            "1 when this controller manager holds the leader Lease and runs the controllers, else 0.",
-            "gauge",
-            samples=[({}, 1 if is_leader else 0)],
-        ),
-    ]
+    reconciles = CounterMetricFamily(
+        "flotilla_reconcile_total",
+        "Reconciles per controller by result (success, requeue, error).",
+        labels=["controller", "result"],
+    )
+    depth = GaugeMetricFamily(
+        "flotilla_workqueue_depth", "Keys waiting in each controller's work queue.", labels=["controller"]
+    )
+    adds = CounterMetricFamily(
+        "flotilla_workqueue_adds_total", "Keys added to each controller's work queue.", labels=["controller"]
+    )
+    for c in running:
+        for result in (RESULT_SUCCESS, RESULT_REQUEUE, RESULT_ERROR):
+            reconciles.add_metric([c.NAME, result], c.loop.stats.results[result])
+        depth.add_metric([c.NAME], len(c.loop.queue))
+        adds.add_metric([c.NAME], c.loop.queue.adds)
+    leader = GaugeMetricFamily(
+        "flotilla_leader_is_leader",
+        "1 when this controller manager holds the leader Lease and runs the controllers, else 0.",
+        value=1 if is_leader else 0,
+    )
+    durations = [family for c in running for family in c.loop.stats.duration_families()]
+    return [reconciles, *durations, depth, adds, leader]

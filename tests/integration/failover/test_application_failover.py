@@ -237,8 +237,8 @@ def test_an_unhealthy_copy_moves_with_its_preserved_state(
         "cluster member1" in message for message in events(hub, ns, "ApplicationUnhealthy")["Deployment"]
     )
     exposed = manager_metrics(federation)
-    assert 'flotilla_application_failovers_total{purge_mode="Directly"} 1' in exposed
-    assert "flotilla_application_unhealthy_seconds_count 1" in exposed
+    assert 'flotilla_application_failovers_total{purge_mode="Directly"} 1.0' in exposed
+    assert "flotilla_application_unhealthy_seconds_count 1.0" in exposed
 
 
 def test_a_duplicated_workload_is_not_placed_back_on_the_cluster_it_failed_on(

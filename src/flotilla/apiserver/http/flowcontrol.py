@@ -44,10 +44,11 @@ import enum
 from collections import Counter
 from dataclasses import dataclass, field
 
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
+
 from flotilla.api.karmada.agentrbac import AGENT_GROUP
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.users import MASTERS_GROUP
-from flotilla.runtime.health import MetricFamily
 
 SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
 
@@ -150,46 +151,49 @@ class FlowControlMetrics:
     rejected: Counter[tuple[str, FlowSchema, Rejection]] = field(default_factory=Counter)
     executing: Counter[tuple[str, FlowSchema]] = field(default_factory=Counter)
 
-    def families(self, levels: list[PriorityLevel]) -> list[MetricFamily]:
-        return [
-            MetricFamily(
-                "apiserver_flowcontrol_dispatched_requests_total",
-                "Requests admitted to run, by priority level and flow schema.",
-                "counter",
-                [
-                    ({"priority_level": level, "flow_schema": schema}, count)
-                    for (level, schema), count in sorted(self.dispatched.items())
-                ],
-            ),
-            MetricFamily(
-                "apiserver_flowcontrol_rejected_requests_total",
-                "Requests refused with 429, by priority level, flow schema and reason "
-                "(concurrency-limit: the level was full; flow-share: the user held its share).",
-                "counter",
-                [
-                    ({"priority_level": level, "flow_schema": schema, "reason": reason}, count)
-                    for (level, schema, reason), count in sorted(self.rejected.items())
-                ],
-            ),
-            MetricFamily(
-                "apiserver_flowcontrol_current_executing_seats",
-                "Seats held by running requests, by priority level and flow schema.",
-                "gauge",
-                [
-                    ({"priority_level": level, "flow_schema": schema}, count)
-                    for (level, schema), count in sorted(self.executing.items())
-                ],
-            ),
-            MetricFamily(
-                "apiserver_flowcontrol_nominal_limit_seats",
-                "Seats of each priority level (0: no limit).",
-                "gauge",
-                [({"priority_level": level.name}, level.limit) for level in levels],
-            ),
-            MetricFamily(
-                "flotilla_apiserver_flowcontrol_active_flows",
-                "Users holding at least one seat of the priority level (the n of the fair share).",
-                "gauge",
-                [({"priority_level": level.name}, len(level.held)) for level in levels],
-            ),
-        ]
+    def families(self, levels: list[PriorityLevel]) -> list[Metric]:
+        """kube's `apiserver_flowcontrol_*` names where ours is the same concept (one request holds
+        one seat, so executing requests and seats are one count), and the flows of the fair share."""
+        by_schema = ["priority_level", "flow_schema"]
+        dispatched = CounterMetricFamily(
+            "apiserver_flowcontrol_dispatched_requests_total",
+            "Requests admitted to run, by priority level and flow schema.",
+            labels=by_schema,
+        )
+        for (level, schema), count in sorted(self.dispatched.items()):
+            dispatched.add_metric([level, schema], count)
+        rejected = CounterMetricFamily(
+            "apiserver_flowcontrol_rejected_requests_total",
+            "Requests refused with 429, by priority level, flow schema and reason "
+            "(concurrency-limit: the level was full; flow-share: the user held its share).",
+            labels=[*by_schema, "reason"],
+        )
+        for (level, schema, reason), count in sorted(self.rejected.items()):
+            rejected.add_metric([level, schema, reason], count)
+        seats = GaugeMetricFamily(
+            "apiserver_flowcontrol_current_executing_seats",
+            "Seats held by running requests, by priority level and flow schema.",
+            labels=by_schema,
+        )
+        requests = GaugeMetricFamily(
+            "apiserver_flowcontrol_current_executing_requests",
+            "Requests running, by priority level and flow schema (each holds one seat).",
+            labels=by_schema,
+        )
+        for (level, schema), count in sorted(self.executing.items()):
+            seats.add_metric([level, schema], count)
+            requests.add_metric([level, schema], count)
+        nominal = GaugeMetricFamily(
+            "apiserver_flowcontrol_nominal_limit_seats",
+            "Seats of each priority level (0: no limit).",
+            labels=["priority_level"],
+        )
+        flows = GaugeMetricFamily(
+            "flotilla_apiserver_flowcontrol_active_flows",
+            "Users holding at least one seat of the priority level (the n of the fair share).",
+            labels=["priority_level"],
+        )
+        for priority in levels:
+            nominal.add_metric([priority.name], priority.limit)
+            flows.add_metric([priority.name], len(priority.held))
+        return [dispatched, rejected, seats, requests, nominal, flows]

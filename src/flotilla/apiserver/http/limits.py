@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from aiohttp import web
+from prometheus_client.metrics_core import Metric
 
 from flotilla.api.duration import parse_go_duration
 from flotilla.apiserver import errors
@@ -40,7 +41,6 @@ from flotilla.apiserver.http.flowcontrol import (
     PriorityLevel,
     flow_schema_of,
 )
-from flotilla.runtime.health import MetricFamily
 
 READ_ONLY_VERBS = frozenset({"get", "list", "watch"})
 LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
@@ -114,7 +114,7 @@ class RequestLimits:
         self.metrics.executing[level.name, schema] += 1
         return _Slot(self, level, flow, schema)
 
-    def metric_families(self) -> list[MetricFamily]:
+    def metric_families(self) -> list[Metric]:
         """The flow-control metrics, for `/metrics`."""
         return self.metrics.families([self.read_only, self.mutating])
 

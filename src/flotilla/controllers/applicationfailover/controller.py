@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 import structlog
+from prometheus_client.metrics_core import Metric
 
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.clustertimes import encode_times, read_times
@@ -56,7 +57,6 @@ from flotilla.controllers.applicationfailover.records import (
 )
 from flotilla.controllers.applicationfailover.reporting import FailoverReporter
 from flotilla.controllers.applicationfailover.statepreservation import StateNotPreserved, preserved_state
-from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.applicationfailover")
@@ -97,7 +97,7 @@ class ApplicationFailoverController(HubController):
             ctx.hub, ctx.clock, controller=self.NAME, field_manager=FIELD_MANAGER
         )
 
-    def metric_families(self) -> list[MetricFamily]:
+    def metric_families(self) -> list[Metric]:
         return self.metrics.families()
 
     def setup(self) -> None:

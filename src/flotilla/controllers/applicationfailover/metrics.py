@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from flotilla.runtime.health import Histogram, MetricFamily
+from prometheus_client import Histogram
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 UNHEALTHY_BUCKETS = (1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0)
 """Seconds: from a toleration of 0 to an hour."""
@@ -22,28 +23,28 @@ UNHEALTHY_BUCKETS = (1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.
 class FailoverMetrics:
     failovers: Counter[str] = field(default_factory=Counter)
     """Purge mode → clusters failed over from."""
-    unhealthy: Histogram = field(default_factory=lambda: Histogram(UNHEALTHY_BUCKETS))
+    unhealthy: Histogram = field(
+        default_factory=lambda: Histogram(
+            "flotilla_application_unhealthy_seconds",
+            "How long a copy had been unhealthy when its cluster was failed over from.",
+            buckets=UNHEALTHY_BUCKETS,
+            registry=None,  # the controller manager's registry collects it through `families`
+        )
+    )
     waiting: dict[object, int] = field(default_factory=dict)
     """Binding → failovers of it waiting for state."""
 
-    def families(self) -> list[MetricFamily]:
-        return [
-            MetricFamily(
-                "flotilla_application_failovers_total",
-                "Clusters an application was failed over from (its copy unhealthy too long), by purge mode.",
-                "counter",
-                samples=[({"purge_mode": mode}, count) for mode, count in sorted(self.failovers.items())],
-            ),
-            MetricFamily(
-                "flotilla_application_unhealthy_seconds",
-                "How long a copy had been unhealthy when its cluster was failed over from.",
-                "histogram",
-                histograms=[({}, self.unhealthy)],
-            ),
-            MetricFamily(
-                "flotilla_application_failovers_waiting",
-                "Failovers due but waiting for the failed copy's state to be readable.",
-                "gauge",
-                samples=[({}, sum(self.waiting.values()))],
-            ),
-        ]
+    def families(self) -> list[Metric]:
+        failovers = CounterMetricFamily(
+            "flotilla_application_failovers_total",
+            "Clusters an application was failed over from (its copy unhealthy too long), by purge mode.",
+            labels=["purge_mode"],
+        )
+        for mode, count in sorted(self.failovers.items()):
+            failovers.add_metric([mode], count)
+        waiting = GaugeMetricFamily(
+            "flotilla_application_failovers_waiting",
+            "Failovers due but waiting for the failed copy's state to be readable.",
+            value=sum(self.waiting.values()),
+        )
+        return [failovers, *self.unhealthy.collect(), waiting]

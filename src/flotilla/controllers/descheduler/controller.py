@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import structlog
+from prometheus_client.metrics_core import CounterMetricFamily, Metric
 
 from flotilla.api.karmada import constants
 from flotilla.api.objectkeys import ObjectKey
@@ -43,7 +44,6 @@ from flotilla.controllers.descheduler.decision import (
 )
 from flotilla.controllers.descheduler.unschedulable import unschedulable_replicas
 from flotilla.runtime.events import NORMAL, WARNING, object_event, record_event
-from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
 from flotilla.runtime.periodic import PeriodicTask
@@ -82,18 +82,15 @@ class DeschedulerController(HubController):
         await self._rounds.stop()
         await super().stop()
 
-    def metric_families(self) -> list[MetricFamily]:
-        samples = [
-            ({"cluster": cluster}, float(count)) for cluster, count in sorted(self._descheduled.items())
-        ]
-        return [
-            MetricFamily(
-                "flotilla_descheduled_replicas_total",
-                "Replicas the descheduler took back from a cluster that could not schedule them.",
-                "counter",
-                samples,
-            )
-        ]
+    def metric_families(self) -> list[Metric]:
+        family = CounterMetricFamily(
+            "flotilla_descheduled_replicas_total",
+            "Replicas the descheduler took back from a cluster that could not schedule them.",
+            labels=["cluster"],
+        )
+        for cluster, count in sorted(self._descheduled.items()):
+            family.add_metric([cluster], count)
+        return [family]
 
     def _queue_bindings(self) -> None:
         """One round: every binding in scope, looked at once."""

@@ -21,13 +21,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
+from prometheus_client.metrics_core import Metric
 
 from flotilla.api.times import format_time
 from flotilla.controllers.failover.assessment import Drop, DroppedTask, assess
 from flotilla.controllers.failover.bindings import GVKS, BindingKey, deleting, patch_spec, target_names, tell
 from flotilla.controllers.failover.metrics import TaskMetrics
 from flotilla.runtime.events import NORMAL
-from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.failover")
@@ -47,7 +47,7 @@ class GracefulEvictionController(HubController):
         self._bindings = {kind: ctx.informers.get(gvk) for kind, gvk in GVKS.items()}
         self.metrics = TaskMetrics()
 
-    def metric_families(self) -> list[MetricFamily]:
+    def metric_families(self) -> list[Metric]:
         pending = sum(
             len((binding.get("spec") or {}).get("gracefulEvictionTasks") or [])
             for informer in self._bindings.values()

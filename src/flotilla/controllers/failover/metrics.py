@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from flotilla.runtime.health import Histogram, MetricFamily
+from prometheus_client import Histogram
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 TAINT_TO_EVICTION_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 """Seconds: from "at once" to the half hour a long toleration may last."""
@@ -28,26 +29,24 @@ class EvictionMetrics:
 
     evictions: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     """(reason, trigger, purge mode) → evictions."""
-    taint_to_eviction: Histogram = field(default_factory=lambda: Histogram(TAINT_TO_EVICTION_BUCKETS))
+    taint_to_eviction: Histogram = field(
+        default_factory=lambda: Histogram(
+            "flotilla_failover_taint_to_eviction_seconds",
+            "Seconds from a NoExecute taint's timeAdded to the eviction it caused.",
+            buckets=TAINT_TO_EVICTION_BUCKETS,
+            registry=None,  # the controller manager's registry collects it through `families`
+        )
+    )
 
-    def families(self) -> list[MetricFamily]:
-        return [
-            MetricFamily(
-                "flotilla_failover_evictions_total",
-                "Clusters evicted from bindings by the taint manager, by reason, trigger and purge mode.",
-                "counter",
-                samples=[
-                    ({"reason": reason, "trigger": trigger, "purge_mode": purge_mode}, count)
-                    for (reason, trigger, purge_mode), count in sorted(self.evictions.items())
-                ],
-            ),
-            MetricFamily(
-                "flotilla_failover_taint_to_eviction_seconds",
-                "Seconds from a NoExecute taint's timeAdded to the eviction it caused.",
-                "histogram",
-                histograms=[({}, self.taint_to_eviction)],
-            ),
-        ]
+    def families(self) -> list[Metric]:
+        evictions = CounterMetricFamily(
+            "flotilla_failover_evictions_total",
+            "Clusters evicted from bindings by the taint manager, by reason, trigger and purge mode.",
+            labels=["reason", "trigger", "purge_mode"],
+        )
+        for (reason, trigger, purge_mode), count in sorted(self.evictions.items()):
+            evictions.add_metric([reason, trigger, purge_mode], count)
+        return [evictions, *self.taint_to_eviction.collect()]
 
 
 @dataclass(slots=True)
@@ -56,18 +55,17 @@ class TaskMetrics:
 
     dropped: Counter[str] = field(default_factory=Counter)
 
-    def families(self, pending: int) -> list[MetricFamily]:
-        return [
-            MetricFamily(
-                "flotilla_failover_eviction_tasks_pending",
-                "Graceful eviction tasks on bindings (old copies kept or being removed).",
-                "gauge",
-                samples=[({}, pending)],
-            ),
-            MetricFamily(
-                "flotilla_failover_eviction_tasks_dropped_total",
-                "Graceful eviction tasks dropped, by why (HealthyElsewhere, Timeout, Confirmed).",
-                "counter",
-                samples=[({"why": why}, count) for why, count in sorted(self.dropped.items())],
-            ),
-        ]
+    def families(self, pending: int) -> list[Metric]:
+        dropped = CounterMetricFamily(
+            "flotilla_failover_eviction_tasks_dropped_total",
+            "Graceful eviction tasks dropped, by why (HealthyElsewhere, Timeout, Confirmed).",
+            labels=["why"],
+        )
+        for why, count in sorted(self.dropped.items()):
+            dropped.add_metric([why], count)
+        pending_tasks = GaugeMetricFamily(
+            "flotilla_failover_eviction_tasks_pending",
+            "Graceful eviction tasks on bindings (old copies kept or being removed).",
+            value=pending,
+        )
+        return [pending_tasks, dropped]

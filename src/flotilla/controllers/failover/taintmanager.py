@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 import structlog
+from prometheus_client.metrics_core import Metric
 
 from flotilla.api.karmada import constants
 from flotilla.api.times import format_time
@@ -55,7 +56,6 @@ from flotilla.controllers.failover.metrics import (
 from flotilla.controllers.failover.noexecute import Judgement, no_execute_taints
 from flotilla.controllers.failover.ratelimit import EvictionRate
 from flotilla.runtime.events import NORMAL, WARNING
-from flotilla.runtime.health import MetricFamily
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
 log = structlog.get_logger("flotilla.controllers.failover")
@@ -88,7 +88,7 @@ class TaintManager(HubController):
         """(binding uid, cluster, taint, end) of the `EvictionScheduled` Events already recorded."""
         self.metrics = EvictionMetrics()
 
-    def metric_families(self) -> list[MetricFamily]:
+    def metric_families(self) -> list[Metric]:
         return self.metrics.families()
 
     # -- events ---------------------------------------------------------------------------------

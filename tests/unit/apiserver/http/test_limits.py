@@ -7,6 +7,8 @@ import asyncio
 from contextlib import ExitStack
 
 import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 from flotilla.apiserver import errors
 from flotilla.apiserver.authz import AuthorizationAttributes
@@ -19,7 +21,7 @@ from flotilla.apiserver.http.flowcontrol import (
 )
 from flotilla.apiserver.http.limits import LimitSettings, RequestLimits, is_long_running
 from flotilla.apiserver.users import UserInfo
-from flotilla.runtime.health import render
+from flotilla.runtime.health import FamiliesCollector, component_registry
 
 ALICE = UserInfo("alice", ("system:authenticated",))
 BOB = UserInfo("bob", ("system:authenticated",))
@@ -198,28 +200,36 @@ def test_health_probes_are_exempt_from_any_user() -> None:
     assert flow_schema_of(path_request("/readyz")) is FlowSchema.PROBES
 
 
+def exposed(limits: RequestLimits) -> tuple[str, dict[tuple[str, frozenset[tuple[str, str]]], float]]:
+    """The flow-control part of /metrics as prometheus_client writes it, and its samples parsed back."""
+    text = generate_latest(component_registry(FamiliesCollector(limits.metric_families))).decode()
+    samples = {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    return text, samples
+
+
 def test_rejections_are_counted_by_level_schema_and_reason_never_by_user() -> None:
     """/metrics names flow schemas and reasons, not the users that were refused."""
     limits = RequestLimits(LimitSettings(max_requests_inflight=2))
     _, seats = fill(limits, ROBOT)
     with limits.admit(attributes("get", ADMIN)):
         pass
-    lines = render(limits.metric_families())
-    text = "\n".join(lines)
-    assert (
-        'apiserver_flowcontrol_rejected_requests_total{priority_level="readOnly",'
-        'flow_schema="service-accounts",reason="flow-share"} 1'
-    ) in lines
-    exempt = '{priority_level="exempt",flow_schema="exempt"}'
-    assert f"apiserver_flowcontrol_dispatched_requests_total{exempt} 1" in lines
-    robots = '{priority_level="readOnly",flow_schema="service-accounts"}'
-    assert f"apiserver_flowcontrol_current_executing_seats{robots} 1" in lines
-    assert 'flotilla_apiserver_flowcontrol_active_flows{priority_level="readOnly"} 1' in lines
+    text, samples = exposed(limits)
+    robots = {"priority_level": "readOnly", "flow_schema": "service-accounts"}
+    rejected = frozenset({**robots, "reason": "flow-share"}.items())
+    assert samples[("apiserver_flowcontrol_rejected_requests_total", rejected)] == 1
+    exempt = frozenset({"priority_level": "exempt", "flow_schema": "exempt"}.items())
+    assert samples[("apiserver_flowcontrol_dispatched_requests_total", exempt)] == 1
+    assert samples[("apiserver_flowcontrol_current_executing_seats", frozenset(robots.items()))] == 1
+    assert samples[("apiserver_flowcontrol_current_executing_requests", frozenset(robots.items()))] == 1
+    read_only = frozenset({"priority_level": "readOnly"}.items())
+    assert samples[("flotilla_apiserver_flowcontrol_active_flows", read_only)] == 1
     assert "robot" not in text and "admin" not in text
     seats.close()
-    assert 'flotilla_apiserver_flowcontrol_active_flows{priority_level="readOnly"} 0' in render(
-        limits.metric_families()
-    )
+    assert exposed(limits)[1][("flotilla_apiserver_flowcontrol_active_flows", read_only)] == 0
 
 
 def test_a_level_forgets_flows_that_hold_nothing() -> None:

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -32,6 +33,7 @@ from flotilla.apiserver.http.content import Negotiated, View, negotiate
 from flotilla.apiserver.http.filters import predicate
 from flotilla.apiserver.http.handlers.params import ListOptions, include_object, list_options
 from flotilla.apiserver.http.handlers.reads import wait_for_revision
+from flotilla.apiserver.http.metrics import watch_event_counter
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.cachedobjects import CachedObject, EventKind, frame_parts
@@ -106,6 +108,7 @@ async def watch(
         await response.write(_gone(after, exc))
         return response
     stream = _Stream(ctx, served, negotiated, response, watcher, include)
+    stream.sent = watch_event_counter(request, served)
     try:
         await stream.run(
             deadline=time.monotonic() + timeout,
@@ -146,6 +149,8 @@ class _Stream:
         self.table = negotiated.view is View.TABLE
         self.table_headers_sent = False
         self.include_object = include_object
+        self.sent: Callable[[float], None] | None = None
+        """Told how many events each write carried (`apiserver_watch_events_total`)."""
 
     async def run(self, *, deadline: float, bookmarks: bool, initial_end_revision: int | None) -> None:
         watcher = self.watcher
@@ -189,6 +194,8 @@ class _Stream:
                 parts.extend(frame_parts(kind, obj))
         if parts:
             await self.response.write(b"".join(parts))
+            if self.sent is not None:
+                self.sent(len(events))
 
     def _table_frame(self, kind: EventKind, obj: CachedObject) -> bytes:
         body = views.table(
