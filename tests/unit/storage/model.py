@@ -24,10 +24,16 @@ from flotilla.storage.backend import (
 class ReferenceStore:
     """The expected behaviour of a `Backend`, write by write."""
 
-    def __init__(self) -> None:
-        self.snapshots: list[dict[str, KeyValue]] = [{}]  # index = revision
-        self.events: list[Event] = []  # events[i] is the write at revision i + 1
-        self.compact_revision = 0
+    def __init__(self, start: int = 0, compacted: int = 0) -> None:
+        """A model of a key space that is empty at revision `start`, compacted up to `compacted`.
+
+        A store shared between examples (etcd, where each example has a key prefix of its own)
+        starts at a revision other examples already reached; below it the example's keys are absent.
+        """
+        self.start = start
+        self.snapshots: list[dict[str, KeyValue]] = [{}] * (start + 1)  # index = revision
+        self.events: list[Event] = []  # the writes after `start`, in revision order
+        self.compact_revision = compacted
 
     @property
     def revision(self) -> int:
@@ -102,7 +108,7 @@ class ReferenceStore:
     def events_after(self, prefix: str, revision: int) -> list[Event]:
         if revision < self.compact_revision:
             raise CompactedError(revision, self.compact_revision)
-        return [event for event in self.events[revision:] if event.kv.key.startswith(prefix)]
+        return [e for e in self.events[max(revision - self.start, 0) :] if e.kv.key.startswith(prefix)]
 
     # -- compaction --------------------------------------------------------------------------------
 

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from flotilla.storage.backend import Backend, KeyExistsError, KeyNotFoundError, RevisionMismatchError
-from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, new_backend
-from tests.unit.storage.model import ReferenceStore
+from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, model_for, new_backend
 from tests.unit.storage.operations import (
     Create,
     Delete,
@@ -42,11 +41,11 @@ class CompareAndSwapMachine(RuleBasedStateMachine):
         self.loop = asyncio.new_event_loop()
         self.backend: Backend = new_backend(kind, fresh_database(directory))
         self.loop.run_until_complete(self.backend.start())
-        self.model = ReferenceStore()
+        self.model = self.loop.run_until_complete(model_for(self.backend))
 
     def revision_back(self, back: int) -> int:
-        """A past revision `back` writes ago; 0 (the latest) when that is before the first write."""
-        return max(self.model.revision - back, 0) if back else 0
+        """A past revision `back` writes ago (not before the model starts); 0 is the latest."""
+        return max(self.model.revision - back, self.model.start) if back else 0
 
     @rule(key=keys, value=values)
     def create(self, key: str, value: bytes) -> None:

@@ -16,8 +16,7 @@ from flotilla.storage.backend import (
     RevisionMismatchError,
     StorageError,
 )
-from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, opened_backend
-from tests.unit.storage.model import ReferenceStore
+from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, model_for, opened_backend
 from tests.unit.storage.operations import Write, apply, run_in_new_loop, writes
 
 
@@ -31,7 +30,7 @@ def test_every_acknowledged_write_gets_a_revision_above_all_earlier_ones(
 
     async def scenario() -> None:
         async with opened_backend(kind, fresh_database(tmp_path)) as backend:
-            model = ReferenceStore()
+            model = await model_for(backend)
             highest = 0
             for write in sequence:
                 before = backend.current_revision()

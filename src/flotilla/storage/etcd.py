@@ -1,0 +1,303 @@
+"""The store on etcd: the storage contract mapped one to one onto etcd's own model.
+
+The contract was written after etcd's, so nothing is emulated: a revision is etcd's revision, a
+key's create and mod revisions are etcd's, a read at a revision is an etcd range at that revision,
+compaction is etcd's compaction, a watch is an etcd watch (with previous values) from a revision.
+Creates, updates and deletes are single transactions guarded by `create_revision == 0` or
+`mod_revision == expected`; a failed guard reads the key in the same transaction, so the error
+names the version that won.
+
+Key layout: the API server's keys all start with `/registry/`. The store keeps that tree at
+`--etcd-prefix` (default `/registry`, as kube-apiserver does): the key's leading `/registry` is
+replaced by the prefix, so by default a Deployment lives at `/registry/apps/deployments/ns/name`
+and `--etcd-prefix /hub-a` places it at `/hub-a/apps/deployments/ns/name`, letting several hubs
+share one etcd cluster. (The backend is given that root explicitly; tests use an empty root and a
+fresh prefix per example.)
+
+`current_revision()` follows etcd's revision from every response header and from a background
+watch on the prefix, so writes made by another API server on the same etcd advance it too.
+`compact_revision()` is learnt when the backend starts (a watch from revision 1 is refused with
+etcd's compaction point) and whenever etcd refuses a read as compacted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import structlog
+from aetcd import rpc
+
+from flotilla.storage.backend import (
+    BackendClosedError,
+    CompactedError,
+    Event,
+    FutureRevisionError,
+    KeyExistsError,
+    KeyNotFoundError,
+    KeyValue,
+    RangeResult,
+    RevisionMismatchError,
+    StorageError,
+)
+from flotilla.storage.etcdconnection import EtcdConnection, EtcdSettings
+from flotilla.storage.etcdwatch import EtcdKeys, WatchStream, probe_compact_revision
+
+log = structlog.get_logger("flotilla.storage.etcd")
+
+_Compare = rpc.Compare
+
+
+class EtcdBackend:
+    """A `Backend` on an etcd cluster; any number of processes may share one prefix."""
+
+    def __init__(self, settings: EtcdSettings, *, root: str = "/registry") -> None:
+        self._settings = settings
+        self._keys = EtcdKeys(root, settings.prefix)
+        self._conn = EtcdConnection(settings)
+        self._revision = 0
+        self._compact_revision = 0
+        self._closing = False
+        self._streams: set[WatchStream] = set()
+        self._follower: asyncio.Task[None] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._closing = False
+        self._conn.open()
+        probe = self._range_request(self._keys.prefix.encode(), limit=1)
+        response = await self._unary("status", "Range", probe, retry=True)
+        self._observe(response.header)
+        await self._refresh_compact_revision()
+        self._follower = asyncio.create_task(self._follow(), name="etcd-revision-follower")
+        log.info(
+            "store.opened",
+            etcd=self._conn.endpoint.target,
+            prefix=self._settings.prefix,
+            revision=self._revision,
+            compact_revision=self._compact_revision,
+        )
+
+    async def close(self) -> None:
+        self._closing = True
+        for stream in list(self._streams):
+            stream.cancel()
+        self._streams.clear()
+        if self._follower is not None:
+            self._follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StorageError):
+                await self._follower
+            self._follower = None
+        await self._conn.close()
+
+    def current_revision(self) -> int:
+        return self._revision
+
+    def compact_revision(self) -> int:
+        return self._compact_revision
+
+    def _observe(self, header: Any) -> None:
+        self._revision = max(self._revision, int(header.revision))
+
+    async def _follow(self) -> None:
+        """Keep `current_revision` moving with writes made through other processes."""
+        while not self._closing:
+            try:
+                async for batch in self.watch(self._keys.root_prefix, after_revision=self._revision):
+                    # A watch yields non-empty batches.
+                    self._revision = max(self._revision, batch[-1].revision)
+            except CompactedError:
+                continue
+            except StorageError as exc:
+                log.warning("etcd.follower_lost", error=str(exc))
+                await asyncio.sleep(1.0)
+
+    async def _refresh_compact_revision(self) -> None:
+        found = await probe_compact_revision(
+            self._conn,
+            self._keys.prefix.encode(),
+            self._compact_revision,
+            self._revision,
+            self._settings.request_timeout,
+        )
+        self._compact_revision = max(self._compact_revision, found)
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    def _stub(self) -> Any:
+        if self._closing or self._conn.kv is None:
+            raise BackendClosedError("the store is closed")
+        return self._conn.kv
+
+    async def _unary(self, what: str, method: str, request: Any, *, retry: bool) -> Any:
+        timeout = self._settings.request_timeout
+
+        def call() -> Any:
+            return getattr(self._stub(), method)(request, timeout=timeout)
+
+        try:
+            return await self._conn.call(what, call, retry=retry)
+        except grpc.aio.AioRpcError as exc:
+            raise StorageError(f"etcd {what} failed: {exc.code().name}: {exc.details()}") from exc
+
+    def _range_request(self, key: bytes, *, end: bytes = b"", limit: int = 0, revision: int = 0) -> Any:
+        return rpc.RangeRequest(key=key, range_end=end, limit=limit, revision=revision)
+
+    async def _read(self, what: str, request: Any) -> Any:
+        """A range; etcd's 'compacted' and 'future revision' refusals become the contract's errors."""
+        requested = int(request.revision)
+        if requested > 0 and requested < self._compact_revision:
+            raise CompactedError(requested, self._compact_revision)
+        try:
+            response = await self._conn.call(
+                what,
+                lambda: self._stub().Range(request, timeout=self._settings.request_timeout),
+                retry=True,
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.OUT_OF_RANGE and "compacted" in (exc.details() or ""):
+                await self._refresh_compact_revision()
+                raise CompactedError(requested, self._compact_revision) from exc
+            if exc.code() == grpc.StatusCode.OUT_OF_RANGE and "future" in (exc.details() or ""):
+                raise FutureRevisionError(requested, self._revision) from exc
+            raise StorageError(f"etcd {what} failed: {exc.code().name}: {exc.details()}") from exc
+        self._observe(response.header)
+        return response
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    async def get(self, key: str, *, revision: int = 0) -> KeyValue | None:
+        response = await self._read("get", self._range_request(self._keys.to_etcd(key), revision=revision))
+        return self._keys.key_value(response.kvs[0]) if response.kvs else None
+
+    async def range(
+        self, prefix: str, *, start_after: str = "", limit: int = 0, revision: int = 0
+    ) -> RangeResult:
+        low, end = self._keys.range(prefix, start_after)
+        response = await self._read("list", self._range_request(low, end=end, limit=limit, revision=revision))
+        at = revision if revision > 0 else int(response.header.revision)
+        kvs = [self._keys.key_value(kv) for kv in response.kvs]
+        return RangeResult(kvs, at, bool(response.more) and limit > 0)
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    async def create(self, key: str, value: bytes) -> int:
+        target = self._keys.to_etcd(key)
+        guard = _Compare(result=_Compare.EQUAL, target=_Compare.CREATE, key=target, create_revision=0)
+        put = rpc.RequestOp(request_put=rpc.PutRequest(key=target, value=value))
+        response = await self._txn("create", guard, put, target)
+        if not response.succeeded:
+            raise KeyExistsError(key)
+        return int(response.header.revision)
+
+    async def update(self, key: str, value: bytes, *, mod_revision: int) -> int:
+        target = self._keys.to_etcd(key)
+        put = rpc.RequestOp(request_put=rpc.PutRequest(key=target, value=value))
+        return await self._guarded("update", key, target, mod_revision, put)
+
+    async def delete(self, key: str, *, mod_revision: int) -> int:
+        target = self._keys.to_etcd(key)
+        delete = rpc.RequestOp(request_delete_range=rpc.DeleteRangeRequest(key=target))
+        return await self._guarded("delete", key, target, mod_revision, delete)
+
+    async def _guarded(self, what: str, key: str, target: bytes, expected: int, op: Any) -> int:
+        if expected:
+            guard = _Compare(result=_Compare.EQUAL, target=_Compare.MOD, key=target, mod_revision=expected)
+        else:  # unguarded, but the key must exist
+            guard = _Compare(result=_Compare.GREATER, target=_Compare.CREATE, key=target, create_revision=0)
+        response = await self._txn(what, guard, op, target)
+        if response.succeeded:
+            return int(response.header.revision)
+        found = response.responses[0].response_range.kvs
+        current = self._keys.key_value(found[0]) if found else None
+        if expected == 0:
+            raise KeyNotFoundError(key)
+        raise RevisionMismatchError(key, expected, current)
+
+    async def _txn(self, what: str, guard: Any, op: Any, target: bytes) -> Any:
+        on_failure = rpc.RequestOp(request_range=rpc.RangeRequest(key=target))
+        request = rpc.TxnRequest(compare=[guard], success=[op], failure=[on_failure])
+        response = await self._unary(what, "Txn", request, retry=False)
+        self._observe(response.header)
+        return response
+
+    # -- watch and history -----------------------------------------------------------------------
+
+    async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[list[Event]]:
+        if self._closing or self._conn.watch is None:
+            raise BackendClosedError("the store is closed")
+        if after_revision < self._compact_revision:
+            raise CompactedError(after_revision, self._compact_revision)
+        stream = WatchStream(self._conn, self._keys, prefix, after_revision)
+        self._streams.add(stream)
+        try:
+            await self._open(stream, after_revision)
+            async for batch in stream.batches():
+                yield batch
+        finally:
+            self._streams.discard(stream)
+            await stream.aclose()
+
+    async def _open(self, stream: WatchStream, after_revision: int, *, whole_keyspace: bool = False) -> None:
+        compacted = await stream.open(whole_keyspace=whole_keyspace)
+        if compacted:
+            self._compact_revision = max(self._compact_revision, compacted)
+            raise CompactedError(after_revision, self._compact_revision)
+
+    async def history(
+        self, prefix: str, *, after_revision: int, until_revision: int, max_bytes: int
+    ) -> list[Event]:
+        if after_revision < self._compact_revision:
+            raise CompactedError(after_revision, self._compact_revision)
+        until = min(until_revision, self._revision)
+        if after_revision >= until:
+            return []
+        if self._closing or self._conn.watch is None:
+            raise BackendClosedError("the store is closed")
+        stream = WatchStream(self._conn, self._keys, prefix, after_revision)
+        try:
+            await self._open(stream, after_revision, whole_keyspace=True)
+            return await stream.page(until, max_bytes, self._settings.request_timeout)
+        finally:
+            await stream.aclose()
+
+    # -- compaction ------------------------------------------------------------------------------
+
+    async def compact(self, revision: int) -> int:
+        """etcd's compaction at `revision` (clamped to the current one); returns the versions removed.
+
+        etcd does not say how many versions a compaction removed; it is worked out as the SQLite
+        store counts: every revision in the compacted range superseded one version or was a
+        deletion, less the store's keys live at its end that were not live at its start (two
+        count-only reads). On an etcd shared with other prefixes their revisions count too.
+        """
+        await self._refresh_compact_revision()
+        revision = min(revision, self._revision)
+        start = self._compact_revision
+        if revision <= start:
+            return 0
+        live_before = await self._count_live(start) if start > 0 else 0
+        live_after = await self._count_live(revision)
+        try:
+            await self._unary(
+                "compact", "Compact", rpc.CompactionRequest(revision=revision, physical=True), retry=False
+            )
+        except StorageError as exc:
+            # Another process compacted as far (or etcd's first revision, which it counts as compacted).
+            if "compacted" not in str(exc):
+                raise
+        self._compact_revision = max(self._compact_revision, revision)
+        removed = live_before - live_after + revision - start
+        log.info("store.compacted", revision=revision, removed=removed)
+        return removed
+
+    async def _count_live(self, revision: int) -> int:
+        """The store's keys live at `revision`."""
+        low, end = self._keys.range(self._keys.root_prefix, "")
+        request = rpc.RangeRequest(key=low, range_end=end, revision=revision, count_only=True)
+        response = await self._read("count", request)
+        return int(response.count)
