@@ -97,6 +97,9 @@ class EtcdBackend:
     def current_revision(self) -> int:
         return self._revision
 
+    def _is_closing(self) -> bool:
+        return self._closing
+
     def compact_revision(self) -> int:
         return self._compact_revision
 
@@ -228,19 +231,43 @@ class EtcdBackend:
     # -- watch and history -----------------------------------------------------------------------
 
     async def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[list[Event]]:
+        """An etcd watch; when its stream breaks it resumes from the last revision it delivered.
+
+        Resuming (on the next endpoint if the member is gone) keeps the sequence whole: nothing
+        is missed or repeated. Only a watch that cannot be opened at all raises StorageError.
+        """
         if self._closing or self._conn.watch is None:
             raise BackendClosedError("the store is closed")
         if after_revision < self._compact_revision:
             raise CompactedError(after_revision, self._compact_revision)
-        stream = WatchStream(self._conn, self._keys, prefix, after_revision)
-        self._streams.add(stream)
-        try:
-            await self._open(stream, after_revision)
-            async for batch in stream.batches():
-                yield batch
-        finally:
-            self._streams.discard(stream)
-            await stream.aclose()
+        cursor = after_revision
+        opened = False
+        delay = 0.1
+        while not self._closing:
+            stream = WatchStream(self._conn, self._keys, prefix, cursor)
+            self._streams.add(stream)
+            try:
+                await self._open(stream, cursor)
+                opened = True
+                async for batch in stream.batches():
+                    cursor = batch[-1].revision
+                    delay = 0.1
+                    yield batch
+            except CompactedError:
+                raise
+            except StorageError as exc:
+                if self._is_closing():  # the stream broke because the backend closed
+                    return
+                if not opened:
+                    raise
+                log.warning("etcd.watch_resuming", prefix=prefix, after=cursor, error=str(exc))
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+            else:
+                return  # the backend closed the stream
+            finally:
+                self._streams.discard(stream)
+                await stream.aclose()
 
     async def _open(self, stream: WatchStream, after_revision: int, *, whole_keyspace: bool = False) -> None:
         compacted = await stream.open(whole_keyspace=whole_keyspace)

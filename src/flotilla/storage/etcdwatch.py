@@ -130,11 +130,8 @@ class WatchStream:
             try:
                 response = await self._read()
             except asyncio.CancelledError:
-                if (
-                    self._cancelled
-                    and asyncio.current_task() is not None
-                    and not asyncio.current_task().cancelling()
-                ):
+                task = asyncio.current_task()
+                if self._cancelled and task is not None and not task.cancelling():
                     return  # the backend closed the stream
                 raise
             except grpc.aio.AioRpcError as exc:
