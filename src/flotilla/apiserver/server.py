@@ -44,10 +44,13 @@ from flotilla.apiserver.store.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.store.encryption import ENCRYPTION_KEYS_FILE, load_or_create
 from flotilla.runtime.privatefiles import make_private
 from flotilla.storage import Backend
+from flotilla.storage.etcd import EtcdBackend
+from flotilla.storage.etcdconnection import EtcdSettings, parse_endpoints
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
-__all__ = ["APIServer", "APISettings", "ServerSettings", "tls_context"]
-"""`APISettings` is re-exported: `ServerSettings.api` is one, and callers outside (the sim) build it."""
+__all__ = ["APIServer", "APISettings", "EtcdSettings", "ServerSettings", "parse_endpoints", "tls_context"]
+"""`APISettings` and `EtcdSettings` are re-exported: `ServerSettings` holds them, callers outside (the sim,
+the CLI, which may not import the storage package) build them; `parse_endpoints` checks an etcd URL list."""
 
 log = structlog.get_logger("flotilla.apiserver.server")
 
@@ -77,6 +80,8 @@ class ServerSettings:
     """In-flight limits, request deadline and header sizes."""
     cert_reload_interval: float = 5.0
     """Seconds between checks of the serving certificate's files for a renewal."""
+    etcd: EtcdSettings | None = None
+    """Keep the store on etcd (several API servers may share it) instead of `<data-dir>/store.db`."""
 
 
 def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
@@ -89,18 +94,19 @@ def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
     return context
 
 
+def _store(settings: ServerSettings) -> Backend:
+    """The backend the settings name: etcd when given, else SQLite in the data directory."""
+    if settings.etcd is not None:
+        return EtcdBackend(settings.etcd)
+    return SQLiteBackend(settings.data_dir / "store.db", SQLiteSettings(synchronous=settings.storage_sync))
+
+
 class APIServer:
     """An `EmbeddedAPI` behind an HTTPS listener, with its PKI and admin kubeconfig."""
 
     def __init__(self, settings: ServerSettings, backend: Backend | None = None) -> None:
         self.settings = settings
-        self.embedded = EmbeddedAPI(
-            backend
-            or SQLiteBackend(
-                settings.data_dir / "store.db", SQLiteSettings(synchronous=settings.storage_sync)
-            ),
-            settings.api,
-        )
+        self.embedded = EmbeddedAPI(backend or _store(settings), settings.api)
         self.backend = self.embedded.backend
         self.cache = self.embedded.cache
         self.registry = self.embedded.registry
