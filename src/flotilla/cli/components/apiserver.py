@@ -1,10 +1,14 @@
-"""`flotilla apiserver`: run a Kubernetes-compatible API server on the embedded store."""
+"""`flotilla apiserver`: run a Kubernetes-compatible API server on the embedded store or on etcd."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from flotilla.apiserver.server import EtcdSettings
 
 
 @click.command()
@@ -31,6 +35,36 @@ import click
     default="FULL",
     show_default=True,
     help="SQLite durability: FULL survives power loss, NORMAL only crashes.",
+)
+@click.option(
+    "--etcd-servers",
+    default="",
+    help="Comma-separated etcd client URLs (https://a:2379,https://b:2379): keep the store on etcd, "
+    "failing over between them, instead of SQLite in DATA_DIR.",
+)
+@click.option(
+    "--etcd-cafile",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="CA bundle that etcd's serving certificates chain to.",
+)
+@click.option(
+    "--etcd-certfile",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Client certificate presented to etcd.",
+)
+@click.option(
+    "--etcd-keyfile",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Private key of --etcd-certfile.",
+)
+@click.option(
+    "--etcd-prefix",
+    default="/registry",
+    show_default=True,
+    help="Where the API server's /registry tree lives in etcd (kube-apiserver's layout by default).",
 )
 @click.option(
     "--history-window",
@@ -159,6 +193,11 @@ def apiserver(
     secure_port: int,
     cert_extra_sans: str,
     storage_sync: str,
+    etcd_servers: str,
+    etcd_cafile: Path | None,
+    etcd_certfile: Path | None,
+    etcd_keyfile: Path | None,
+    etcd_prefix: str,
     history_window: int,
     history_max_bytes: int,
     compaction_interval: float,
@@ -177,7 +216,7 @@ def apiserver(
     allow_no_execute_taint_policy: bool,
     log_level: str,
 ) -> None:
-    """Serve the Kubernetes API (HTTPS; client certificates or bearer tokens) from a SQLite store in DATA_DIR.
+    """Serve the Kubernetes API (HTTPS; client certificates or bearer tokens) from SQLite in DATA_DIR or etcd.
 
     \b
     Example:
@@ -206,6 +245,7 @@ def apiserver(
             allow_no_execute_taint_policy=allow_no_execute_taint_policy,
         ),
         compaction_interval=compaction_interval,
+        etcd=_etcd_settings(etcd_servers, etcd_cafile, etcd_certfile, etcd_keyfile, etcd_prefix),
         karmada=karmada,
         token_auth_file=token_auth_file,
         audit=AuditSettings(
@@ -226,3 +266,25 @@ def apiserver(
     run_until_signalled(
         server, lambda: f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})"
     )
+
+
+def _etcd_settings(
+    servers: str, cafile: Path | None, certfile: Path | None, keyfile: Path | None, prefix: str
+) -> EtcdSettings | None:
+    """The etcd the flags name, or None (SQLite) when --etcd-servers is not given."""
+    from flotilla.apiserver.server import EtcdSettings, parse_endpoints
+
+    if not servers.strip():
+        if cafile or certfile or keyfile:
+            raise click.UsageError("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers")
+        return None
+    if (certfile is None) != (keyfile is None):
+        raise click.UsageError("--etcd-certfile and --etcd-keyfile go together: give both or neither")
+    if not prefix.startswith("/"):
+        raise click.UsageError(f"--etcd-prefix {prefix!r} must start with '/'")
+    urls = tuple(url.strip() for url in servers.split(",") if url.strip())
+    try:
+        parse_endpoints(urls)
+    except ValueError as exc:
+        raise click.UsageError(f"--etcd-servers: {exc}") from exc
+    return EtcdSettings(urls, prefix=prefix, cafile=cafile, certfile=certfile, keyfile=keyfile)
