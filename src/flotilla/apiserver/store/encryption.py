@@ -324,9 +324,19 @@ def vacuum_store(path: Path) -> None:
         conn.close()
 
 
-async def reencrypt_offline(data_dir: Path) -> ReencryptResult:
-    """Re-encrypt the Secrets and Works of the stopped API server whose data directory is `data_dir`."""
+async def reencrypt_offline(data_dir: Path, backend: Backend | None = None) -> ReencryptResult:
+    """Re-encrypt the Secrets and Works of the stopped API server whose data directory is `data_dir`.
+
+    `backend` is the server's store when it is not the SQLite file in `data_dir` (etcd): it is
+    started and closed here, and the SQLite file's in-use check and vacuum do not apply.
+    """
     encryption = SecretEncryption(read_keys(data_dir / ENCRYPTION_KEYS_FILE))
+    if backend is not None:
+        await backend.start()
+        try:
+            return await reencrypt_stored(backend, encryption)
+        finally:
+            await backend.close()
     store = data_dir / STORE_FILE
     if not store.exists():
         raise EncryptionConfigError(f"{store} does not exist: is {data_dir} an API server's data directory?")
