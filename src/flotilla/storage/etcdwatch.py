@@ -1,6 +1,6 @@
 """etcd watches as the storage contract's watch and history, and the store-key ↔ etcd-key mapping.
 
-A watch is one gRPC Watch stream with one watcher from `after_revision + 1`, with previous values:
+A watch is one gRPC Watch stream with one watcher from `after_revision`, with previous values:
 etcd replays history to it and then follows new writes, in revision order, with no gap and no
 repeat — exactly the contract. A compacted start is refused by etcd with its compaction point,
 which becomes CompactedError before anything is yielded.
@@ -101,7 +101,10 @@ class WatchStream:
         if self._conn.watch is None:
             raise StorageError("the etcd connection is closed")
         key, end = (_ALL_KEYS, _ALL_KEYS) if whole_keyspace else (self._low.encode(), self._end.encode())
-        create = rpc.WatchCreateRequest(key=key, range_end=end, start_revision=self._after + 1, prev_kv=True)
+        # From `after` itself, not after + 1: etcd then refuses exactly the starts the contract
+        # calls compacted (after < compaction point); the event at `after` is dropped on arrival.
+        start = max(self._after, 1)
+        create = rpc.WatchCreateRequest(key=key, range_end=end, start_revision=start, prev_kv=True)
         try:
             self._call = self._conn.watch.Watch()
             await self._call.write(rpc.WatchRequest(create_request=create))
@@ -143,8 +146,9 @@ class WatchStream:
                 raise self._compacted(response)
             if response.canceled:
                 raise StorageError(f"etcd cancelled the watch: {response.cancel_reason or 'no reason given'}")
-            if response.events:
-                yield [self._keys.event(raw) for raw in response.events]
+            events = [self._keys.event(raw) for raw in response.events if raw.kv.mod_revision > self._after]
+            if events:
+                yield events
 
     async def page(self, until: int, max_bytes: int, timeout: float) -> list[Event]:
         """History after the start revision up to `until`, at most `max_bytes` (at least one event)."""
