@@ -13,10 +13,12 @@ deadline, so a lost etcd never hangs a request: the API server answers it with a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import grpc
@@ -85,6 +87,21 @@ def _credentials(settings: EtcdSettings) -> grpc.ChannelCredentials:
     )
 
 
+async def _settle_grpc_tasks() -> None:
+    """Wait for the tasks grpc.aio starts per streaming call to note its final status.
+
+    They outlive a cancelled call by a few loop turns; a closed backend leaves nothing running.
+    """
+    pending = [
+        task
+        for task in asyncio.all_tasks()
+        if not task.done()
+        and getattr(task.get_coro(), "__qualname__", "").endswith("_handle_status_once_received")
+    ]
+    if pending:
+        await asyncio.wait(pending, timeout=1.0)
+
+
 class EtcdConnection:
     """The channel to the etcd member in use, and the stubs on it."""
 
@@ -99,6 +116,7 @@ class EtcdConnection:
         self.kv: rpc.KVStub | None = None
         self.watch: rpc.WatchStub | None = None
         self.maintenance: rpc.MaintenanceStub | None = None
+        self._streams: set[Any] = set()
 
     @property
     def endpoint(self) -> Endpoint:
@@ -119,6 +137,21 @@ class EtcdConnection:
         if self._channel is not None:
             await self._channel.close()
             self._channel = None
+        # A cancelled stream settles its status in a task of its own: wait for each to finish.
+        for call in list(self._streams):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(call.code(), 1.0)
+        self._streams.clear()
+        await _settle_grpc_tasks()
+
+    def stream(self) -> Any:
+        """A new Watch stream on the current channel, tracked so `close` can wait for it to settle."""
+        if self.watch is None:
+            raise StorageError("the etcd connection is closed")
+        call = self.watch.Watch()
+        self._streams.add(call)
+        call.add_done_callback(self._streams.discard)
+        return call
 
     async def fail_over(self, failed: Endpoint) -> None:
         """Move to the next endpoint unless another caller already moved off `failed`."""

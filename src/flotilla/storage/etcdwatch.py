@@ -15,6 +15,7 @@ requested prefix are dropped on arrival. The page also ends when it holds `max_b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -98,15 +99,13 @@ class WatchStream:
 
     async def open(self, *, whole_keyspace: bool = False) -> int:
         """Create the watcher; returns etcd's compaction point if the start was compacted, else 0."""
-        if self._conn.watch is None:
-            raise StorageError("the etcd connection is closed")
         key, end = (_ALL_KEYS, _ALL_KEYS) if whole_keyspace else (self._low.encode(), self._end.encode())
         # From `after` itself, not after + 1: etcd then refuses exactly the starts the contract
         # calls compacted (after < compaction point); the event at `after` is dropped on arrival.
         start = max(self._after, 1)
         create = rpc.WatchCreateRequest(key=key, range_end=end, start_revision=start, prev_kv=True)
         try:
-            self._call = self._conn.watch.Watch()
+            self._call = self._conn.stream()
             await self._call.write(rpc.WatchRequest(create_request=create))
             response = await self._read()
         except grpc.aio.AioRpcError as exc:
@@ -176,7 +175,11 @@ class WatchStream:
             self._call.cancel()
 
     async def aclose(self) -> None:
+        """Cancel the stream and wait for gRPC to settle its status (a task of its own until then)."""
         self.cancel()
+        if self._call is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._call.code(), 1.0)
 
 
 async def probe_compact_revision(

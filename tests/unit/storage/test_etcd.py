@@ -1,0 +1,102 @@
+"""What only the etcd backend has: its key layout, endpoint failover and a lost etcd.
+
+The contract itself is held against etcd by the property tests (the `etcd` kind); these run on the
+same shared member (`backends.shared_etcd`).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from flotilla.storage.backend import CompactedError, StorageError
+from flotilla.storage.etcd import EtcdBackend
+from flotilla.storage.etcdconnection import EtcdSettings, parse_endpoints
+from tests.unit.storage.backends import shared_etcd
+from tests.unit.storage.etcdserver import ETCD, MISSING_REASON
+
+pytestmark = pytest.mark.skipif(ETCD is None, reason=MISSING_REASON)
+
+
+def dead_endpoint() -> str:
+    """A loopback URL nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+@pytest.fixture
+async def hub_backend() -> AsyncIterator[EtcdBackend]:
+    """A backend as the API server opens it: keys under /registry, in etcd under a prefix of its own."""
+    backend = EtcdBackend(EtcdSettings((shared_etcd().url,), prefix=f"/hub-{uuid.uuid4().hex}"))
+    await backend.start()
+    yield backend
+    await backend.close()
+
+
+async def test_the_prefix_takes_the_place_of_the_registry_root(hub_backend: EtcdBackend) -> None:
+    """/registry/core/configmaps/ns/a is stored at <prefix>/core/configmaps/ns/a and read back as it was."""
+    revision = await hub_backend.create("/registry/core/configmaps/ns/a", b"{}")
+    prefix = hub_backend._settings.prefix
+    raw = shared_etcd().ctl("get", f"{prefix}/core/configmaps/ns/a", "--print-value-only").stdout
+    assert raw.strip() == b"{}"
+    page = await hub_backend.range("/registry/core/configmaps/")
+    assert [kv.key for kv in page.kvs] == ["/registry/core/configmaps/ns/a"]
+    assert page.kvs[0].mod_revision == revision
+
+
+async def test_keys_outside_the_registry_root_are_refused(hub_backend: EtcdBackend) -> None:
+    with pytest.raises(StorageError, match="outside the store's root"):
+        await hub_backend.create("/elsewhere/x", b"")
+
+
+async def test_reads_and_writes_fail_over_to_the_next_endpoint() -> None:
+    """With the first endpoint dead the backend starts on the next one; later calls stay there."""
+    settings = EtcdSettings(
+        (dead_endpoint(), shared_etcd().url), prefix=f"/t-{uuid.uuid4().hex}", request_timeout=5
+    )
+    backend = EtcdBackend(settings, root="")
+    await backend.start()
+    try:
+        revision = await backend.create("/k", b"v")
+        kv = await backend.get("/k")
+        assert kv is not None and kv.mod_revision == revision
+    finally:
+        await backend.close()
+
+
+async def test_an_unreachable_etcd_is_a_prompt_storage_error() -> None:
+    """No member answers: start fails with a StorageError naming the endpoint, well within the deadline."""
+    url = dead_endpoint()
+    backend = EtcdBackend(EtcdSettings((url,), request_timeout=3), root="")
+    started = time.monotonic()
+    with pytest.raises(StorageError, match=url.removeprefix("http://")):
+        await backend.start()
+    await backend.close()
+    assert time.monotonic() - started < 10
+
+
+async def test_a_watch_from_before_an_outside_compaction_is_compacted(hub_backend: EtcdBackend) -> None:
+    """Another process compacted etcd: a watch from before that point fails, it does not replay part."""
+    first = await hub_backend.create("/registry/k", b"1")
+    second = await hub_backend.update("/registry/k", b"2", mod_revision=first)
+    shared_etcd().ctl("compact", str(second))
+    with pytest.raises(CompactedError):
+        await anext(hub_backend.watch("/registry/", after_revision=first))
+    with pytest.raises(CompactedError):
+        await hub_backend.history(
+            "/registry/", after_revision=first, until_revision=second, max_bytes=1 << 20
+        )
+
+
+def test_endpoint_urls_are_checked() -> None:
+    assert [e.target for e in parse_endpoints("https://a:2379, http://b:4001")] == ["a:2379", "b:4001"]
+    assert parse_endpoints("127.0.0.1:2379")[0].secure is False
+    with pytest.raises(ValueError, match="not an http"):
+        parse_endpoints("unix:///run/etcd.sock")
+    with pytest.raises(ValueError, match="no etcd endpoint"):
+        parse_endpoints(" , ")
