@@ -10,7 +10,7 @@ history at its own pace without holding more than one page in memory.
 
 Updates and deletes are guarded by the key's mod revision (compare-and-swap), so two writers never
 silently overwrite each other: the loser gets `RevisionMismatchError` and re-reads. Backends
-(`sqlite.py`, `memory.py`, later etcd) only store opaque bytes; they know nothing of Kubernetes objects.
+(`sqlite.py`, `memory.py`, `etcd.py`) only store opaque bytes; they know nothing of Kubernetes objects.
 """
 
 from __future__ import annotations
