@@ -177,13 +177,13 @@ class APIServerMetrics:
         """Outermost: every answer is counted, those of authentication and the limits too."""
         started = time.perf_counter()
         info = request_info(request)
-        route = request.match_info.route.resource
+        method = request.method
         labels = request_labels(
-            request.method,
+            method,
             info,
             request.query,
-            request.headers.get("Content-Type", ""),
-            route.canonical if route is not None else "",
+            request.headers.get("Content-Type", "") if method == "PATCH" else "",
+            _route(request) if info is None else "",
         )
         if info is not None and is_long_running(info.verb, info.subresource):
             gauge = self.long_running_gauge(labels)
@@ -199,6 +199,12 @@ class APIServerMetrics:
 
     async def serve(self, request: web.Request) -> web.Response:
         return exposition(self.registry)
+
+
+def _route(request: web.Request) -> str:
+    """The pattern of the route a non-resource request matched ("" when none did)."""
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else ""
 
 
 API_METRICS: web.AppKey[APIServerMetrics] = web.AppKey("flotilla.apiserver.http.metrics", APIServerMetrics)
