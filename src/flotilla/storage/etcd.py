@@ -281,7 +281,7 @@ class EtcdBackend:
         if after_revision < self._compact_revision:
             raise CompactedError(after_revision, self._compact_revision)
         until = min(until_revision, self._revision)
-        if after_revision >= until:
+        if after_revision >= until or until <= 1:  # revision 1 is etcd's empty store: no event
             return []
         if self._closing or self._conn.watch is None:
             raise BackendClosedError("the store is closed")

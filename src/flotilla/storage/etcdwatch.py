@@ -8,7 +8,8 @@ which becomes CompactedError before anything is yielded.
 `history` needs a page that ends: an etcd watch never says "nothing more up to revision R" (the
 progress request of etcd 3.4.23, which Debian ships, answers before an unsynced watcher has caught
 up). So the history watcher covers the whole key space and the page ends at the first event at or
-past `until_revision` — one exists, since every etcd revision is a write; events outside the
+past `until_revision` — one exists, since every etcd revision after the first is a write (the
+first, 1, is the empty store's, and has no event: a page ending there is empty); events outside the
 requested prefix are dropped on arrival. The page also ends when it holds `max_bytes`.
 """
 
@@ -151,7 +152,10 @@ class WatchStream:
 
     async def page(self, until: int, max_bytes: int, timeout: float) -> list[Event]:
         """History after the start revision up to `until`, at most `max_bytes` (at least one event)."""
-        return await asyncio.wait_for(self._page(until, max_bytes), timeout)
+        try:
+            return await asyncio.wait_for(self._page(until, max_bytes), timeout)
+        except TimeoutError as exc:
+            raise StorageError(f"etcd history up to revision {until} not read within {timeout} s") from exc
 
     async def _page(self, until: int, max_bytes: int) -> list[Event]:
         events: list[Event] = []

@@ -32,13 +32,13 @@ from tests.unit.storage.etcdserver import ETCD, MISSING_REASON, EtcdServer
 from tests.unit.storage.model import ReferenceStore
 
 BackendKind = Literal["memory", "sqlite", "etcd"]
-FIXTURE_KINDS: tuple[BackendKind, ...] = ("memory", "sqlite")
-"""The kinds the `backend` fixture opens: its examples assume a store of their own, from revision 0."""
-BACKEND_KINDS: tuple[Any, ...] = (
-    "memory",
-    "sqlite",
+BACKEND_KINDS: tuple[BackendKind, ...] = ("memory", "sqlite")
+"""Stores of their own, from revision 0: what the `backend` fixture and tests elsewhere open."""
+CONTRACT_KINDS: tuple[Any, ...] = (
+    *BACKEND_KINDS,
     pytest.param("etcd", marks=pytest.mark.skipif(ETCD is None, reason=MISSING_REASON)),
 )
+"""What the contract's property tests run against: also etcd, shared between examples."""
 
 _etcd: EtcdServer | None = None
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from flotilla.storage.backend import Backend
-from tests.unit.storage.backends import FIXTURE_KINDS, BackendKind, opened_backend
+from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, opened_backend
 
 
-@pytest.fixture(params=FIXTURE_KINDS)
+@pytest.fixture(params=BACKEND_KINDS)
 def backend_kind(request: pytest.FixtureRequest) -> BackendKind:
     kind: BackendKind = request.param
     return kind

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from flotilla.storage.backend import Backend, CompactedError, KeyValue, RangeResult
 from flotilla.storage.sqlite import SQLiteBackend
-from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, model_for, opened_backend
+from tests.unit.storage.backends import CONTRACT_KINDS, BackendKind, fresh_database, model_for, opened_backend
 from tests.unit.storage.model import ReferenceStore
 from tests.unit.storage.operations import (
     KEYS,
@@ -54,7 +54,7 @@ async def check_against_model(backend: Backend, model: ReferenceStore) -> None:
         assert await backend.row_count() == model.retained_versions()
 
 
-@pytest.mark.parametrize("kind", BACKEND_KINDS)
+@pytest.mark.parametrize("kind", CONTRACT_KINDS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=st.lists(writes, max_size=25), after=st.lists(writes, max_size=10), data=st.data())
 def test_one_compaction_keeps_every_read_at_or_above_its_point(

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from flotilla.storage.backend import Backend, KeyExistsError, KeyNotFoundError, RevisionMismatchError
-from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, model_for, new_backend
+from tests.unit.storage.backends import CONTRACT_KINDS, BackendKind, fresh_database, model_for, new_backend
 from tests.unit.storage.operations import (
     Create,
     Delete,
@@ -89,7 +89,7 @@ class CompareAndSwapMachine(RuleBasedStateMachine):
         self.loop.close()
 
 
-@pytest.mark.parametrize("kind", BACKEND_KINDS)
+@pytest.mark.parametrize("kind", CONTRACT_KINDS)
 def test_backend_agrees_with_the_model_on_every_write_and_read(kind: BackendKind, tmp_path: Path) -> None:
     """Guarded writes, past reads and paged ranges give the model's answers on both backends."""
 

@@ -16,11 +16,11 @@ from flotilla.storage.backend import (
     RevisionMismatchError,
     StorageError,
 )
-from tests.unit.storage.backends import BACKEND_KINDS, BackendKind, fresh_database, model_for, opened_backend
+from tests.unit.storage.backends import CONTRACT_KINDS, BackendKind, fresh_database, model_for, opened_backend
 from tests.unit.storage.operations import Write, apply, run_in_new_loop, writes
 
 
-@pytest.mark.parametrize("kind", BACKEND_KINDS)
+@pytest.mark.parametrize("kind", CONTRACT_KINDS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sequence=st.lists(writes, max_size=25))
 def test_every_acknowledged_write_gets_a_revision_above_all_earlier_ones(

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from flotilla.storage.backend import Backend, BackendClosedError, CompactedError, Event, EventType, KeyValue
 from tests.unit.storage.backends import (
-    BACKEND_KINDS,
+    CONTRACT_KINDS,
     BackendKind,
     close_stream,
     fresh_database,
@@ -54,7 +54,7 @@ async def watch_while_writing(
     return await consumer
 
 
-@pytest.mark.parametrize("kind", BACKEND_KINDS)
+@pytest.mark.parametrize("kind", CONTRACT_KINDS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     before=st.lists(landing_writes, max_size=15),
