@@ -70,7 +70,7 @@ class EtcdBackend:
         self._closing = False
         self._conn.open()
         probe = self._range_request(self._keys.prefix.encode(), limit=1)
-        response = await self._unary("status", "Range", probe, retry=True)
+        response = await self._unary("connect", "Range", probe, retry=True)
         self._observe(response.header)
         await self._refresh_compact_revision()
         self._follower = asyncio.create_task(self._follow(), name="etcd-revision-follower")
@@ -107,17 +107,28 @@ class EtcdBackend:
         self._revision = max(self._revision, int(header.revision))
 
     async def _follow(self) -> None:
-        """Keep `current_revision` moving with writes made through other processes."""
+        """Keep `current_revision` moving with writes made through other processes.
+
+        A watch on the store's prefix without previous values, whose events are never decoded:
+        only each batch's revision is read.
+        """
         while not self._closing:
+            stream = WatchStream(
+                self._conn, self._keys, self._keys.root_prefix, self._revision, prev_kv=False
+            )
+            self._streams.add(stream)
             try:
-                async for batch in self.watch(self._keys.root_prefix, after_revision=self._revision):
-                    # A watch yields non-empty batches.
-                    self._revision = max(self._revision, batch[-1].revision)
-            except CompactedError:
-                continue
+                if await stream.open():
+                    await self._refresh_compact_revision()
+                    continue
+                async for revision in stream.revisions():
+                    self._revision = max(self._revision, revision)
             except StorageError as exc:
                 log.warning("etcd.follower_lost", error=str(exc))
                 await asyncio.sleep(1.0)
+            finally:
+                self._streams.discard(stream)
+                await stream.aclose()
 
     async def _refresh_compact_revision(self) -> None:
         found = await probe_compact_revision(

@@ -89,8 +89,11 @@ def _rpc_error(what: str, exc: grpc.aio.AioRpcError) -> StorageError:
 class WatchStream:
     """One etcd watcher on its own gRPC stream."""
 
-    def __init__(self, conn: EtcdConnection, keys: EtcdKeys, prefix: str, after_revision: int) -> None:
+    def __init__(
+        self, conn: EtcdConnection, keys: EtcdKeys, prefix: str, after_revision: int, *, prev_kv: bool = True
+    ) -> None:
         self._conn = conn
+        self._prev_kv = prev_kv
         self._keys = keys
         self._prefix = prefix
         self._after = after_revision
@@ -104,7 +107,7 @@ class WatchStream:
         # From `after` itself, not after + 1: etcd then refuses exactly the starts the contract
         # calls compacted (after < compaction point); the event at `after` is dropped on arrival.
         start = max(self._after, 1)
-        create = rpc.WatchCreateRequest(key=key, range_end=end, start_revision=start, prev_kv=True)
+        create = rpc.WatchCreateRequest(key=key, range_end=end, start_revision=start, prev_kv=self._prev_kv)
         try:
             self._call = self._conn.stream()
             await self._call.write(rpc.WatchRequest(create_request=create))
@@ -129,6 +132,18 @@ class WatchStream:
 
     async def batches(self) -> AsyncIterator[list[Event]]:
         """Events as etcd sends them; ends quietly when cancelled (the backend closing)."""
+        async for response in self._responses():
+            events = [self._keys.event(raw) for raw in response.events if raw.kv.mod_revision > self._after]
+            if events:
+                yield events
+
+    async def revisions(self) -> AsyncIterator[int]:
+        """The revision of each batch of events, built into nothing (the backend's revision follower)."""
+        async for response in self._responses():
+            if response.events:
+                yield int(response.events[-1].kv.mod_revision)
+
+    async def _responses(self) -> AsyncIterator[Any]:
         while True:
             try:
                 response = await self._read()
@@ -146,9 +161,7 @@ class WatchStream:
                 raise self._compacted(response)
             if response.canceled:
                 raise StorageError(f"etcd cancelled the watch: {response.cancel_reason or 'no reason given'}")
-            events = [self._keys.event(raw) for raw in response.events if raw.kv.mod_revision > self._after]
-            if events:
-                yield events
+            yield response
 
     async def page(self, until: int, max_bytes: int, timeout: float) -> list[Event]:
         """History after the start revision up to `until`, at most `max_bytes` (at least one event)."""

@@ -16,6 +16,7 @@ import pytest
 from flotilla.storage.backend import CompactedError, StorageError
 from flotilla.storage.etcd import EtcdBackend
 from flotilla.storage.etcdconnection import EtcdSettings, parse_endpoints
+from tests.support.waiting import eventually_async
 from tests.unit.storage.backends import shared_etcd
 from tests.unit.storage.etcdserver import ETCD, MISSING_REASON
 
@@ -91,6 +92,19 @@ async def test_a_watch_from_before_an_outside_compaction_is_compacted(hub_backen
         await hub_backend.history(
             "/registry/", after_revision=first, until_revision=second, max_bytes=1 << 20
         )
+
+
+async def test_the_current_revision_follows_writes_through_another_process(hub_backend: EtcdBackend) -> None:
+    """Two backends on one prefix (two API servers): one's current revision moves with the other's writes."""
+    other = EtcdBackend(EtcdSettings((shared_etcd().url,), prefix=hub_backend._settings.prefix))
+    await other.start()
+    try:
+        revision = await other.create("/registry/from-the-other", b"")
+        await eventually_async(
+            hub_backend.current_revision, until=lambda seen: seen == revision, what="the other's revision"
+        )
+    finally:
+        await other.close()
 
 
 def test_endpoint_urls_are_checked() -> None:
