@@ -173,16 +173,21 @@ class WatchStream:
     async def _page(self, until: int, max_bytes: int) -> list[Event]:
         events: list[Event] = []
         size = 0
-        async for batch in self.batches():
-            for event in batch:
-                if event.revision > until:
+        low, end = self._low.encode(), self._end.encode()
+        async for response in self._responses():
+            for raw in response.events:
+                revision = int(raw.kv.mod_revision)
+                if revision <= self._after:
+                    continue
+                if revision > until:
                     return events
-                if self._low <= self._keys.to_etcd(event.kv.key).decode() < self._end:
+                if low <= raw.kv.key < end:  # the etcd key: others' keys never map into the range
+                    event = self._keys.event(raw)
                     size += event_bytes(event)
                     if events and size > max_bytes:
                         return events
                     events.append(event)
-            if batch[-1].revision >= until:
+            if response.events and response.events[-1].kv.mod_revision >= until:
                 return events
         return events
 

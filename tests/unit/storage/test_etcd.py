@@ -107,6 +107,24 @@ async def test_the_current_revision_follows_writes_through_another_process(hub_b
         await other.close()
 
 
+async def test_history_holds_no_event_of_another_prefix_sharing_etcd(hub_backend: EtcdBackend) -> None:
+    """Two hubs on one etcd, prefixes of the same length: a history page holds only its own hub's writes."""
+    neighbour = EtcdBackend(EtcdSettings((shared_etcd().url,), prefix=f"/hub-{uuid.uuid4().hex}"))
+    await neighbour.start()
+    try:
+        start = hub_backend.current_revision()
+        await neighbour.create("/registry/core/configmaps/ns/theirs", b"n")
+        mine = await hub_backend.create("/registry/core/configmaps/ns/mine", b"m")
+        page = await hub_backend.history(
+            "/registry/core/configmaps/", after_revision=start, until_revision=mine, max_bytes=1 << 20
+        )
+        assert [(event.kv.key, event.revision) for event in page] == [
+            ("/registry/core/configmaps/ns/mine", mine)
+        ]
+    finally:
+        await neighbour.close()
+
+
 def test_endpoint_urls_are_checked() -> None:
     assert [e.target for e in parse_endpoints("https://a:2379, http://b:4001")] == ["a:2379", "b:4001"]
     assert parse_endpoints("127.0.0.1:2379")[0].secure is False
