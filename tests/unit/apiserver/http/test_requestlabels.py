@@ -13,9 +13,7 @@ APPLY = "application/apply-patch+yaml"
 
 def labels(method: str, url: str, content_type: str = "application/json", route: str = "") -> RequestLabels:
     path, _, query_string = url.partition("?")
-    query: MultiDict[str] = MultiDict(
-        pair.split("=", 1) if "=" in pair else (pair, "") for pair in query_string.split("&") if pair
-    )
+    query: MultiDict[str] = MultiDict(pair.partition("=")[::2] for pair in query_string.split("&") if pair)
     info = parse_request_info(path, method, query)
     return request_labels(method, info, query, content_type, route)
 
