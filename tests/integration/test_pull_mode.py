@@ -11,6 +11,8 @@ grace is shortened to match.
 from __future__ import annotations
 
 import base64
+import re
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 from cryptography import x509
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.integration.federation import (
     FAST_CLUSTER_STATUS,
@@ -100,6 +103,25 @@ def test_the_pull_cluster_reports_its_status_and_heartbeat(hub: Kubectl) -> None
     assert not [t for t in cluster["spec"].get("taints", []) if t["key"].startswith("cluster.karmada.io/")]
     first = lease_renew_time(hub)
     eventually(lambda: lease_renew_time(hub) != first, timeout=15, what="Lease renewed")
+
+
+def test_the_agent_serves_its_metrics_through_prometheus_client(federation: Federation) -> None:
+    """The agent's /metrics parses as Prometheus text: its work queues, its Lease, its certificate and
+    the process, as every component reports them."""
+    urls = re.findall(r"health: (\S+)\)", federation.agents[PULL].log())
+    assert urls, federation.agents[PULL].log()
+
+    def families() -> dict[str, Any]:
+        with urllib.request.urlopen(f"{urls[-1]}/metrics", timeout=10) as answer:
+            return {f.name: f for f in text_string_to_metric_families(answer.read().decode())}
+
+    found = eventually(
+        lambda: families() if "flotilla_agent_lease_renew_timestamp_seconds" in families() else None,
+        what="the agent's Lease renewal on /metrics",
+    )
+    assert found["flotilla_workqueue_depth"].samples
+    assert found["flotilla_agent_certificate_expiry_timestamp_seconds"].samples[0].value > 0
+    assert found["process_cpu_seconds"].type == "counter"
 
 
 def test_the_agent_may_list_and_watch_its_own_cluster_only(federation: Federation, tmp_path: Path) -> None:
