@@ -45,7 +45,8 @@ def loadgen(spec: dict[str, Any]) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
-def start_apiserver(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_apiserver(data_dir: Path, extra_args: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `flotilla apiserver` on a free port; `extra_args` (e.g. --etcd-servers) are appended."""
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (data_dir / "apiserver.log").open("wb")
     process = subprocess.Popen(
@@ -61,6 +62,7 @@ def start_apiserver(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
             "--log-level",
             "warning",
             *os.environ.get("BENCH_APISERVER_ARGS", "").split(),
+            *extra_args,
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
