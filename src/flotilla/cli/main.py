@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "sim": "flotilla.cli.components.sim:sim",
     "certs": "flotilla.cli.commands.certs:certs",
     "secrets": "flotilla.cli.commands.secrets:secrets",
+    "store": "flotilla.cli.commands.store:store",
     "completion": "flotilla.cli.commands.completion:completion",
 }
 """Every command and where it lives: a verb imports its module (and its dependencies) only when run."""
