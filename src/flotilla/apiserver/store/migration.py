@@ -190,8 +190,8 @@ async def migrate_sqlite_to_etcd(data_dir: Path, etcd: EtcdSettings, *, dry_run:
     target = EtcdBackend(etcd)
     await source.start()
     try:
-        await target.start()
         try:
+            await target.start()
             where = f"{', '.join(etcd.endpoints)} under {etcd.prefix}"
             return await migrate(source, target, description=where, dry_run=dry_run)
         finally:
