@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from flotilla.cli.arguments.etcd import check_tls_and_prefix, tls_options
+
 if TYPE_CHECKING:
     from flotilla.apiserver.store.migration import EtcdSettings, MigrationReport
-
-TLS_FILE = click.Path(dir_okay=False, exists=True, path_type=Path)
 
 
 @click.group()
@@ -41,9 +41,7 @@ def store() -> None:
     help="etcd members to copy into (https when --etcd-cafile or a client certificate is given); "
     "http(s):// URLs are accepted too.",
 )
-@click.option("--etcd-cafile", type=TLS_FILE, help="CA bundle that etcd's serving certificates chain to.")
-@click.option("--etcd-certfile", type=TLS_FILE, help="Client certificate presented to etcd.")
-@click.option("--etcd-keyfile", type=TLS_FILE, help="Private key of --etcd-certfile.")
+@tls_options
 @click.option(
     "--etcd-prefix",
     default="/registry",
@@ -109,10 +107,7 @@ def _etcd_settings(
 
     if not target.startswith("etcd://") and not target.startswith(("http://", "https://")):
         raise click.UsageError(f"--to {target!r}: give etcd members as etcd://HOST:PORT[,HOST:PORT]")
-    if (certfile is None) != (keyfile is None):
-        raise click.UsageError("--etcd-certfile and --etcd-keyfile go together: give both or neither")
-    if not prefix.startswith("/"):
-        raise click.UsageError(f"--etcd-prefix {prefix!r} must start with '/'")
+    check_tls_and_prefix(certfile, keyfile, prefix)
     scheme = "https" if cafile or certfile else "http"
     members = target.removeprefix("etcd://").split(",")
     urls = tuple(m.strip() if "://" in m else f"{scheme}://{m.strip()}" for m in members if m.strip())

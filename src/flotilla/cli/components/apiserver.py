@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from flotilla.cli.arguments.etcd import check_tls_and_prefix, tls_options
+
 if TYPE_CHECKING:
     from flotilla.apiserver.server import EtcdSettings
 
@@ -42,24 +44,7 @@ if TYPE_CHECKING:
     help="Comma-separated etcd client URLs (https://a:2379,https://b:2379): keep the store on etcd, "
     "failing over between them, instead of SQLite in DATA_DIR.",
 )
-@click.option(
-    "--etcd-cafile",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="CA bundle that etcd's serving certificates chain to.",
-)
-@click.option(
-    "--etcd-certfile",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="Client certificate presented to etcd.",
-)
-@click.option(
-    "--etcd-keyfile",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="Private key of --etcd-certfile.",
-)
+@tls_options
 @click.option(
     "--etcd-prefix",
     default="/registry",
@@ -278,10 +263,7 @@ def _etcd_settings(
         if cafile or certfile or keyfile:
             raise click.UsageError("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers")
         return None
-    if (certfile is None) != (keyfile is None):
-        raise click.UsageError("--etcd-certfile and --etcd-keyfile go together: give both or neither")
-    if not prefix.startswith("/"):
-        raise click.UsageError(f"--etcd-prefix {prefix!r} must start with '/'")
+    check_tls_and_prefix(certfile, keyfile, prefix)
     urls = tuple(url.strip() for url in servers.split(",") if url.strip())
     try:
         parse_endpoints(urls)
