@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.kubectl import Kubectl
 from tests.support.processes import ServerProcess
+from tests.support.waiting import eventually
 from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, make_tls
 
 pytestmark = pytest.mark.skipif(ETCD is None or ETCDCTL is None, reason=MISSING_REASON)
@@ -199,5 +200,8 @@ def test_a_lost_etcd_is_a_status_error_not_a_hang(
         assert "storage error" in result.stderr or "InternalError" in result.stderr, result.stderr
     finally:
         etcd.start()
-    kubectl("create", "namespace", name)
+    # gRPC reconnects to the restarted member after its backoff: writes fail until then, then succeed.
+    eventually(
+        lambda: kubectl.succeeds("create", "namespace", name), timeout=30, what="a write once etcd is back"
+    )
     assert kubectl.succeeds("get", "namespace", name)
