@@ -1,8 +1,13 @@
 """`ClusterInfoPublisher`: kube-controller-manager's bootstrap signer, run inside the API server.
 
 Whenever a bootstrap-token Secret or the `kube-public/cluster-info` ConfigMap changes, and when a
-token expires, it rewrites the ConfigMap so the kubeconfig is the server's and exactly the valid
-signing tokens have a signature (`authn/clusterinfo.py` says what the data is).
+token expires, it rewrites the ConfigMap so exactly the valid signing tokens have a signature
+(`authn/clusterinfo.py` says what the data is).
+
+The kubeconfig it signs is this server's when the server starts (a hub restarted on another port
+publishes the new one); from then on it keeps the kubeconfig the ConfigMap holds. Several API
+servers share one store on etcd, and each would otherwise rewrite the ConfigMap to its own URL as
+soon as it saw another's: the last one started names the hub, and nobody loops.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from flotilla.apiserver.authn.bootstrap import (
     is_bootstrap_secret_key,
     token_from_secret,
 )
-from flotilla.apiserver.authn.clusterinfo import cluster_info_data, signing_tokens
+from flotilla.apiserver.authn.clusterinfo import KUBECONFIG_KEY, cluster_info_data, signing_tokens
 from flotilla.apiserver.authn.lookup import CONFIG_MAP, SECRET
 from flotilla.apiserver.authz.publicinfo import CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE
 from flotilla.apiserver.context import APIContext
@@ -38,6 +43,8 @@ class ClusterInfoPublisher(CacheController):
         super().__init__(ctx.cache)
         self.ctx = ctx
         self.kubeconfig = kubeconfig
+        self._claimed = False
+        """Whether this server's kubeconfig was published since it started."""
         self.client = LocalClient(ctx, MANAGER)
         secrets = ctx.registry.by_kind(SECRET)
         config_maps = ctx.registry.by_kind(CONFIG_MAP)
@@ -71,8 +78,10 @@ class ClusterInfoPublisher(CacheController):
     async def reconcile(self, key: Any) -> float | None:
         now = self.ctx.clock()
         tokens = self.tokens()
-        desired = cluster_info_data(self.kubeconfig, tokens, now)
         current = self.client.peek(CONFIG_MAP, CLUSTER_INFO_NAME, namespace=CLUSTER_INFO_NAMESPACE)
+        published = str(((current or {}).get("data") or {}).get(KUBECONFIG_KEY) or "")
+        kubeconfig = published if self._claimed and published else self.kubeconfig
+        desired = cluster_info_data(kubeconfig, tokens, now)
         if current is None:
             obj = {
                 "apiVersion": "v1",
@@ -92,6 +101,7 @@ class ClusterInfoPublisher(CacheController):
             await self.client.mutate(
                 CONFIG_MAP, CLUSTER_INFO_NAME, replace_data, namespace=CLUSTER_INFO_NAMESPACE
             )
+        self._claimed = True
         return _seconds_until_next_expiry(signing_tokens(tokens, now), now)
 
 
