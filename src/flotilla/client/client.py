@@ -416,21 +416,18 @@ class Client(Transport):
             "timeoutSeconds": timeout_seconds,
             "allowWatchBookmarks": "true" if bookmarks else None,
         }
-        url = (
-            self.config.server
-            + info.path(namespace)
-            + "?"
-            + urlencode({k: v for k, v in query.items() if v not in (None, "")})
+        encoded = urlencode({k: v for k, v in query.items() if v not in (None, "")})
+        target = f"{info.path(namespace)}?{encoded}"
+        timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=self._timeout, sock_read=timeout_seconds + 30
+        )
+        # A watch starts on the endpoint in use, or the next live one; once streaming, it stays on
+        # its server until the stream ends (the caller resumes from its last resourceVersion).
+        response = await self._get_with_fail_over(
+            self._get_watch_session(), target, timeout, headers={"Accept": JSON}
         )
         try:
-            async with self._get_watch_session().get(
-                url,
-                timeout=aiohttp.ClientTimeout(
-                    total=None, sock_connect=self._timeout, sock_read=timeout_seconds + 30
-                ),
-                headers={"Accept": JSON},
-                server_hostname=self.config.tls_server_name,
-            ) as response:
+            async with response:
                 if response.status >= 400:
                     raise status_error(
                         response.status, status_of_answer(response.status, await response.read())
@@ -443,7 +440,7 @@ class Client(Transport):
                 if lines.rest().strip():
                     yield watch_event(lines.rest())
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
-            raise Unavailable(f"watch {url}: {exc or type(exc).__name__}") from exc
+            raise Unavailable(f"watch {response.url}: {exc or type(exc).__name__}") from exc
 
     def _write_query(self, field_manager: str | None, dry_run: bool, force: bool | None) -> str:
         """The encoded query of a write (a handful per client: encoded once each)."""

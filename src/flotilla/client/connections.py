@@ -25,7 +25,8 @@ create, or a second JSON patch adding to a list, would act twice; the caller get
 twice is refused (409) when it carried a resourceVersion the first one consumed, and a DELETE
 answers 404: the caller sees the state it asked for.
 
-Failures are `OSError`s (connect, TLS, reset, `ConnectionClosed`, `TimeoutError`) or
+Failures are `OSError`s (`ConnectFailed` when no connection opened — refused, TLS, a connect
+timeout — so the request was never sent; `ConnectionClosed`, resets, `TimeoutError`) or
 `MalformedResponse`. `send`'s timeout bounds the whole exchange: waiting for a turn, connecting,
 and the answer (a timer on the answer's future, 1.1 µs a request where `asyncio.timeout` cost
 4.4). A request cancelled or timed out mid-way closes its connection, since its answer may still
@@ -53,6 +54,15 @@ class ConnectionClosed(ConnectionError):
         where = "in the middle of the response" if response_started else "before answering"
         detail = f" ({cause})" if cause is not None and str(cause) else ""
         super().__init__(f"the server closed the connection {where}{detail}")
+
+
+class ConnectFailed(ConnectionError):
+    """No connection could be opened (refused, unreachable, TLS handshake failed, timed out): the
+    request was not sent, so sending it elsewhere cannot make it act twice."""
+
+    def __init__(self, host: str, port: int, cause: OSError) -> None:
+        self.cause = cause
+        super().__init__(f"cannot connect to {host}:{port}: {str(cause) or type(cause).__name__}")
 
 
 class ConnectionPool:
@@ -144,14 +154,17 @@ class ConnectionPool:
     async def _connect(self, deadline: float) -> _Connection:
         if self._closed:
             raise ConnectionClosed(response_started=False)
-        async with asyncio.timeout_at(deadline):
-            _, connection = await self.loop.create_connection(
-                lambda: _Connection(self.loop),
-                self._host,
-                self._port,
-                ssl=self._ssl,
-                server_hostname=self._server_hostname,
-            )
+        try:
+            async with asyncio.timeout_at(deadline):
+                _, connection = await self.loop.create_connection(
+                    lambda: _Connection(self.loop),
+                    self._host,
+                    self._port,
+                    ssl=self._ssl,
+                    server_hostname=self._server_hostname,
+                )
+        except OSError as exc:  # refused, unreachable, TLS, TimeoutError
+            raise ConnectFailed(self._host, self._port, exc) from exc
         self.opened += 1
         if self.closed:  # closed while connecting
             connection.close()

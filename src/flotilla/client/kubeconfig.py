@@ -12,11 +12,14 @@ import base64
 import os
 import ssl
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from flotilla.client.endpoints import endpoint_list
 
 
 class KubeconfigError(ValueError):
@@ -37,6 +40,21 @@ class ClusterConfig:
     context: str = ""
     cluster_name: str = ""
     namespace: str = "default"
+    endpoints: tuple[str, ...] = ()
+    """More API servers of the same cluster (several processes on one etcd), tried in turn after
+    `server` when it fails (`endpoints.py`); each must present a certificate the CA trusts for its
+    name (or for `tls_server_name`)."""
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """`server`, then the other endpoints."""
+        return (self.server, *self.endpoints)
+
+    def with_endpoints(self, extra: Iterable[str]) -> ClusterConfig:
+        """This configuration with `extra` endpoints added after its own (EndpointError for a
+        malformed URL or one of another scheme)."""
+        servers = endpoint_list(self.server, (*self.endpoints, *extra))
+        return replace(self, endpoints=servers[1:])
 
     def ssl_context(self) -> ssl.SSLContext | bool:
         if not self.server.startswith("https"):

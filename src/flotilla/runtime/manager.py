@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import structlog
@@ -66,14 +66,17 @@ class ControllerManager:
         *,
         controllers: str = "*",
         context: str | None = None,
+        hub_endpoints: Sequence[str] = (),
         health_address: tuple[str, int] = ("127.0.0.1", 10357),
         settings: ManagerSettings | None = None,
         default_off: Iterable[str] = (),
         leader_election: LeaderElectionConfig | None = None,
     ) -> None:
-        """`leader_election` None runs the controllers at once, without a Lease."""
+        """`leader_election` None runs the controllers at once, without a Lease; `hub_endpoints` are
+        API servers of the hub beyond the kubeconfig's, for its clients to fail over to."""
         self._kubeconfig = kubeconfig
         self._context_name = context
+        self._hub_endpoints = tuple(hub_endpoints)
         self._factories = factories
         self._enabled = select_controllers(controllers, factories, default_off)
         self._health_address = health_address
@@ -95,7 +98,7 @@ class ControllerManager:
         self.exit_code = 0
 
     async def start(self) -> None:
-        config = load_kubeconfig(self._kubeconfig, self._context_name)
+        config = load_kubeconfig(self._kubeconfig, self._context_name).with_endpoints(self._hub_endpoints)
         self._hub = Client(config, field_manager=FIELD_MANAGER, user_agent="flotilla-controller-manager")
         await self._start_health()
         if self._leader_election is None:
@@ -113,6 +116,7 @@ class ControllerManager:
             "controller_manager.started",
             controllers=self._enabled,
             hub=config.server,
+            hub_endpoints=config.endpoints,
             leader_election=self._leader_election is not None,
             identity=self._leader_election.identity if self._leader_election is not None else None,
         )

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from flotilla.cli.arguments.hubendpoints import hub_endpoints_option
+
 if TYPE_CHECKING:
     from flotilla.runtime.manager import ControllerManager
 
@@ -48,6 +50,7 @@ class GoDuration(click.ParamType[float, Any]):
     help="Kubeconfig of the hub (default: $KUBECONFIG or ~/.kube/config).",
 )
 @click.option("--context", default=None, help="Context in the kubeconfig (default: its current context).")
+@hub_endpoints_option()
 @click.option(
     "--controllers",
     default="*",
@@ -200,6 +203,7 @@ class GoDuration(click.ParamType[float, Any]):
 def controller_manager(
     kubeconfig: Path | None,
     context: str | None,
+    hub_endpoints: tuple[str, ...],
     controllers: str,
     health_address: str,
     cluster_status_interval: float,
@@ -231,6 +235,7 @@ def controller_manager(
       flotilla controller-manager --kubeconfig .flotilla/hub/admin.kubeconfig --controllers '*,-namespace'
       flotilla controller-manager --kubeconfig hub.kubeconfig --leader-elect-lease-duration 30s
       flotilla controller-manager --kubeconfig hub.kubeconfig --feature-gates=Failover=false
+      flotilla controller-manager --kubeconfig hub.kubeconfig --hub-endpoints https://10.0.0.2:6443
     """
     from flotilla.cli.components.logging import configure_logging
     from flotilla.controllers.registry import DEFAULT_OFF, FACTORIES, switched_off
@@ -273,6 +278,7 @@ def controller_manager(
             FACTORIES,
             controllers=controllers_spec(controllers, switched_off(settings)),
             context=context,
+            hub_endpoints=hub_endpoints,
             health_address=(host or "127.0.0.1", int(port)),
             settings=settings,
             default_off=DEFAULT_OFF,
