@@ -66,6 +66,8 @@ class AgentSettings:
     renew_before: float | None = None
     """Renew the certificate this many seconds before it expires (None: at 80% of its lifetime)."""
     health_address: tuple[str, int] = ("127.0.0.1", 0)
+    hub_endpoints: tuple[str, ...] = ()
+    """API servers of the hub beyond hub.kubeconfig's, to fail over to (same CA, same certificate)."""
     controllers: ManagerSettings = field(default_factory=ManagerSettings)
     """Status interval, thresholds and workers of the controllers the agent runs."""
 
@@ -127,7 +129,7 @@ class Agent:
 
     def _load_hub_config(self) -> ClusterConfig:
         self._data_dir.check()
-        config = load_kubeconfig(self._data_dir.hub_kubeconfig)
+        config = load_kubeconfig(self._data_dir.hub_kubeconfig).with_endpoints(self._settings.hub_endpoints)
         if not config.client_cert_pem or not config.client_key_pem:
             raise AgentConfigError(
                 f"{self._data_dir.hub_kubeconfig} holds no client certificate and key for the agent"

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from flotilla.client.endpoints import endpoint_list
+from flotilla.client.endpoints import EndpointError, endpoint_list
 
 
 class KubeconfigError(ValueError):
@@ -51,9 +51,12 @@ class ClusterConfig:
         return (self.server, *self.endpoints)
 
     def with_endpoints(self, extra: Iterable[str]) -> ClusterConfig:
-        """This configuration with `extra` endpoints added after its own (EndpointError for a
+        """This configuration with `extra` endpoints added after its own (KubeconfigError for a
         malformed URL or one of another scheme)."""
-        servers = endpoint_list(self.server, (*self.endpoints, *extra))
+        try:
+            servers = endpoint_list(self.server, (*self.endpoints, *extra))
+        except EndpointError as exc:
+            raise KubeconfigError(f"API server endpoints: {exc}") from exc
         return replace(self, endpoints=servers[1:])
 
     def ssl_context(self) -> ssl.SSLContext | bool:

@@ -41,8 +41,9 @@ class HubEndpoints(click.ParamType[tuple[str, ...], Any]):
             self.fail(str(exc), param, ctx)
 
 
-def hub_endpoints_option(*, envvar: str | None = None) -> Callable[[F], F]:
-    """The `--hub-endpoints` option (a tuple of URLs, empty when not given)."""
+def hub_endpoints_option(*, envvar: str | None = None, **options: Any) -> Callable[[F], F]:
+    """The `--hub-endpoints` option (a tuple of URLs, empty when not given); `options` go to
+    `click.option` (a callback, `expose_value`)."""
     return click.option(
         "--hub-endpoints",
         type=HubEndpoints(),
@@ -50,4 +51,5 @@ def hub_endpoints_option(*, envvar: str | None = None) -> Callable[[F], F]:
         envvar=envvar,
         show_envvar=envvar is not None,
         help=HELP,
+        **options,
     )

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from flotilla.cli.arguments.hubendpoints import hub_endpoints_option
+
 
 @click.command()
 @click.option(
@@ -21,6 +23,7 @@ import click
     help="Kubeconfig of the member cluster (default: $KUBECONFIG or ~/.kube/config).",
 )
 @click.option("--context", default=None, help="Context of the member in --kubeconfig.")
+@hub_endpoints_option()
 @click.option(
     "--cluster-name",
     default="",
@@ -59,6 +62,7 @@ def agent(
     data_dir: Path,
     kubeconfig: Path | None,
     context: str | None,
+    hub_endpoints: tuple[str, ...],
     cluster_name: str,
     lease_seconds: float,
     renew_before: float | None,
@@ -71,7 +75,8 @@ def agent(
     """Run the Pull-mode agent of a member cluster: apply its Works, report its status, renew its Lease.
 
     The agent talks to the hub with the certificate `flotilla register` obtained (DIR/hub.kubeconfig)
-    and to the member with --kubeconfig; it renews the certificate before it expires.
+    and to the member with --kubeconfig; it renews the certificate before it expires. With
+    --hub-endpoints it fails over to the hub's other API servers.
 
     \b
     Example:
@@ -95,6 +100,7 @@ def agent(
             lease_seconds=lease_seconds,
             renew_before=renew_before,
             health_address=(host or "127.0.0.1", int(port)),
+            hub_endpoints=hub_endpoints,
             controllers=ManagerSettings(
                 cluster_status_interval=cluster_status_interval,
                 cluster_success_threshold=cluster_success_threshold,

@@ -2,8 +2,9 @@
 
 Every verb that talks to a running hub (`get`, `describe`, `apply`, `promote`, `cordon`, `plan`, …)
 takes the same `--kubeconfig` / `--context` options as kubectl (with `KUBECONFIG` honoured, including a
-list of files), runs one coroutine, and turns client failures into a one-line error instead of a
-traceback. Member clusters are reached the way the controllers reach them: with the endpoint of the
+list of files), and `--hub-endpoints` (or `FLOTILLA_HUB_ENDPOINTS`) for the other API servers of a
+highly available hub; it runs one coroutine, and turns client failures into a one-line error instead
+of a traceback. Member clusters are reached the way the controllers reach them: with the endpoint of the
 `Cluster` object and the credentials in the Secret it references.
 """
 
@@ -12,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import click
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.cli.arguments.hubendpoints import ENVIRONMENT_VARIABLE, hub_endpoints_option
 from flotilla.client import APIStatusError, Client, ClientError, ClusterConfig, load_kubeconfig
 from flotilla.client.kubeconfig import KubeconfigError
 from flotilla.runtime.members import MemberCredentialsError, member_config
@@ -29,26 +31,46 @@ SECRET = GroupVersionKind("", "v1", "Secret")
 P = ParamSpec("P")
 T = TypeVar("T")
 
+_ENDPOINTS = "flotilla.hub_endpoints"
+"""Where `hub_options` keeps the verb's `--hub-endpoints` in the click context's meta."""
+
+
+def command_hub_endpoints() -> tuple[str, ...]:
+    """The `--hub-endpoints` of the verb being run (none outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    return tuple(ctx.meta.get(_ENDPOINTS, ())) if ctx is not None else ()
+
 
 @dataclass(frozen=True)
 class HubTarget:
-    """Which hub a verb talks to: a kubeconfig (None: `KUBECONFIG` or ~/.kube/config) and a context."""
+    """Which hub a verb talks to: a kubeconfig (None: `KUBECONFIG` or ~/.kube/config), a context, and
+    the hub's API servers beyond the kubeconfig's (default: the verb's `--hub-endpoints`)."""
 
     kubeconfig: Path | None
     context: str | None
+    endpoints: tuple[str, ...] = field(default_factory=command_hub_endpoints)
 
     def config(self) -> ClusterConfig:
-        return load_kubeconfig(self.kubeconfig, self.context)
+        return load_kubeconfig(self.kubeconfig, self.context).with_endpoints(self.endpoints)
 
     def client(self, field_manager: str = "flotilla", timeout: float = 30.0) -> Client:
         return Client(self.config(), field_manager=field_manager, timeout=timeout)
 
 
+def _remember_endpoints(ctx: click.Context, _: click.Parameter, value: tuple[str, ...]) -> None:
+    ctx.meta[_ENDPOINTS] = value
+
+
 def hub_options(command: Callable[P, T]) -> Callable[P, T]:
-    """Add kubectl's `--kubeconfig` and `--context`; the command takes `kubeconfig` and `context`."""
+    """Add kubectl's `--kubeconfig` and `--context`, and `--hub-endpoints`; the command takes
+    `kubeconfig` and `context`, and its `HubTarget` picks the endpoints up from the click context
+    (so that one option serves every verb without a parameter of its own)."""
+    with_endpoints = hub_endpoints_option(
+        envvar=ENVIRONMENT_VARIABLE, expose_value=False, callback=_remember_endpoints
+    )(command)
     with_context = click.option(
         "--context", default=None, help="The kubeconfig context of the hub (default: current-context)."
-    )(command)
+    )(with_endpoints)
     return click.option(
         "--kubeconfig",
         type=click.Path(dir_okay=False, path_type=Path),
