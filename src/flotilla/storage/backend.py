@@ -133,7 +133,11 @@ class Backend(Protocol):
         """Finish pending writes, end every watch, release the store."""
 
     def current_revision(self) -> int:
-        """The revision of the last acknowledged write (0 for an empty store)."""
+        """The revision of the last acknowledged write this process knows of (0 for an empty store)."""
+
+    async def latest_revision(self) -> int:
+        """The store's revision now, counting writes acknowledged to other processes (etcd: a
+        linearizable read); at least `current_revision()`."""
 
     def compact_revision(self) -> int:
         """The oldest revision that can still be read or watched from."""

@@ -15,7 +15,9 @@ share one etcd cluster. (The backend is given that root explicitly; tests use an
 fresh prefix per example.)
 
 `current_revision()` follows etcd's revision from every response header and from a background
-watch on the prefix, so writes made by another API server on the same etcd advance it too.
+watch on the prefix, so writes made by another API server on the same etcd advance it too, soon.
+`latest_revision()` asks etcd (a linearizable read, shared by concurrent callers: see
+`revisionreads.py`), so a consistent read sees a write acknowledged by another API server just before.
 `compact_revision()` is learnt when the backend starts (a watch from revision 1 is refused with
 etcd's compaction point) and whenever etcd refuses a read as compacted.
 """
@@ -45,6 +47,7 @@ from flotilla.storage.backend import (
 )
 from flotilla.storage.etcdconnection import EtcdConnection, EtcdSettings
 from flotilla.storage.etcdwatch import EtcdKeys, WatchStream, probe_compact_revision
+from flotilla.storage.revisionreads import SharedRevisionReads
 
 log = structlog.get_logger("flotilla.storage.etcd")
 
@@ -63,11 +66,13 @@ class EtcdBackend:
         self._closing = False
         self._streams: set[WatchStream] = set()
         self._follower: asyncio.Task[None] | None = None
+        self._latest = SharedRevisionReads(self._read_latest_revision)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._closing = False
+        self._latest = SharedRevisionReads(self._read_latest_revision)
         self._conn.open()
         probe = self._range_request(self._keys.prefix.encode(), limit=1)
         response = await self._unary("connect", "Range", probe, retry=True)
@@ -87,6 +92,7 @@ class EtcdBackend:
         for stream in list(self._streams):
             stream.cancel()
         self._streams.clear()
+        await self._latest.close()
         if self._follower is not None:
             self._follower.cancel()
             with contextlib.suppress(asyncio.CancelledError, StorageError):
@@ -95,6 +101,16 @@ class EtcdBackend:
         await self._conn.close()
 
     def current_revision(self) -> int:
+        return self._revision
+
+    async def latest_revision(self) -> int:
+        return await self._latest.latest()
+
+    async def _read_latest_revision(self) -> int:
+        """etcd's revision now: a linearizable count-only Range of the prefix (no values sent)."""
+        request = rpc.RangeRequest(key=self._keys.prefix.encode(), limit=1, count_only=True)
+        response = await self._unary("revision", "Range", request, retry=True)
+        self._observe(response.header)
         return self._revision
 
     def _is_closing(self) -> bool:

@@ -54,6 +54,9 @@ class MemoryBackend:
     def current_revision(self) -> int:
         return self._revision
 
+    async def latest_revision(self) -> int:
+        return self._revision  # only this process writes
+
     def compact_revision(self) -> int:
         return self._compact_revision
 

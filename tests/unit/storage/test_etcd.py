@@ -132,3 +132,17 @@ def test_endpoint_urls_are_checked() -> None:
         parse_endpoints("unix:///run/etcd.sock")
     with pytest.raises(ValueError, match="no etcd endpoint"):
         parse_endpoints(" , ")
+
+
+async def test_the_latest_revision_counts_another_processes_write_at_once(hub_backend: EtcdBackend) -> None:
+    """A write through another backend on the same prefix: `latest_revision` includes it right away,
+    before the follower watch can have moved `current_revision` (the write is acknowledged, then read)."""
+    other = EtcdBackend(hub_backend._settings)
+    await other.start()
+    try:
+        for index in range(20):
+            written = await other.create(f"/registry/core/configmaps/ns/latest-{index}", b"{}")
+            assert await hub_backend.latest_revision() >= written
+    finally:
+        await other.close()
+    assert hub_backend.current_revision() >= written

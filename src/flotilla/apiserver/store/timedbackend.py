@@ -79,6 +79,9 @@ class TimedBackend:
     def current_revision(self) -> int:
         return self.inner.current_revision()
 
+    async def latest_revision(self) -> int:
+        return await self.inner.latest_revision()
+
     def compact_revision(self) -> int:
         return self.inner.compact_revision()
 

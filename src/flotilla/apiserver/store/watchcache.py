@@ -323,7 +323,7 @@ class WatchCache:
 
     async def wait_current(self) -> None:
         """Wait until every write the store has acknowledged is in the cache (a consistent read)."""
-        await self.wait_for(self._backend.current_revision())
+        await self.wait_for(await self._backend.latest_revision())
 
     def get(self, key: str) -> CachedObject | None:
         bucket = self._buckets.get(bucket_prefix(key))
