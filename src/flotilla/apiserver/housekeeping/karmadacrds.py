@@ -3,8 +3,9 @@
 Runs at hub start, after the embedded API is up and before the listener opens, so the first
 client already finds `kubectl get pp` working. Each CRD goes through the in-process write
 pipeline like any client's: created when missing, otherwise its spec is replaced by ours — an
-update that changes nothing writes nothing, so restarts are free. The CRD controller then serves
-each version; we wait until the registry serves exactly the stored schemas.
+update that changes nothing writes nothing, so restarts are free, and an API server losing the
+race to create it (several starting at once on one etcd) updates it instead. The CRD controller
+then serves each version; we wait until the registry serves exactly the stored schemas.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.registry.karmada import karmada_crds
@@ -34,14 +36,17 @@ async def install_karmada_crds(ctx: APIContext, *, timeout: float = 30.0) -> Non
     for crd in karmada_crds():
         name = crd["metadata"]["name"]
         if client.peek(CRD, name) is None:
-            stored.append(await client.create(CRD, crd))
-            log.info("karmada.crd_created", crd=name)
-        else:
+            try:
+                stored.append(await client.create(CRD, crd))
+                log.info("karmada.crd_created", crd=name)
+                continue
+            except errors.AlreadyExists:
+                pass  # another API server on the same etcd, starting at the same time, created it first
 
-            def replace_spec(current: dict[str, Any], spec: dict[str, Any] = crd["spec"]) -> None:
-                current["spec"] = spec
+        def replace_spec(current: dict[str, Any], spec: dict[str, Any] = crd["spec"]) -> None:
+            current["spec"] = spec
 
-            stored.append(await client.mutate(CRD, name, replace_spec))
+        stored.append(await client.mutate(CRD, name, replace_spec))
     await _wait_served(ctx, stored, timeout)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -312,3 +313,18 @@ async def test_an_eviction_task_takes_only_karmadas_purge_modes(hub: EmbeddedAPI
     binding["spec"]["gracefulEvictionTasks"][0]["purgeMode"] = "Never"
     created = await client.create(constants.RESOURCE_BINDING, binding)
     assert created["spec"]["gracefulEvictionTasks"][0]["purgeMode"] == "Never"
+
+
+async def test_two_api_servers_starting_at_once_on_one_store_both_install_the_crds() -> None:
+    """The one losing the race to create a CRD updates it instead of failing to start."""
+    backend = MemoryBackend()
+    first, second = EmbeddedAPI(backend), EmbeddedAPI(backend)
+    await first.start()
+    await second.start()
+    try:
+        await asyncio.gather(install_karmada_crds(first.context), install_karmada_crds(second.context))
+        for api in (first, second):
+            assert LocalClient(api.context, "test").peek(CRD, "works.work.karmada.io") is not None
+    finally:
+        await second.stop()
+        await first.stop()
