@@ -1,9 +1,10 @@
 """`flotilla up` / `flotilla down`: a local hub with simulated member clusters, in one command.
 
 `up` prepares the data dir — takes its lock, stops what a killed predecessor left running, settles
-the members (`DIR/sim.yaml`) and the hub's port — then hands over to `LocalHub`, which starts the
-API server, the sim and the controller manager, joins the members and supervises them in the
-foreground (restarting one that dies). `down` stops a running `up` from another terminal (or the
+the members (`DIR/sim.yaml`), the hub's port and, with `--ha`, the etcd cluster (its ports and its
+certificates, `DIR/etcd/pki`) — then hands over to `LocalHub`, which starts etcd, the API servers,
+the sim and the controller manager, joins the members and supervises them in the foreground
+(restarting one that dies). `down` stops a running `up` from another terminal (or the
 leftovers of one that was killed) through the pids in `DIR/up.json`. The pieces live in
 `localhub/`; this module is the command line: options, messages, exit codes.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,12 +22,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from flotilla.cli.localhub.etcdcluster import EtcdCluster
     from flotilla.cli.localhub.members import MemberPlacement
+    from flotilla.cli.localhub.state import UpState
 
 DEFAULT_DATA_DIR = Path(".flotilla")
 DEFAULT_MEMBERS = 3
 DEFAULT_SECURE_PORT = 6443
 DEFAULT_GRACE = 10.0
+HA_ETCD_MEMBERS = 3
+HA_APISERVERS = 2
 
 
 @click.command()
@@ -64,8 +70,34 @@ DEFAULT_GRACE = 10.0
     show_default=True,
     help="Seconds to wait for every member cluster to be Ready before giving up.",
 )
+@click.option(
+    "--ha",
+    is_flag=True,
+    help=f"High availability on this machine: --etcd-members {HA_ETCD_MEMBERS} --apiservers {HA_APISERVERS}.",
+)
+@click.option(
+    "--etcd-members",
+    type=click.IntRange(1, 7),
+    default=None,
+    help="Keep the hub's store in an etcd cluster of N members on loopback (1, 3, 5 or 7; TLS for "
+    "clients and peers) instead of SQLite (default: the previous run's, else none).",
+)
+@click.option(
+    "--apiservers",
+    type=click.IntRange(1, 5),
+    default=None,
+    help="API server processes serving the hub, each on its own port (more than one needs etcd; "
+    "default: the previous run's, else 1).",
+)
 def up(
-    data_dir: Path, members: int | None, config_file: Path | None, secure_port: int | None, timeout: float
+    data_dir: Path,
+    members: int | None,
+    config_file: Path | None,
+    secure_port: int | None,
+    timeout: float,
+    ha: bool,
+    etcd_members: int | None,
+    apiservers: int | None,
 ) -> None:
     """Run a hub with simulated member clusters here, in the foreground, until Ctrl-C.
 
@@ -76,10 +108,16 @@ def up(
     doubling to 30s while it keeps crashing) while the others keep running. Running `up` again
     reuses the data dir: same port, members already joined are kept.
 
+    With --ha the store is an etcd cluster of three members (the `etcd` binary of Debian's
+    etcd-server package; data in DATA_DIR/etcd, certificates in DATA_DIR/etcd/pki), served by two
+    API servers (DATA_DIR/hub and DATA_DIR/hub-2, sharing certificates and encryption keys); the
+    controller manager elects a leader. A later `up` on the same data dir resumes that cluster.
+
     \b
     Examples:
       flotilla up                                  # hub on https://127.0.0.1:6443, member1..member3
       flotilla up --members 5 --secure-port 0      # five members, any free port
+      flotilla up --ha                             # 3 etcd members, 2 API servers, leader election
       flotilla up --config members.yaml            # members described in YAML:
         # members:
         # - {name: sz, region: cn-south, zone: cn-south-1a, nodes: 3, labels: {tier: gold}}
@@ -121,11 +159,23 @@ def up(
             )
         progress = Progress(click.echo, mark=_mark())
         click.echo(f"Starting Flotilla in {_shown(data_dir)} (logs: {_shown(data_dir / 'logs')}/)")
-        settings = UpSettings(data_dir, tuple(placements), secure_port=port, ready_timeout=timeout)
+        etcd_count, apiserver_count = _settle_topology(data_dir, previous, ha, etcd_members, apiservers)
+        etcd, etcd_program = (None, "") if not etcd_count else _settle_etcd(data_dir, previous, etcd_count)
+        settings = UpSettings(
+            data_dir,
+            tuple(placements),
+            secure_port=port,
+            ready_timeout=timeout,
+            apiservers=apiserver_count,
+            replica_ports=_replica_ports(previous, port, apiserver_count),
+            etcd=etcd,
+        )
+        if etcd is not None:
+            settings = replace(settings, etcd_program=etcd_program)
 
-        def on_ready(hub_url: str) -> None:
+        def on_ready(state: UpState) -> None:
             _write_example(data_dir, [p.name for p in placements])
-            for line in _summary(data_dir, [p.name for p in placements], hub_url, progress.elapsed):
+            for line in _summary(data_dir, [p.name for p in placements], state, progress.elapsed):
                 click.echo(line)
 
         hub = LocalHub(settings, previous, progress, on_ready)
@@ -175,6 +225,7 @@ def _already_running(data_dir: Path) -> str:
 def _stop_leftovers(data_dir: Path, recorded: dict[str, int]) -> None:
     """Stop the components of an earlier `up` that was killed before it could stop them itself."""
     from flotilla.cli.localhub.processes import belongs_to, terminate
+    from flotilla.cli.localhub.state import stop_order
 
     leftovers = {name: pid for name, pid in recorded.items() if belongs_to(pid, data_dir)}
     if not leftovers:
@@ -182,7 +233,8 @@ def _stop_leftovers(data_dir: Path, recorded: dict[str, int]) -> None:
     listed = ", ".join(f"{name} (pid {pid})" for name, pid in leftovers.items())
     click.echo(f"Stopping what an earlier `flotilla up` left running: {listed}")
     try:
-        asyncio.run(terminate(leftovers, DEFAULT_GRACE))
+        for batch in stop_order(leftovers):  # clients before servers, as `up` stops them
+            asyncio.run(terminate({name: leftovers[name] for name in batch}, DEFAULT_GRACE))
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -244,10 +296,110 @@ def _write_example(data_dir: Path, members: list[str]) -> None:
     path.write_text(nginx_example(members))
 
 
-def _summary(data_dir: Path, members: list[str], hub_url: str, elapsed: float) -> list[str]:
+def _summary(data_dir: Path, members: list[str], state: UpState, elapsed: float) -> list[str]:
     from flotilla.cli.localhub.guide import summary
+    from flotilla.cli.localhub.state import apiserver_name
 
-    return summary(data_dir=data_dir, cwd=Path.cwd(), members=members, hub_url=hub_url, elapsed=elapsed)
+    replicas = [state.endpoints.get(apiserver_name(i + 2), "") for i in range(len(state.replica_ports))]
+    return summary(
+        data_dir=data_dir,
+        cwd=Path.cwd(),
+        members=members,
+        hub_url=state.hub_url,
+        elapsed=elapsed,
+        apiserver_urls=[state.hub_url, *replicas] if replicas else (),
+        etcd_endpoints=state.endpoints.get("etcd", ""),
+    )
+
+
+def _settle_topology(
+    data_dir: Path, previous: UpState, ha: bool, etcd_members: int | None, apiservers: int | None
+) -> tuple[int, int]:
+    """How many etcd members (0: SQLite) and API servers this run has: the flags, else the last run's."""
+    before = len(previous.etcd_ports)
+    if etcd_members is None:
+        etcd_members = before or (HA_ETCD_MEMBERS if ha or (apiservers or 1) > 1 else 0)
+    if apiservers is None:
+        apiservers = HA_APISERVERS if ha else 1 + len(previous.replica_ports)
+    if etcd_members % 2 == 0:
+        raise click.UsageError(
+            f"--etcd-members {etcd_members}: use an odd number (1, 3, 5, 7); an even cluster "
+            f"survives no more member failures than one member fewer, and needs more for its quorum"
+        )
+    if apiservers > 1 and not etcd_members:
+        raise click.UsageError(
+            "several API servers share a store only on etcd: add --etcd-members 3 (or --ha)"
+        )
+    if before and etcd_members != before:
+        raise click.UsageError(
+            f"the etcd cluster in {_shown(data_dir / 'etcd')} has {before} members and `up` does not change "
+            f"a cluster's membership; run with --etcd-members {before}, or remove {_shown(data_dir)} to "
+            "start over (its data goes with it)"
+        )
+    if etcd_members and not before and (data_dir / "hub" / "store.db").exists():
+        raise click.UsageError(
+            f"the hub in {_shown(data_dir)} keeps its store in SQLite "
+            f"({_shown(data_dir / 'hub' / 'store.db')}); `flotilla store migrate` moves it to etcd, "
+            "or give `up --ha` another --data-dir"
+        )
+    return etcd_members, apiservers
+
+
+def _settle_etcd(data_dir: Path, previous: UpState, count: int) -> tuple[EtcdCluster, str]:
+    """The etcd cluster of this run (the previous run's ports) with its certificates, and the binary."""
+    from flotilla.apiserver.pki.etcd import ensure_etcd_pki
+    from flotilla.cli.localhub.etcdcluster import (
+        INSTALL_HINT,
+        EtcdCluster,
+        EtcdMember,
+        find_etcd,
+        member_names,
+    )
+    from flotilla.cli.localhub.processes import free_port, port_in_use
+
+    program = find_etcd()
+    if program is None:
+        raise click.ClickException(INSTALL_HINT)
+    members = []
+    taken: set[int] = set()
+    for name in member_names(count):
+        ports = previous.etcd_ports.get(name)
+        if ports is None:
+            ports = (_fresh_port(free_port, taken), _fresh_port(free_port, taken))
+        else:
+            for port in ports:
+                if port_in_use("127.0.0.1", port):
+                    raise click.ClickException(
+                        f"port {port} of etcd member {name} on 127.0.0.1 is in use by another process; the "
+                        "cluster's membership names it, so the member cannot move: stop that process"
+                    )
+        taken.update(ports)
+        members.append(EtcdMember(name, *ports))
+    directory = data_dir / "etcd"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    directory.chmod(0o700)  # the members' data: every object of the hub
+    certificates = ensure_etcd_pki(directory / "pki", [member.name for member in members])
+    return EtcdCluster(tuple(members), directory, certificates), program
+
+
+def _fresh_port(pick: Callable[[], int], taken: set[int]) -> int:
+    """A free port not handed out yet in this run (the kernel may offer the same one twice)."""
+    while True:
+        port = pick()
+        if port not in taken:
+            taken.add(port)
+            return port
+
+
+def _replica_ports(previous: UpState, first_port: int, apiservers: int) -> tuple[int, ...]:
+    """The ports of API servers 2…N: the previous run's, else the ports after the first (0: any)."""
+    from flotilla.cli.localhub.processes import port_in_use
+
+    ports = list(previous.replica_ports[: apiservers - 1])
+    for index in range(len(ports) + 2, apiservers + 1):
+        candidate = first_port + index - 1 if first_port else 0
+        ports.append(candidate if candidate and not port_in_use("127.0.0.1", candidate) else 0)
+    return tuple(ports)
 
 
 def _shown(path: Path) -> str:

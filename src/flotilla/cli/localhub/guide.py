@@ -74,8 +74,14 @@ def summary(
     hub_url: str,
     elapsed: float,
     command: str = "flotilla",
+    apiserver_urls: Sequence[str] = (),
+    etcd_endpoints: str = "",
 ) -> list[str]:
-    """The lines printed once every member is Ready: files, next steps, how to stop."""
+    """The lines printed once every member is Ready: files, next steps, how to stop.
+
+    With `--ha`, `apiserver_urls` lists every API server (the hub kubeconfig names the first) and
+    `etcd_endpoints` the etcd members' client URLs.
+    """
     hub_kubeconfig = data_dir / "hub.kubeconfig"
     targets = " and ".join(members[:2])
     data = shown(data_dir, cwd)
@@ -85,6 +91,13 @@ def summary(
         "",
         f"  hub kubeconfig      {shown(hub_kubeconfig, cwd)}",
     ]
+    if len(apiserver_urls) > 1:
+        lines.append(f"  API servers         {', '.join(apiserver_urls)} (the kubeconfig names the first)")
+    if etcd_endpoints:
+        lines.append(f"  etcd                {etcd_endpoints}")
+        lines.append(
+            f"  etcdctl             . {shown(data_dir / 'etcd' / 'etcdctl.env', cwd)}; etcdctl member list"
+        )
     for index, name in enumerate(members):
         label = "member kubeconfigs" if index == 0 else ""
         lines.append(f"  {label:<18}  {shown(data_dir / 'members' / f'{name}.kubeconfig', cwd)}")

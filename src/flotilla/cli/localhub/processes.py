@@ -1,6 +1,7 @@
 """Child processes of `flotilla up`: start them, read their logs, stop them, and find leftovers.
 
-Each component runs as `python -m flotilla <component> …` in a session of its own
+Each component runs as `python -m flotilla <component> …` (an etcd member as the system's `etcd`)
+in a session of its own
 (`start_new_session`), with stdout and stderr appended to `DIR/logs/<component>.log`. Its own
 session keeps a Ctrl-C in the terminal away from it: only `up` gets the signal and stops the
 components in order (clients before servers), each with SIGTERM and, after a grace period, SIGKILL.
@@ -25,7 +26,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,11 +121,15 @@ class ChildProcess:
             return await self.process.wait()
 
 
-async def spawn(name: str, arguments: list[str], log_path: Path) -> ChildProcess:
-    """Start `flotilla <arguments>` in its own session, appending its output to `log_path`."""
+def flotilla_command(*arguments: str) -> tuple[str, ...]:
+    """The command line of `flotilla <arguments>` run by this interpreter (the same installation)."""
+    return (sys.executable, "-m", "flotilla", *arguments)
+
+
+async def spawn(name: str, command: Sequence[str], log_path: Path) -> ChildProcess:
+    """Start `command` in its own session, appending its output to `log_path`."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
-        command = [sys.executable, "-m", "flotilla", *arguments]
         log.write(f"--- flotilla up: {time.strftime('%Y-%m-%dT%H:%M:%S%z')} {' '.join(command)}\n".encode())
         log.flush()
         offset = log.tell()
@@ -170,9 +175,13 @@ def command_line(pid: int) -> str | None:
 
 
 def belongs_to(pid: int, data_dir: Path) -> bool:
-    """Whether `pid` is a live `flotilla` component started for `data_dir` (its path is in the arguments)."""
+    """Whether `pid` is a live component started for `data_dir` (its path is in the arguments):
+    a `flotilla` process or an `etcd` member."""
     command = command_line(pid)
-    return command is not None and "flotilla" in command and str(data_dir) in command
+    if command is None or str(data_dir) not in command:
+        return False
+    program = Path(command.split(" ", 1)[0]).name
+    return "flotilla" in command or program == "etcd"
 
 
 def alive(pid: int) -> bool:
@@ -205,6 +214,14 @@ async def _wait_until_gone(pids: Iterable[int], seconds: float) -> None:
 def _signal(pid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, sig)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on right now (the kernel's pick), for a process that cannot take port 0."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def port_in_use(host: str, port: int) -> bool:

@@ -1,6 +1,7 @@
 """The record `flotilla up` keeps in `DIR/up.json`, and the lock that makes it the only `up` of a data dir.
 
-`up` runs the hub API server, the controller manager and one `flotilla sim` process as children.
+`up` runs the hub API server, the controller manager and one `flotilla sim` process as children
+(with `--ha`, also the members of an etcd cluster and more API servers).
 Whoever needs to stop them later — `flotilla down` from another terminal, or the next `up` cleaning
 up after a predecessor that was killed outright — learns their process ids from this file. The
 next `up` also reads the port the hub listened on, so the kubeconfigs handed out earlier stay valid.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,35 @@ APISERVER = "apiserver"
 CONTROLLER_MANAGER = "controller-manager"
 SIM = "sim"
 COMPONENTS = (APISERVER, SIM, CONTROLLER_MANAGER)
-"""The children of `flotilla up`, in the order they start (stopping goes the other way round)."""
+"""The children of every `flotilla up`, in the order they start (stopping goes the other way round)."""
+ETCD_PREFIX = "etcd-"
+"""`etcd-1`, `etcd-2`, …: the members of the etcd cluster of `up --ha`."""
+
+
+def apiserver_name(index: int) -> str:
+    """`apiserver` for the first API server, `apiserver-2`, `apiserver-3` … for the others of `--ha`."""
+    return APISERVER if index == 1 else f"{APISERVER}-{index}"
+
+
+def is_etcd(name: str) -> bool:
+    return name.startswith(ETCD_PREFIX)
+
+
+def stop_order(names: Iterable[str]) -> list[list[str]]:
+    """Batches to stop one after the other: clients before the servers they talk to.
+
+    The controller manager first (a client of the API servers), then the sim and the API servers
+    (clients of etcd), each batch at once; then the etcd members one by one. A member that stops
+    while its peers run hands its leadership over first; members stopped together would hand it to
+    a peer that is going too, and the last leader then waits seconds for an election nobody wins.
+    """
+    names = list(names)
+    batches = [
+        [name for name in names if name == CONTROLLER_MANAGER],
+        [name for name in names if name != CONTROLLER_MANAGER and not is_etcd(name)],
+        *([name] for name in names if is_etcd(name)),
+    ]
+    return [batch for batch in batches if batch]
 
 
 class StateError(ValueError):
@@ -54,6 +84,11 @@ class UpState:
     """Names of the simulated member clusters joined to the hub."""
     endpoints: dict[str, str] = field(default_factory=dict)
     """Other addresses worth knowing: the controller manager's health endpoint, the sim's admin one."""
+    replica_ports: tuple[int, ...] = ()
+    """`up --ha`: the ports of the API servers after the first (`apiserver-2`, …), asked for again."""
+    etcd_ports: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """`up --ha`: each etcd member's client and peer port. The peer URLs are written into the
+    cluster's membership when it is created, so every later `up` must use the same ones."""
 
     def pids(self) -> dict[str, int]:
         """Every recorded process by role, the supervising `up` included."""
@@ -73,6 +108,13 @@ def encode(state: UpState) -> str:
         "members": list(state.members),
         "endpoints": dict(state.endpoints),
     }
+    if state.replica_ports:
+        document["replicaPorts"] = list(state.replica_ports)
+    if state.etcd_ports:
+        document["etcd"] = {
+            name: {"clientPort": client, "peerPort": peer}
+            for name, (client, peer) in state.etcd_ports.items()
+        }
     return json.dumps(document, indent=2) + "\n"
 
 
@@ -97,6 +139,11 @@ def decode(text: str, source: str = STATE_FILE) -> UpState:
             hub_url=str(document.get("hubURL") or ""),
             members=tuple(str(name) for name in document.get("members") or ()),
             endpoints={str(k): str(v) for k, v in (document.get("endpoints") or {}).items()},
+            replica_ports=tuple(_port(port) for port in document.get("replicaPorts") or ()),
+            etcd_ports={
+                str(name): (_port(entry["clientPort"]), _port(entry["peerPort"]))
+                for name, entry in (document.get("etcd") or {}).items()
+            },
         )
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise StateError(f"{source} is malformed ({exc}); remove it if no `flotilla up` runs") from exc

@@ -1,7 +1,11 @@
 """A local hub with simulated members, as `flotilla up` runs it: start, join, wait, supervise, stop.
 
 Three child processes make the local hub: the API server (`DIR/hub`), one `flotilla sim` serving
-every member (`DIR/sim`), and the controller manager. The API server and the sim start together,
+every member (`DIR/sim`), and the controller manager. With `--ha` (`--etcd-members 3 --apiservers
+2`) the store moves to an etcd cluster whose members are children too (`etcdcluster.py`), started
+and serving before anything else; the API server keeps its store there, a second one (`DIR/hub-2`,
+sharing the first's certificates and keys, `replicas.py`) starts once the first serves, and the
+controller manager runs with leader election. The API server and the sim start together,
 since neither needs the other; the controller manager starts as soon as the hub serves (it needs the
 hub's kubeconfig), and the members are joined as soon as both the hub and the sim serve, while the
 controller manager is still starting. Each step is reported with the time since `up` began, and
@@ -14,8 +18,10 @@ is reported, not retried). Once the hub is Ready, a child that exits is reported
 exit status and the end of its log — and started again with backoff (`restarts.py`), while
 the others keep running: the API server on the same data dir and port (it resumes from its store),
 the sim on its remembered ports (the members are joined again if an endpoint moved), the controller
-manager against the same hub. The stop request, or a failure of `up` itself, ends the run; the
-children are then stopped — controller manager first, then the sim and the API server — and the
+manager against the same hub, an etcd member on its data dir and ports (it catches up from the
+others). The stop request, or a failure of `up` itself, ends the run; the
+children are then stopped — controller manager first, then the sim and the API servers, then the
+etcd members — and the
 state file is updated, so nothing is left running and the next `up` knows what there is to reuse.
 """
 
@@ -31,12 +37,30 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flotilla.cli.localhub.clusters import join_members, wait_until_ready
+from flotilla.cli.localhub.etcdcluster import ETCD_PROGRAM, EtcdCluster
+from flotilla.cli.localhub.etcdcluster import SERVING as ETCD_SERVING
 from flotilla.cli.localhub.failover import install_failover_policies
 from flotilla.cli.localhub.guide import shown
 from flotilla.cli.localhub.members import MemberPlacement
-from flotilla.cli.localhub.processes import ChildProcess, ComponentExited, describe_exit, spawn
+from flotilla.cli.localhub.processes import (
+    ChildProcess,
+    ComponentExited,
+    describe_exit,
+    flotilla_command,
+    spawn,
+)
+from flotilla.cli.localhub.replicas import SHARED, replica_data_dir, share_hub_files
 from flotilla.cli.localhub.restarts import RestartHistory, RestartPolicy, describe_window
-from flotilla.cli.localhub.state import APISERVER, CONTROLLER_MANAGER, SIM, UpState, write_state
+from flotilla.cli.localhub.state import (
+    APISERVER,
+    CONTROLLER_MANAGER,
+    SIM,
+    UpState,
+    apiserver_name,
+    is_etcd,
+    stop_order,
+    write_state,
+)
 from flotilla.client import Client, ClientError, load_kubeconfig
 
 SERVING = re.compile(r"flotilla apiserver: serving on (https://\S+)")
@@ -61,6 +85,25 @@ class UpSettings:
     """Seconds a component gets to exit after SIGTERM before SIGKILL."""
     restarts: RestartPolicy = field(default_factory=RestartPolicy)
     """When a component that died once the hub was Ready is started again."""
+    etcd: EtcdCluster | None = None
+    """`--ha`: the etcd cluster the API servers keep the store in (None: SQLite in `DIR/hub`)."""
+    etcd_program: str = ETCD_PROGRAM
+    apiservers: int = 1
+    """How many API server processes serve the hub (more than one needs `etcd`)."""
+    replica_ports: tuple[int, ...] = ()
+    """The ports of the API servers after the first (0 or missing: any free port)."""
+
+    def replica_port(self, index: int) -> int:
+        """The port API server `index` (2, 3, …) asks for."""
+        ports = self.replica_ports
+        return ports[index - 2] if index - 2 < len(ports) else 0
+
+    def apiserver_data_dir(self, index: int) -> Path:
+        return replica_data_dir(self.data_dir / "hub", index)
+
+    def apiserver_kubeconfig(self, index: int) -> Path:
+        """The admin kubeconfig API server `index` writes for itself (naming its own port)."""
+        return self.apiserver_data_dir(index) / "admin.kubeconfig"
 
     @property
     def sim_config(self) -> Path:
@@ -108,7 +151,7 @@ class LocalHub:
         settings: UpSettings,
         previous: UpState | None,
         progress: Progress,
-        on_ready: Callable[[str], None],
+        on_ready: Callable[[UpState], None],
     ) -> None:
         self.settings = settings
         self.progress = progress
@@ -120,6 +163,10 @@ class LocalHub:
             components={},
             secure_port=settings.secure_port,
             members=tuple(m.name for m in settings.members),
+            replica_ports=tuple(settings.replica_port(i) for i in range(2, settings.apiservers + 1)),
+            etcd_ports={}
+            if settings.etcd is None
+            else {m.name: (m.client_port, m.peer_port) for m in settings.etcd.members},
         )
         self.first_up = previous is None or not previous.members
         """No earlier `up` joined members in this data dir: the hub is new (defaults are installed)."""
@@ -128,7 +175,7 @@ class LocalHub:
         self._group: asyncio.TaskGroup | None = None
         self._stop = asyncio.Event()
         self._hurry = asyncio.Event()
-        self._arguments: dict[str, tuple[str, ...]] = {}
+        self._commands: dict[str, tuple[str, ...]] = {}
         """Each component's command line, for restarts."""
         self._restarts: dict[str, RestartHistory] = {}
         self._supervising = False
@@ -168,33 +215,31 @@ class LocalHub:
 
     async def _start(self) -> None:
         settings = self.settings
-        hub = await self._spawn(APISERVER, *self._apiserver_arguments(settings.secure_port))
+        if settings.etcd is not None:
+            await self._start_etcd(settings.etcd)
+        hub = await self._spawn(APISERVER, *self._apiserver_arguments(1, settings.secure_port))
+        # The others share the first's certificates and keys: on a resumed hub they are there
+        # already (and so is everything in etcd), on a new one they start once the first made them.
+        prepared = all((settings.apiserver_data_dir(1) / name).exists() for name in SHARED)
+        replicas = await self._start_replicas() if prepared and not self.first_up else []
         sim = await self._spawn(
             SIM, "sim", "--data-dir", str(settings.data_dir / "sim"), "--config", str(settings.sim_config)
         )
         url = (await hub.wait_for_line(SERVING, settings.start_timeout)).group(1)
-        _copy_private(settings.data_dir / "hub" / "admin.kubeconfig", settings.hub_kubeconfig)
+        _copy_private(settings.apiserver_kubeconfig(1), settings.hub_kubeconfig)
         await self._hub_ready(settings.hub_kubeconfig)
         self.state = replace(self.state, hub_url=url, secure_port=int(url.rsplit(":", 1)[1]))
         # A restart listens where the kubeconfigs handed out point, also when port 0 picked it.
-        self._arguments[APISERVER] = self._apiserver_arguments(self.state.secure_port or 0)
+        self._commands[APISERVER] = flotilla_command(
+            *self._apiserver_arguments(1, self.state.secure_port or 0)
+        )
         self.progress.step(f"API server ready on {url}")
+        replicas = replicas or await self._start_replicas()
         if self.first_up:
             created = await install_failover_policies(settings.hub_kubeconfig)
             if created:
                 self.progress.step(f"cluster failover on: ClusterTaintPolicies {', '.join(created)}")
-        manager = await self._spawn(
-            CONTROLLER_MANAGER,
-            "controller-manager",
-            "--kubeconfig",
-            str(settings.hub_kubeconfig),
-            "--health-address",
-            "127.0.0.1:0",
-            # `up` supervises the only manager of its hub (leftovers of a killed `up` are stopped
-            # first), so there is nobody to elect against, and an election would make the manager
-            # after a crash wait out the dead one's Lease before acting.
-            "--leader-elect=false",
-        )
+        manager = await self._spawn(CONTROLLER_MANAGER, *self._manager_arguments())
         admin = (await sim.wait_for_line(SIM_SERVING, settings.start_timeout)).group(1)
         names = [member.name for member in settings.members]
         for name in names:
@@ -202,7 +247,10 @@ class LocalHub:
         self.progress.step(f"{len(names)} simulated member cluster(s) serving: {', '.join(names)}")
         await self._join()
         health = (await manager.wait_for_line(MANAGER_RUNNING, settings.start_timeout)).group(1)
-        self.state = replace(self.state, endpoints={"controllerManagerHealth": health, "simAdmin": admin})
+        self.state = replace(
+            self.state,
+            endpoints={**self.state.endpoints, "controllerManagerHealth": health, "simAdmin": admin},
+        )
         self._record()
         self.progress.step("controller manager running")
         await wait_until_ready(
@@ -214,34 +262,106 @@ class LocalHub:
                 "waiting for " + "; ".join(f"{name} ({why})" for name, why in waiting.items())
             ),
         )
+        for replica in replicas:
+            await self._replica_ready(replica)
         self._supervising = True
-        self.on_ready(url)
+        self.on_ready(self.state)
 
-    def _apiserver_arguments(self, port: int) -> tuple[str, ...]:
+    async def _start_etcd(self, cluster: EtcdCluster) -> None:
+        """Start every member at once (each waits for the others to form the quorum) until all serve."""
+        members = [
+            await self._spawn_command(member.name, cluster.command(member, self.settings.etcd_program))
+            for member in cluster.members
+        ]
+        await asyncio.gather(*(m.wait_for_line(ETCD_SERVING, self.settings.start_timeout) for m in members))
+        environment = cluster.directory / "etcdctl.env"
+        environment.write_text(cluster.etcdctl_environment())
+        self.state = replace(self.state, endpoints={**self.state.endpoints, "etcd": cluster.client_urls})
+        self._record()
+        self.progress.step(f"etcd cluster of {len(members)} members serving on {cluster.client_urls}")
+
+    async def _start_replicas(self) -> list[ChildProcess]:
+        """Start API servers 2…N (their readiness is awaited later, with `_replica_ready`)."""
         settings = self.settings
-        data_dir = str(settings.data_dir / "hub")
-        return (
+        return [
+            await self._spawn(apiserver_name(i), *self._apiserver_arguments(i, settings.replica_port(i)))
+            for i in range(2, settings.apiservers + 1)
+        ]
+
+    def _apiserver_arguments(self, index: int, port: int) -> tuple[str, ...]:
+        settings = self.settings
+        arguments: tuple[str, ...] = (
             "apiserver",
             "--data-dir",
-            data_dir,
+            str(settings.apiserver_data_dir(index)),
             "--secure-port",
             str(port),
             "--bind-address",
             settings.bind_address,
         )
+        if settings.etcd is not None:
+            arguments += settings.etcd.apiserver_arguments()
+        return arguments
+
+    def _manager_arguments(self) -> tuple[str, ...]:
+        arguments: tuple[str, ...] = (
+            "controller-manager",
+            "--kubeconfig",
+            str(self.settings.hub_kubeconfig),
+            "--health-address",
+            "127.0.0.1:0",
+        )
+        if self.settings.apiservers == 1:
+            # `up` supervises the only manager of its hub (leftovers of a killed `up` are stopped
+            # first), so there is nobody to elect against, and an election would make the manager
+            # after a crash wait out the dead one's Lease before acting. With --ha the manager
+            # runs as it would in production: a standby started beside it takes over.
+            arguments += ("--leader-elect=false",)
+        return arguments
 
     async def _spawn(self, name: str, *arguments: str) -> ChildProcess:
-        self._arguments[name] = arguments
+        """Start `flotilla <arguments>` as component `name`, watched until the run ends."""
+        return await self._spawn_command(name, flotilla_command(*arguments))
+
+    async def _spawn_command(self, name: str, command: tuple[str, ...]) -> ChildProcess:
+        self._commands[name] = command
         child = await self._start_process(name)
         assert self._group is not None
         self._group.create_task(self._watch(name))
         return child
 
     async def _start_process(self, name: str) -> ChildProcess:
-        child = await spawn(name, list(self._arguments[name]), self.settings.log_path(name))
+        index = self._replica_index(name)
+        if index > 1:
+            # Copied before every start, so a certificate renewed in DIR/hub reaches the others.
+            first, replica = self.settings.apiserver_data_dir(1), self.settings.apiserver_data_dir(index)
+            await asyncio.to_thread(share_hub_files, first, replica)
+        child = await spawn(name, self._commands[name], self.settings.log_path(name))
         self.children[name] = child
         self._record()
         return child
+
+    def _replica_index(self, name: str) -> int:
+        """Which API server component `name` is (1 for `apiserver`), 0 for other components."""
+        for index in range(1, self.settings.apiservers + 1):
+            if name == apiserver_name(index):
+                return index
+        return 0
+
+    async def _replica_ready(self, child: ChildProcess) -> None:
+        """Wait until an API server after the first serves and is ready; remember its URL and port."""
+        index = self._replica_index(child.name)
+        url = (await child.wait_for_line(SERVING, self.settings.start_timeout)).group(1)
+        await self._hub_ready(self.settings.apiserver_kubeconfig(index))
+        port = int(url.rsplit(":", 1)[1])
+        ports = list(self.state.replica_ports)
+        ports[index - 2] = port
+        self.state = replace(
+            self.state, replica_ports=tuple(ports), endpoints={**self.state.endpoints, child.name: url}
+        )
+        self._commands[child.name] = flotilla_command(*self._apiserver_arguments(index, port))
+        self._record()
+        self.progress.step(f"API server {index} ready on {url}")
 
     async def _watch(self, name: str) -> None:
         """Wait for the component to exit: before Ready that ends the run, after it it is restarted."""
@@ -291,8 +411,12 @@ class LocalHub:
         settings = self.settings
         if child.name == APISERVER:
             await child.wait_for_line(SERVING, settings.start_timeout)
-            _copy_private(settings.data_dir / "hub" / "admin.kubeconfig", settings.hub_kubeconfig)
+            _copy_private(settings.apiserver_kubeconfig(1), settings.hub_kubeconfig)
             await self._hub_ready(settings.hub_kubeconfig)
+        elif self._replica_index(child.name) > 1:
+            await self._replica_ready(child)
+        elif is_etcd(child.name):
+            await child.wait_for_line(ETCD_SERVING, settings.start_timeout)
         elif child.name == SIM:
             admin = (await child.wait_for_line(SIM_SERVING, settings.start_timeout)).group(1)
             for member in settings.members:
@@ -354,12 +478,9 @@ class LocalHub:
     async def _stop_children(self) -> None:
         """Stop every child, clients before servers, and record that nothing runs any more."""
         grace = self.settings.grace
-        manager = self.children.get(CONTROLLER_MANAGER)
-        if manager is not None:
-            await self._stop_one(manager, grace)
-        servers = [child for name, child in self.children.items() if name != CONTROLLER_MANAGER]
-        await asyncio.gather(*(self._stop_one(child, grace) for child in servers))
-        self.stopped = [*([CONTROLLER_MANAGER] if manager else []), *(child.name for child in servers)]
+        for batch in stop_order(self.children):
+            await asyncio.gather(*(self._stop_one(self.children[name], grace) for name in batch))
+            self.stopped += batch
         self.children = {}
         self.state = replace(self.state, up_pid=None, components={})
         self._record()

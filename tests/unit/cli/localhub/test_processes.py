@@ -18,6 +18,7 @@ from flotilla.cli.localhub.processes import (
     belongs_to,
     command_line,
     describe_exit,
+    flotilla_command,
     log_tail,
     port_in_use,
     spawn,
@@ -66,7 +67,7 @@ async def test_a_component_exiting_before_its_line_is_reported_with_its_log(tmp_
     """A component that ends before it serves raises ComponentExited with its code and log tail."""
     log = tmp_path / "bad.log"
     log.write_text("an older run's line: serving\n")
-    child = await spawn("bad", ["no-such-command"], log)
+    child = await spawn("bad", flotilla_command("no-such-command"), log)
     with pytest.raises(ComponentExited) as caught:
         await child.wait_for_line(re.compile("serving"), timeout=30)
     assert caught.value.name == "bad" and caught.value.code == 2

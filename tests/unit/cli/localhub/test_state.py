@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,11 @@ from flotilla.cli.localhub.state import (
     StateError,
     UpLock,
     UpState,
+    apiserver_name,
     decode,
     encode,
     read_state,
+    stop_order,
     up_is_running,
     write_state,
 )
@@ -103,3 +106,25 @@ def test_a_data_dir_without_a_lock_file_has_no_running_up(tmp_path: Path) -> Non
     """Checking for a running `up` creates nothing in a data dir that never had one."""
     assert not up_is_running(tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_ha_topology_survives_encoding_and_decoding() -> None:
+    """`up --ha` records the etcd members' ports and the other API servers' ports, and reads them back."""
+    state = replace(
+        STATE, replica_ports=(6444,), etcd_ports={"etcd-1": (2379, 2380), "etcd-2": (22379, 22380)}
+    )
+    assert decode(encode(state)) == state
+    assert "etcd" not in json.loads(encode(STATE)), "a hub on SQLite records no etcd"
+
+
+def test_components_stop_clients_first_and_etcd_members_one_by_one() -> None:
+    """The controller manager, then the sim and the API servers together, then each etcd member alone."""
+    names = ["etcd-1", "etcd-2", "apiserver", "sim", "apiserver-2", "controller-manager"]
+    assert stop_order(names) == [
+        ["controller-manager"],
+        ["apiserver", "sim", "apiserver-2"],
+        ["etcd-1"],
+        ["etcd-2"],
+    ]
+    assert stop_order(["sim", "apiserver"]) == [["sim", "apiserver"]]
+    assert [apiserver_name(i) for i in (1, 2, 3)] == ["apiserver", "apiserver-2", "apiserver-3"]
