@@ -392,13 +392,19 @@ def _fresh_port(pick: Callable[[], int], taken: set[int]) -> int:
 
 
 def _replica_ports(previous: UpState, first_port: int, apiservers: int) -> tuple[int, ...]:
-    """The ports of API servers 2…N: the previous run's, else the ports after the first (0: any)."""
-    from flotilla.cli.localhub.processes import port_in_use
+    """The ports of API servers 2…N: the previous run's, else the ports after the first, else free ones.
+
+    They are settled before anything starts, so the controller manager can be told every API
+    server (`--hub-endpoints`) when it starts, before the others serve.
+    """
+    from flotilla.cli.localhub.processes import free_port, port_in_use
 
     ports = list(previous.replica_ports[: apiservers - 1])
     for index in range(len(ports) + 2, apiservers + 1):
         candidate = first_port + index - 1 if first_port else 0
-        ports.append(candidate if candidate and not port_in_use("127.0.0.1", candidate) else 0)
+        if not candidate or candidate in ports or port_in_use("127.0.0.1", candidate):
+            candidate = _fresh_port(free_port, {first_port, *ports})
+        ports.append(candidate)
     return tuple(ports)
 
 

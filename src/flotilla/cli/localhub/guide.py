@@ -93,6 +93,8 @@ def summary(
     ]
     if len(apiserver_urls) > 1:
         lines.append(f"  API servers         {', '.join(apiserver_urls)} (the kubeconfig names the first)")
+        others = ",".join(apiserver_urls[1:])
+        lines.append(f"  failover            export FLOTILLA_HUB_ENDPOINTS={others}   # for flotilla verbs")
     if etcd_endpoints:
         lines.append(f"  etcd                {etcd_endpoints}")
         lines.append(

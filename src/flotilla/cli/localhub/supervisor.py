@@ -317,7 +317,17 @@ class LocalHub:
             # after a crash wait out the dead one's Lease before acting. With --ha the manager
             # runs as it would in production: a standby started beside it takes over.
             arguments += ("--leader-elect=false",)
+        else:
+            # The kubeconfig names the first API server; the manager moves to the others when it fails.
+            arguments += ("--hub-endpoints", ",".join(self._replica_urls()))
         return arguments
+
+    def _replica_urls(self) -> list[str]:
+        """Where API servers 2…N serve (their ports are settled before they start)."""
+        host = self.settings.bind_address
+        return [
+            f"https://{host}:{self.settings.replica_port(i)}" for i in range(2, self.settings.apiservers + 1)
+        ]
 
     async def _spawn(self, name: str, *arguments: str) -> ChildProcess:
         """Start `flotilla <arguments>` as component `name`, watched until the run ends."""

@@ -54,3 +54,21 @@ def test_the_summary_exports_an_absolute_kubeconfig_and_lists_every_member() -> 
     assert "kubectl apply -f .flotilla/examples/nginx.yaml" in text
     assert "2 member cluster(s) Ready in 4.2s" in text or "2 member cluster(s) Ready in 4.3s" in text
     assert "flotilla down --data-dir .flotilla" in text
+
+
+def test_the_ha_summary_names_every_api_server_and_etcd() -> None:
+    """With --ha the summary lists both API servers, how verbs fail over, and how to reach etcd."""
+    lines = summary(
+        data_dir=Path("/p/.flotilla"),
+        cwd=Path("/p"),
+        members=["member1"],
+        hub_url="https://127.0.0.1:6443",
+        elapsed=1.0,
+        apiserver_urls=["https://127.0.0.1:6443", "https://127.0.0.1:6444"],
+        etcd_endpoints="https://127.0.0.1:2379,https://127.0.0.1:2389",
+    )
+    text = "\n".join(lines)
+    assert "https://127.0.0.1:6443, https://127.0.0.1:6444" in text
+    assert "export FLOTILLA_HUB_ENDPOINTS=https://127.0.0.1:6444" in text
+    assert "https://127.0.0.1:2379,https://127.0.0.1:2389" in text
+    assert ". .flotilla/etcd/etcdctl.env; etcdctl member list" in text
