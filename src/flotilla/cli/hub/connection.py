@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import click
+import structlog
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.cli.arguments.hubendpoints import ENVIRONMENT_VARIABLE, hub_endpoints_option
@@ -81,12 +83,24 @@ def hub_options(command: Callable[P, T]) -> Callable[P, T]:
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a verb's coroutine; failures become `Error: …` on stderr with exit code 1, not a traceback."""
+    _log_warnings_to_stderr()
     try:
         return asyncio.run(coroutine)
     except APIStatusError as exc:
         raise click.ClickException(_status_message(exc)) from exc
     except (ClientError, KubeconfigError, MemberCredentialsError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _log_warnings_to_stderr() -> None:
+    """The client's own log events (an API server endpoint that failed) reach the user as warnings
+    on stderr, through the standard library's last-resort handler, never mixed into the verb's
+    output. A component that configured logging keeps its configuration."""
+    if not structlog.is_configured():
+        structlog.configure(
+            logger_factory=structlog.stdlib.LoggerFactory(),
+            wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+        )
 
 
 def _status_message(exc: APIStatusError) -> str:
