@@ -7,24 +7,19 @@ comes from the system (Debian's `etcd-server`); tests that need it are skipped w
 
 from __future__ import annotations
 
-import ipaddress
 import shutil
 import socket
 import subprocess
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
-
-from flotilla.apiserver.pki.directory import create_ca, issue
+from flotilla.apiserver.pki.etcd import ensure_etcd_pki
 
 ETCD = shutil.which("etcd")
 ETCDCTL = shutil.which("etcdctl")
 MISSING_REASON = "the etcd binary is not installed (Debian package etcd-server)"
+MEMBER_NAME = "test"
 
 
 @dataclass(frozen=True)
@@ -39,37 +34,17 @@ class EtcdTLS:
 
 
 def make_tls(directory: Path) -> EtcdTLS:
-    """A CA, etcd's serving certificate for 127.0.0.1 and a client certificate, as PEM files."""
-    now = datetime.now(UTC)
-    directory.mkdir(parents=True, exist_ok=True)
-    ca, ca_key = create_ca("etcd-ca", now)
-    name = x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, "etcd")])
-    server, server_key = issue(
-        ca, ca_key, name, now=now, server=True, client=True, ips=(ipaddress.ip_address("127.0.0.1"),)
-    )
-    client_name = x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, "flotilla-apiserver")])
-    client, client_key = issue(ca, ca_key, client_name, now=now, client=True)
+    """A CA, etcd's serving certificate for 127.0.0.1 and a client certificate, as PEM files.
 
-    def write(name: str, data: bytes) -> Path:
-        path = directory / name
-        path.write_bytes(data)
-        path.chmod(0o600)
-        return path
-
-    def key_pem(key: Any) -> bytes:
-        return bytes(
-            key.private_bytes(
-                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-            )
-        )
-
-    pem = serialization.Encoding.PEM
+    Issued as `flotilla up --ha` issues them (`flotilla.apiserver.pki.etcd`), for one member.
+    """
+    paths = ensure_etcd_pki(directory, [MEMBER_NAME])
     return EtcdTLS(
-        ca=write("ca.crt", ca.public_bytes(pem)),
-        server_cert=write("server.crt", server.public_bytes(pem)),
-        server_key=write("server.key", key_pem(server_key)),
-        client_cert=write("client.crt", client.public_bytes(pem)),
-        client_key=write("client.key", key_pem(client_key)),
+        ca=paths.ca_cert,
+        server_cert=paths.server_cert(MEMBER_NAME),
+        server_key=paths.server_key(MEMBER_NAME),
+        client_cert=paths.apiserver_client_cert,
+        client_key=paths.apiserver_client_key,
     )
 
 
@@ -98,7 +73,7 @@ class EtcdServer:
         peer = f"http://127.0.0.1:{self.peer_port}"
         args = [
             ETCD,
-            "--name=test",
+            f"--name={MEMBER_NAME}",
             f"--data-dir={self.directory / 'data'}",
             f"--listen-client-urls={self.url}",
             f"--advertise-client-urls={self.url}",
