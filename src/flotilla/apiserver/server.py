@@ -10,7 +10,9 @@ Secrets (and the Works that carry them) are encrypted at rest with the keys in `
 approved client-certificate requests are signed with the CA. The data directory is its owner's alone
 (0700, files 0600 but certificates; looser modes left by older versions are tightened at start).
 `stop()` ends watches, drains in-flight requests and closes the store. Several instances can share
-one event loop: the simulator serves many member clusters from one process.
+one event loop: the simulator serves many member clusters from one process. Several processes can
+share one data directory and port (`flotilla apiserver --workers`): their parent prepares the
+directory once (`prepare_data_dir`) and writes the kubeconfig; each listens with SO_REUSEPORT.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from aiohttp import web
 
 from flotilla.apiserver.authn.clusterinfo import cluster_info_kubeconfig
 from flotilla.apiserver.authn.install import read_token_file, token_authentication
-from flotilla.apiserver.authn.serviceaccounts import load_or_create_key
+from flotilla.apiserver.authn.serviceaccounts import ServiceAccountKey, load_or_create_key
 from flotilla.apiserver.authz.publicinfo import PublicClusterInfo
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
@@ -41,14 +43,24 @@ from flotilla.apiserver.pki import directory as pki
 from flotilla.apiserver.pki.lifetime import ServingCertificateReloader
 from flotilla.apiserver.pki.signing import load_signing_authority
 from flotilla.apiserver.store.compactor import CompactionSettings, Compactor
-from flotilla.apiserver.store.encryption import ENCRYPTION_KEYS_FILE, load_or_create
+from flotilla.apiserver.store.encryption import ENCRYPTION_KEYS_FILE, SecretEncryption, load_or_create
 from flotilla.runtime.privatefiles import make_private
 from flotilla.storage import Backend
 from flotilla.storage.etcd import EtcdBackend
 from flotilla.storage.etcdconnection import EtcdSettings, parse_endpoints
 from flotilla.storage.sqlite import SQLiteBackend, SQLiteSettings, Synchronous
 
-__all__ = ["APIServer", "APISettings", "EtcdSettings", "ServerSettings", "parse_endpoints", "tls_context"]
+__all__ = [
+    "APIServer",
+    "APISettings",
+    "DataDirectory",
+    "EtcdSettings",
+    "ServerSettings",
+    "parse_endpoints",
+    "prepare_data_dir",
+    "server_url",
+    "tls_context",
+]
 """`APISettings` and `EtcdSettings` are re-exported: `ServerSettings` holds them, callers outside (the sim,
 the CLI, which may not import the storage package) build them; `parse_endpoints` checks an etcd URL list."""
 
@@ -82,6 +94,45 @@ class ServerSettings:
     """Seconds between checks of the serving certificate's files for a renewal."""
     etcd: EtcdSettings | None = None
     """Keep the store on etcd (several API servers may share it) instead of `<data-dir>/store.db`."""
+    reuse_port: bool = False
+    """Listen with SO_REUSEPORT, so that several processes serve one port (`--workers`)."""
+    admin_kubeconfig: bool = True
+    """Write `admin.kubeconfig` once listening; the workers of `--workers` leave it to their parent."""
+
+
+@dataclass(frozen=True, slots=True)
+class DataDirectory:
+    """What a server reads from its data directory before it serves."""
+
+    pki: pki.PKIPaths
+    service_account_key: ServiceAccountKey
+    encryption: SecretEncryption
+
+
+def prepare_data_dir(settings: ServerSettings) -> DataDirectory:
+    """Make the data directory private and create what it lacks (PKI, service-account key, encryption
+    keys); what exists is only read. Blocking: call it in a thread from the event loop."""
+    data_dir = settings.data_dir
+    make_private(data_dir)
+    extra = [*settings.cert_extra_sans]
+    if settings.bind_address not in ("0.0.0.0", "::", ""):  # noqa: S104 - recognising, not binding
+        extra.append(settings.bind_address)
+    paths = pki.ensure_pki(data_dir / "pki", extra)
+    return DataDirectory(
+        pki=paths,
+        service_account_key=load_or_create_key(data_dir / "pki"),
+        encryption=load_or_create(data_dir / ENCRYPTION_KEYS_FILE),
+    )
+
+
+def server_url(bind_address: str, port: int) -> str:
+    """The https URL clients use for a server listening on `bind_address` (any address: loopback)."""
+    host = bind_address
+    if host in ("0.0.0.0", "::", ""):  # noqa: S104 - recognising, not binding
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"https://{host}:{port}"
 
 
 def tls_context(paths: pki.PKIPaths) -> ssl.SSLContext:
@@ -129,29 +180,20 @@ class APIServer:
 
     @property
     def url(self) -> str:
-        host = self.settings.bind_address
-        if host in ("0.0.0.0", "::", ""):  # noqa: S104 - recognising, not binding
-            host = "127.0.0.1"
-        if ":" in host:
-            host = f"[{host}]"
-        return f"https://{host}:{self.port}"
+        return server_url(self.settings.bind_address, self.port)
 
     @property
     def kubeconfig_path(self) -> Path:
         return self.settings.data_dir / "admin.kubeconfig"
 
     async def start(self) -> None:
-        data_dir = self.settings.data_dir
-        await asyncio.to_thread(make_private, data_dir)
-        extra = [*self.settings.cert_extra_sans]
-        if self.settings.bind_address not in ("0.0.0.0", "::", ""):  # noqa: S104 - recognising
-            extra.append(self.settings.bind_address)
-        self.pki = await asyncio.to_thread(pki.ensure_pki, data_dir / "pki", extra)
-        service_account_key = await asyncio.to_thread(load_or_create_key, data_dir / "pki")
+        prepared = await asyncio.to_thread(prepare_data_dir, self.settings)
+        self.pki = prepared.pki
+        service_account_key = prepared.service_account_key
         token_file = self.settings.token_auth_file
         static_tokens = await asyncio.to_thread(read_token_file, token_file) if token_file else None
         # Secrets are encrypted at rest; the CSR signer issues client certificates with the CA.
-        self.cache.transformer = await asyncio.to_thread(load_or_create, data_dir / ENCRYPTION_KEYS_FILE)
+        self.cache.transformer = prepared.encryption
         self.context.signing_authority = await asyncio.to_thread(load_signing_authority, self.pki.directory)
         await self.embedded.start()
         if self.settings.karmada:
@@ -186,9 +228,10 @@ class APIServer:
                 raise
             log.warning("apiserver.port_taken", port=self.settings.secure_port)
             await self.listen(0)
-        pki.write_admin_kubeconfig(
-            self.pki, self.kubeconfig_path, self.url, cluster=self.settings.cluster_name
-        )
+        if self.settings.admin_kubeconfig:
+            pki.write_admin_kubeconfig(
+                self.pki, self.kubeconfig_path, self.url, cluster=self.settings.cluster_name
+            )
         # kube-controller-manager's bootstrap signer and token cleaner, which tokens need.
         self._token_controllers = [
             ClusterInfoPublisher(
@@ -213,6 +256,7 @@ class APIServer:
             ssl_context=self._tls,
             backlog=1024,
             reuse_address=True,
+            reuse_port=self.settings.reuse_port,
         )
         await site.start()
         server = site._server

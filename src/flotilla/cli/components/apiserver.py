@@ -1,4 +1,7 @@
-"""`flotilla apiserver`: run a Kubernetes-compatible API server on the embedded store or on etcd."""
+"""`flotilla apiserver`: run a Kubernetes-compatible API server on the embedded store or on etcd.
+
+With `--workers N` (etcd only) N server processes share the port; `apiserverworkers.py` runs them.
+"""
 
 from __future__ import annotations
 
@@ -171,6 +174,14 @@ if TYPE_CHECKING:
     "of `flotilla up` can move an unreachable member's workloads "
     "(--allow-no-execute-taint-policy=false: Karmada's behaviour).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="API server processes sharing the port (SO_REUSEPORT), to serve on several cores; more "
+    "than 1 needs --etcd-servers. Each writes its own audit log (audit-<i>.log).",
+)
 @click.option("--log-level", default="info", show_default=True)
 def apiserver(
     data_dir: Path,
@@ -199,6 +210,7 @@ def apiserver(
     request_timeout: float,
     cluster_acceptance: str,
     allow_no_execute_taint_policy: bool,
+    workers: int,
     log_level: str,
 ) -> None:
     """Serve the Kubernetes API (HTTPS; client certificates or bearer tokens) from SQLite in DATA_DIR or etcd.
@@ -207,7 +219,13 @@ def apiserver(
     Example:
       flotilla apiserver --data-dir .flotilla/hub --secure-port 0
       kubectl --kubeconfig .flotilla/hub/admin.kubeconfig api-resources
+      flotilla apiserver --data-dir .flotilla/hub --etcd-servers http://127.0.0.1:2379 --workers 2
     """
+    if workers > 1 and not etcd_servers.strip():
+        raise click.UsageError(
+            "--workers needs --etcd-servers: several processes cannot share the SQLite store, "
+            "so keep the store on etcd or run one worker"
+        )
     from flotilla.api.karmada.registration import ClusterAcceptance
     from flotilla.apiserver.context import APISettings
     from flotilla.apiserver.http.audit import AuditLevel, AuditSettings
@@ -247,6 +265,16 @@ def apiserver(
             request_timeout=request_timeout,
         ),
     )
+    if workers > 1:
+        from flotilla.cli.components.apiserverworkers import WorkerPool
+
+        code = WorkerPool(settings, workers, log_level).run(
+            lambda url: (
+                f"flotilla apiserver: serving on {url} with {workers} workers "
+                f"(kubeconfig: {data_dir / 'admin.kubeconfig'})"
+            )
+        )
+        raise click.exceptions.Exit(code)
     server = APIServer(settings)
     run_until_signalled(
         server, lambda: f"flotilla apiserver: serving on {server.url} (kubeconfig: {server.kubeconfig_path})"
