@@ -14,16 +14,12 @@ from pathlib import Path
 
 import click
 
+from flotilla.cli.hub.connection import command_hub_endpoints, hub_options
+
 
 @click.command()
 @click.argument("name")
-@click.option(
-    "--kubeconfig",
-    type=click.Path(dir_okay=False, path_type=Path),
-    envvar="KUBECONFIG",
-    help="Kubeconfig of the hub (default: $KUBECONFIG or ~/.kube/config).",
-)
-@click.option("--context", default=None, help="Context of the hub in --kubeconfig.")
+@hub_options
 @click.option(
     "--cluster-kubeconfig",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -76,6 +72,7 @@ def join(
                 cluster_region,
                 zones,
                 dry_run,
+                hub_endpoints=command_hub_endpoints(),
             )
         )
     except Exception as exc:
@@ -90,13 +87,7 @@ def join(
 
 @click.command()
 @click.argument("name")
-@click.option(
-    "--kubeconfig",
-    type=click.Path(dir_okay=False, path_type=Path),
-    envvar="KUBECONFIG",
-    help="Kubeconfig of the hub.",
-)
-@click.option("--context", default=None)
+@hub_options
 @click.option(
     "--wait",
     "wait_seconds",
@@ -120,7 +111,11 @@ def unjoin(name: str, kubeconfig: Path | None, context: str | None, wait_seconds
     from flotilla.cli.membership.joining import unjoin_cluster
 
     try:
-        message = asyncio.run(unjoin_cluster(name, kubeconfig, context, wait_seconds, force))
+        message = asyncio.run(
+            unjoin_cluster(
+                name, kubeconfig, context, wait_seconds, force, hub_endpoints=command_hub_endpoints()
+            )
+        )
     except Exception as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(message)

@@ -14,6 +14,7 @@ import asyncio
 import base64
 import contextlib
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,8 @@ async def join_cluster(
     region: str,
     zones: list[str],
     dry_run: bool,
+    *,
+    hub_endpoints: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Join member `name` in Push mode: its credentials Secret, then its Cluster (returned as created).
 
@@ -86,7 +89,8 @@ async def join_cluster(
         "type": "Opaque",
         "data": data,
     }
-    async with Client(load_kubeconfig(kubeconfig, context), field_manager="flotilla-join") as hub:
+    hub_config = load_kubeconfig(kubeconfig, context).with_endpoints(hub_endpoints)
+    async with Client(hub_config, field_manager="flotilla-join") as hub:
         existing = await hub.get_or_none(GroupVersionKind("cluster.karmada.io", "v1alpha1", "Cluster"), name)
         if existing is not None:
             raise RuntimeError(
@@ -103,7 +107,13 @@ async def join_cluster(
 
 
 async def unjoin_cluster(
-    name: str, kubeconfig: Path | None, context: str | None, wait_seconds: float, force: bool
+    name: str,
+    kubeconfig: Path | None,
+    context: str | None,
+    wait_seconds: float,
+    force: bool,
+    *,
+    hub_endpoints: Sequence[str] = (),
 ) -> str:
     """Delete Cluster `name`, wait up to `wait_seconds` for its cleanup, then its Secret; what happened.
 
@@ -111,7 +121,8 @@ async def unjoin_cluster(
     remain). RuntimeError when the cluster is not joined, or is still being cleaned up without `force`.
     """
     cluster_kind = GroupVersionKind("cluster.karmada.io", "v1alpha1", "Cluster")
-    async with Client(load_kubeconfig(kubeconfig, context), field_manager="flotilla-unjoin") as hub:
+    hub_config = load_kubeconfig(kubeconfig, context).with_endpoints(hub_endpoints)
+    async with Client(hub_config, field_manager="flotilla-unjoin") as hub:
         if await hub.get_or_none(cluster_kind, name) is None:
             raise RuntimeError(f"cluster {name} is not joined")
         await hub.delete(cluster_kind, name)
