@@ -4,7 +4,8 @@ Every method takes a GroupVersionKind and maps it to a path through discovery. F
 become `APIStatusError` subclasses, network failures `Unavailable`. Writes name a field manager.
 `watch` yields events until the server ends the stream; `Informer` builds resumable watches on it.
 Reads, writes and status writes are the roles of `interfaces.py`, which `Client` fills. Connections
-and raw requests are the `Transport` underneath (`transport.py`).
+and raw requests are the `Transport` underneath (`transport.py`), which also fails over between the
+API servers of a cluster that has several (`endpoints.py`).
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ __all__ = [
 
 
 class Client(Transport):
-    """One API server, as one user: Kubernetes' verbs on objects. Create in a running event loop;
-    `close()` when done."""
+    """One cluster's API server (or its several endpoints), as one user: Kubernetes' verbs on
+    objects. Create in a running event loop; `close()` when done."""
 
     def __init__(
         self,
