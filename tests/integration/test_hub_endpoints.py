@@ -171,6 +171,7 @@ async def test_a_client_with_both_endpoints_keeps_reading_writing_and_watching_a
             async with asyncio.timeout(60):
                 await asyncio.gather(*(write(w) for w in range(WRITERS)))
             assert client.server == second.url
+            assert client.endpoint_moves == 1  # the requests that failed together moved it once
             await eventually_async(
                 lambda: acknowledged <= seen, timeout=15, what="the informer saw every create"
             )
