@@ -3,28 +3,42 @@
 The cache follows the store from the revision it started at; reads wait for a revision to be
 applied; a watch starts from the current state or from a revision, and the store's compaction point
 is the only limit on how far back it may start (memory keeps a window, the store replays the rest).
+Each test runs on the in-memory store and on etcd, whose revisions are shared with other tests.
 """
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 
 import orjson
 import pytest
 
 from flotilla.apiserver.store.watchcache import WatchCache, Watcher
-from flotilla.storage import CompactedError
+from flotilla.storage import Backend, CompactedError
+from flotilla.storage.etcd import EtcdBackend
+from flotilla.storage.etcdconnection import EtcdSettings
 from flotilla.storage.memory import MemoryBackend
 from tests.support.waiting import eventually_async
+from tests.unit.storage.backends import shared_etcd
+from tests.unit.storage.etcdserver import ETCD, MISSING_REASON
 
+BACKEND_WITH_ETCD = (
+    "memory",
+    pytest.param("etcd", marks=pytest.mark.skipif(ETCD is None, reason=MISSING_REASON)),
+)
 CONFIGMAPS = "/registry/core/configmaps/"
 SECRETS = "/registry/core/secrets/"
 
 
-@pytest.fixture
-async def backend() -> AsyncIterator[MemoryBackend]:
-    store = MemoryBackend()
+@pytest.fixture(params=BACKEND_WITH_ETCD)
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
+    """The in-memory store, and etcd (the shared test member, a key prefix of this test's own)."""
+    if request.param == "etcd":
+        store: Backend = EtcdBackend(EtcdSettings((shared_etcd().url,), prefix=f"/cache-{uuid.uuid4().hex}"))
+    else:
+        store = MemoryBackend()
     await store.start()
     try:
         yield store
@@ -32,13 +46,13 @@ async def backend() -> AsyncIterator[MemoryBackend]:
         await store.close()
 
 
-async def started(backend: MemoryBackend, **settings: int) -> WatchCache:
+async def started(backend: Backend, **settings: int) -> WatchCache:
     cache = WatchCache(backend, **settings)
     await cache.start()
     return cache
 
 
-async def put(backend: MemoryBackend, name: str, value: str = "1", *, prefix: str = CONFIGMAPS) -> int:
+async def put(backend: Backend, name: str, value: str = "1", *, prefix: str = CONFIGMAPS) -> int:
     """Create or update `default/<name>` under `prefix`; the revision written."""
     key = f"{prefix}default/{name}"
     body = orjson.dumps({"metadata": {"name": name, "namespace": "default"}, "data": {"v": value}})
@@ -48,7 +62,7 @@ async def put(backend: MemoryBackend, name: str, value: str = "1", *, prefix: st
     return await backend.update(key, body, mod_revision=current.mod_revision)
 
 
-async def remove(backend: MemoryBackend, name: str) -> int:
+async def remove(backend: Backend, name: str) -> int:
     key = f"{CONFIGMAPS}default/{name}"
     current = await backend.get(key)
     assert current is not None
@@ -68,7 +82,7 @@ async def received(watcher: Watcher, count: int) -> list[tuple[str, str, int]]:
     return events
 
 
-async def test_what_was_stored_before_the_start_is_served_from_that_revision(backend: MemoryBackend) -> None:
+async def test_what_was_stored_before_the_start_is_served_from_that_revision(backend: Backend) -> None:
     """The cache loads the store at revision R, serves that state, and keeps history from R on."""
     await put(backend, "a")
     revision = await put(backend, "b")
@@ -81,7 +95,7 @@ async def test_what_was_stored_before_the_start_is_served_from_that_revision(bac
         await cache.stop()
 
 
-async def test_a_read_waits_until_the_cache_has_applied_a_revision(backend: MemoryBackend) -> None:
+async def test_a_read_waits_until_the_cache_has_applied_a_revision(backend: Backend) -> None:
     """wait_for(N) returns True once revision N is in the cache, and the write is then visible."""
     cache = await started(backend)
     try:
@@ -93,7 +107,7 @@ async def test_a_read_waits_until_the_cache_has_applied_a_revision(backend: Memo
         await cache.stop()
 
 
-async def test_waiting_for_a_revision_not_yet_written_gives_up_at_its_timeout(backend: MemoryBackend) -> None:
+async def test_waiting_for_a_revision_not_yet_written_gives_up_at_its_timeout(backend: Backend) -> None:
     """A revision ahead of the store is not waited for forever: False after the timeout (the 504)."""
     cache = await started(backend)
     try:
@@ -103,7 +117,7 @@ async def test_waiting_for_a_revision_not_yet_written_gives_up_at_its_timeout(ba
         await cache.stop()
 
 
-async def test_wait_current_catches_up_with_every_acknowledged_write(backend: MemoryBackend) -> None:
+async def test_wait_current_catches_up_with_every_acknowledged_write(backend: Backend) -> None:
     """A consistent read (no resourceVersion) sees every write the store acknowledged before it."""
     cache = await started(backend)
     try:
@@ -115,7 +129,7 @@ async def test_wait_current_catches_up_with_every_acknowledged_write(backend: Me
         await cache.stop()
 
 
-async def test_a_collection_is_unchanged_since_a_revision_until_a_write_to_it(backend: MemoryBackend) -> None:
+async def test_a_collection_is_unchanged_since_a_revision_until_a_write_to_it(backend: Backend) -> None:
     """unchanged_since(prefix, R) holds while only other resources change; a write to it ends it."""
     cache = await started(backend)
     try:
@@ -134,7 +148,7 @@ async def test_a_collection_is_unchanged_since_a_revision_until_a_write_to_it(ba
 
 
 async def test_a_watch_without_a_revision_starts_with_the_current_objects_then_follows(
-    backend: MemoryBackend,
+    backend: Backend,
 ) -> None:
     """after=None: every current object as ADDED (key order), then the live changes."""
     await put(backend, "b")
@@ -150,7 +164,7 @@ async def test_a_watch_without_a_revision_starts_with_the_current_objects_then_f
         await cache.stop()
 
 
-async def test_a_watch_from_a_revision_gets_exactly_the_changes_after_it(backend: MemoryBackend) -> None:
+async def test_a_watch_from_a_revision_gets_exactly_the_changes_after_it(backend: Backend) -> None:
     """after=R: each change with a revision above R, once, in order, and nothing at or below R."""
     cache = await started(backend)
     try:
@@ -170,7 +184,7 @@ async def test_a_watch_from_a_revision_gets_exactly_the_changes_after_it(backend
         await cache.stop()
 
 
-async def test_a_watch_from_the_current_revision_gets_only_what_comes_next(backend: MemoryBackend) -> None:
+async def test_a_watch_from_the_current_revision_gets_only_what_comes_next(backend: Backend) -> None:
     """after=the cache's revision: no replay, the next change only."""
     await put(backend, "a")
     cache = await started(backend)
@@ -183,7 +197,7 @@ async def test_a_watch_from_the_current_revision_gets_only_what_comes_next(backe
         await cache.stop()
 
 
-async def test_a_watch_from_before_the_memory_window_replays_from_the_store(backend: MemoryBackend) -> None:
+async def test_a_watch_from_before_the_memory_window_replays_from_the_store(backend: Backend) -> None:
     """Memory keeps the last `history_window` revisions; older ones (not compacted) come from the store."""
     cache = await started(backend, history_window=3)
     try:
@@ -198,7 +212,7 @@ async def test_a_watch_from_before_the_memory_window_replays_from_the_store(back
         await cache.stop()
 
 
-async def test_only_compaction_makes_a_revision_too_old_to_watch_from(backend: MemoryBackend) -> None:
+async def test_only_compaction_makes_a_revision_too_old_to_watch_from(backend: Backend) -> None:
     """From below the store's compaction point: CompactedError (410 Expired); from the point: served."""
     cache = await started(backend)
     try:
@@ -217,7 +231,7 @@ async def test_only_compaction_makes_a_revision_too_old_to_watch_from(backend: M
         await cache.stop()
 
 
-async def test_stop_closes_every_watcher_and_releases_every_waiter(backend: MemoryBackend) -> None:
+async def test_stop_closes_every_watcher_and_releases_every_waiter(backend: Backend) -> None:
     """Stopping the cache ends its watches and cancels reads still waiting for a revision."""
     cache = await started(backend)
     watcher = cache.watch(CONFIGMAPS, namespace="", predicate=None, after=None)
