@@ -145,7 +145,12 @@ async def test_a_client_with_both_endpoints_keeps_reading_writing_and_watching_a
         await client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
         informer = Informer(client, CONFIG_MAP, namespace=namespace)
         seen: set[str] = set()
-        informer.add_handler(lambda _, obj, __: obj is not None and seen.add(obj["metadata"]["name"]))
+
+        def record(_: str, obj: dict[str, Any] | None, __: dict[str, Any] | None) -> None:
+            if obj is not None:
+                seen.add(obj["metadata"]["name"])
+
+        informer.add_handler(record)
         informer.start()
         await informer.wait_synced(timeout=10)
 
