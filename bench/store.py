@@ -1,17 +1,22 @@
-"""The API server on etcd against raw etcd, measured in the same run (issue #17 acceptance, first half).
+"""The API server on etcd against raw etcd, with one process and two (issue #17 acceptance).
 
 Starts one etcd member on free loopback ports and measures, each beside the raw etcd floor taken in
 the same run (aetcd, the grpc.aio client the etcd backend uses, with `--concurrency` requests in
 flight on pre-encoded values of a stored ConfigMap's size):
 
-  CREATE  creates/s through one API server on SQLite and one on etcd    vs raw etcd puts/s
-  GET     GETs/s of one object through the same two API servers         vs raw etcd gets/s
+  CREATE  creates/s through one API server on SQLite, one on etcd, and `--workers 2` on etcd
+  GET     GETs/s of one object through the same three                       vs raw etcd gets/s
 
-The ratio API-server-on-etcd / raw-etcd is printed with its goal (>= 0.5) as a verdict, never
-asserted; the SQLite rows show what moving the store costs. The clients are bench/apiserver.py's
-load generator (one process per run, same client certificate). The run with two API server
-processes on one etcd is printed as skipped: several API servers on one store is a later step of
-issue #17. Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 32]`.
+The ratio API-server-on-etcd / raw-etcd is printed with its goal (>= 0.5), and the ratio two
+workers / one with its goal for GETs (>= 1.6 on a 2-core machine), as verdicts, never asserted;
+the SQLite rows show what moving the store costs. The clients are bench/loadgen.py's lean client
+(keep-alive connections, ready-made requests: a fifth of aiohttp's client CPU per request) in
+`--clients` processes side by side, started together, sharing `--concurrency` requests in flight
+(one Python client process cannot keep two server processes busy). Each run also prints where the
+machine's CPU went — API server processes, etcd, the clients — in cores busy over the run, and
+the load average: on 2 cores the clients, etcd and any other work take CPU the second worker
+would need, which bounds the two-vs-one ratio.
+Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 32] [--clients 4]`.
 """
 
 from __future__ import annotations
@@ -28,14 +33,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from apiserver import configmap, loadgen, request, start_apiserver, stop
+from apiserver import HERE, PYTHON, configmap, request, start_apiserver, stop
 
 GOAL = 0.5
+TWO_WORKERS_GOAL = 1.6
 PREFIX = "/bench"
-TWO_SERVERS_SKIPPED = (
-    "TWO-API skipped: two API server processes on one etcd are not supported yet "
-    "(several API servers on one store is a later step of issue #17)"
-)
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -107,9 +110,62 @@ async def etcd_floor(port: int, operation: str, *, concurrency: int, seconds: fl
         return done / (time.perf_counter() - started)
 
 
-def through_apiserver(data_dir: Path, args: argparse.Namespace, extra: tuple[str, ...]) -> dict[str, Any]:
-    """Creates/s and GETs/s of ConfigMaps through one `flotilla apiserver` with the given store flags."""
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and all its live descendants, from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    own = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return own + sum(process_tree_cpu(int(child)) for child in children)
+
+
+def loadgens(spec: dict[str, Any], clients: int, watched: dict[str, int]) -> dict[str, Any]:
+    """`clients` load generator processes started together, `spec["concurrency"]` requests in flight
+    between them; their summed rate, and the CPU the `watched` process trees and the clients used."""
+    share, extra = divmod(spec["concurrency"], clients)
+    start_at = time.time() + 1.0 + 0.3 * clients  # after every client's interpreter has started
+    processes = []
+    for index in range(clients):
+        prefix = f"{spec.get('prefix', 'b')}{index}"
+        one = {
+            **spec,
+            "kind": "lean",
+            "concurrency": share + (index < extra),
+            "start_at": start_at,
+            "prefix": prefix,
+        }
+        processes.append(
+            subprocess.Popen(
+                [PYTHON, str(HERE / "loadgen.py"), json.dumps(one)], stdout=subprocess.PIPE, text=True
+            )
+        )
+    time.sleep(max(0.0, start_at - time.time()))
+    before = {name: process_tree_cpu(pid) for name, pid in watched.items()}
+    outputs = [process.communicate(timeout=600)[0] for process in processes]
+    if any(process.returncode for process in processes):
+        raise RuntimeError("a load generator failed")
+    cpu = {name: process_tree_cpu(pid) - before[name] for name, pid in watched.items()}
+    results = [json.loads(output) for output in outputs]
+    seconds = max(result["seconds"] for result in results)
+    requests = sum(result["requests"] for result in results)
+    cpu["clients"] = sum(result["client_cpu"] for result in results)
+    return {
+        "rate": requests / seconds,
+        "errors": sum(result["errors"] for result in results),
+        "seconds": seconds,
+        "cores": {name: used / seconds for name, used in cpu.items()},
+        "server_cpu_per_op_us": cpu["apiserver"] / max(requests, 1) * 1e6,
+    }
+
+
+def through_apiserver(
+    data_dir: Path, args: argparse.Namespace, extra: tuple[str, ...], etcd: int | None
+) -> dict[str, Any]:
+    """Creates/s and GETs/s of ConfigMaps through `flotilla apiserver` with the given flags."""
     server, url = start_apiserver(data_dir, extra)
+    watched = {"apiserver": server.pid, **({"etcd": etcd} if etcd else {})}
     try:
         pki = data_dir / "pki"
         tls = {"ca": str(pki / "ca.crt"), "cert": str(pki / "admin.crt"), "key": str(pki / "admin.key")}
@@ -117,7 +173,7 @@ def through_apiserver(data_dir: Path, args: argparse.Namespace, extra: tuple[str
         request(tls, "POST", f"{url}/api/v1/namespaces", {"metadata": {"name": "bench"}})
         request(tls, "POST", base, configmap("target"))
         common = {**tls, "concurrency": args.concurrency, "duration": args.seconds}
-        create = loadgen(
+        create = loadgens(
             {
                 **common,
                 "method": "POST",
@@ -125,9 +181,11 @@ def through_apiserver(data_dir: Path, args: argparse.Namespace, extra: tuple[str
                 "body": json.dumps(configmap("NAME")),
                 "prefix": "c",
                 "headers": {"Content-Type": "application/json"},
-            }
+            },
+            args.clients,
+            watched,
         )
-        get = loadgen({**common, "method": "GET", "url": f"{base}/target"})
+        get = loadgens({**common, "method": "GET", "url": f"{base}/target"}, args.clients, watched)
     finally:
         stop(server)
     return {"create": create, "get": get}
@@ -142,9 +200,11 @@ def row(
     verdict = f"  (goal >= {GOAL:.2f}: {'met' if ratio >= GOAL else 'MISSED'})" if goal else ""
     errors = f"  [{result['errors']} errors]" if result["errors"] else ""
     print(
-        f"{name:<7} apiserver on {store:<7} {rate:>9,.0f} {unit:<10} raw etcd {floor:>9,.0f} {floor_unit:<7} "
-        f"ratio {ratio:5.2f}{verdict}{errors}"
+        f"{name:<7} apiserver on {store:<10} {rate:>9,.0f} {unit:<10} "
+        f"raw etcd {floor:>9,.0f} {floor_unit:<7} ratio {ratio:5.2f}{verdict}{errors}"
     )
+    cores = "  ".join(f"{who} {busy:.2f}" for who, busy in result["cores"].items())
+    print(f"{'':<7} cores busy: {cores}; API server CPU {result['server_cpu_per_op_us']:.0f} us/request")
     return {
         "name": name,
         "store": store,
@@ -152,7 +212,18 @@ def row(
         "floor": floor,
         "ratio": ratio,
         "errors": result["errors"],
+        "cores": result["cores"],
     }
+
+
+def scaling(name: str, one: dict[str, Any], two: dict[str, Any], goal: float | None) -> dict[str, Any]:
+    """Two workers against one: the ratio of their rates (a verdict against `goal` when there is one)."""
+    ratio = two["rate"] / one["rate"] if one["rate"] else float("nan")
+    verdict = f"  (goal >= {goal:.2f}: {'met' if ratio >= goal else 'MISSED'})" if goal else ""
+    print(
+        f"{name:<7} two workers / one on etcd: {two['rate']:,.0f} / {one['rate']:,.0f} = {ratio:.2f}{verdict}"
+    )
+    return {"name": f"{name} x2/x1", "value": ratio, "goal": goal}
 
 
 def main() -> None:
@@ -163,9 +234,13 @@ def main() -> None:
     parser.add_argument(
         "--concurrency", type=int, default=32, help="requests in flight, clients and floor alike"
     )
+    parser.add_argument(
+        "--clients", type=int, default=4, help="load generator processes sharing the requests in flight"
+    )
     args = parser.parse_args()
     size = len(json.dumps(configmap("c-w0-0"))) + 300  # about what the API server stores per ConfigMap
 
+    load_before = os.getloadavg()[0]  # other work on the machine takes the cores the workers need
     with tempfile.TemporaryDirectory(prefix="flotilla-bench-store-") as tmp:
         workdir = Path(tmp)
         etcd, port = start_etcd(workdir / "etcd")
@@ -176,19 +251,42 @@ def main() -> None:
                 )
                 for op in ("put", "get")
             }
-            on_sqlite = through_apiserver(workdir / "sqlite", args, ())
-            etcd_flags = ("--etcd-servers", f"http://127.0.0.1:{port}", "--etcd-prefix", PREFIX)
-            on_etcd = through_apiserver(workdir / "etcd-hub", args, etcd_flags)
+            on_sqlite = through_apiserver(workdir / "sqlite", args, (), None)
+            etcd_flags = ("--etcd-servers", f"http://127.0.0.1:{port}")
+            on_etcd = through_apiserver(
+                workdir / "etcd-hub", args, (*etcd_flags, "--etcd-prefix", PREFIX), etcd.pid
+            )
+            two = through_apiserver(
+                workdir / "etcd-hub-2",
+                args,
+                (*etcd_flags, "--etcd-prefix", f"{PREFIX}-2", "--workers", "2"),
+                etcd.pid,
+            )
         finally:
             stop(etcd)
+    creates, gets = ("creates/s", "puts/s"), ("GETs/s", "gets/s")
     results = [
-        row("CREATE", "SQLite", on_sqlite["create"], floors["put"], ("creates/s", "puts/s"), goal=False),
-        row("CREATE", "etcd", on_etcd["create"], floors["put"], ("creates/s", "puts/s"), goal=True),
-        row("GET", "SQLite", on_sqlite["get"], floors["get"], ("GETs/s", "gets/s"), goal=False),
-        row("GET", "etcd", on_etcd["get"], floors["get"], ("GETs/s", "gets/s"), goal=True),
+        row("CREATE", "SQLite", on_sqlite["create"], floors["put"], creates, goal=False),
+        row("CREATE", "etcd", on_etcd["create"], floors["put"], creates, goal=True),
+        row("CREATE", "etcd x2", two["create"], floors["put"], creates, goal=True),
+        row("GET", "SQLite", on_sqlite["get"], floors["get"], gets, goal=False),
+        row("GET", "etcd", on_etcd["get"], floors["get"], gets, goal=True),
+        row("GET", "etcd x2", two["get"], floors["get"], gets, goal=True),
+        scaling("CREATE", on_etcd["create"], two["create"], None),
+        scaling("GET", on_etcd["get"], two["get"], TWO_WORKERS_GOAL),
     ]
-    print(TWO_SERVERS_SKIPPED)
-    print(json.dumps({"results": results, "cpus": os.cpu_count(), "concurrency": args.concurrency}))
+    load_after = os.getloadavg()[0]
+    print(
+        f"load average (1 min): {load_before:.2f} before the run, {load_after:.2f} after "
+        f"({os.cpu_count()} CPUs; other work takes the cores the workers need)"
+    )
+    summary = {
+        "results": results,
+        "cpus": os.cpu_count(),
+        "concurrency": args.concurrency,
+        "clients": args.clients,
+    }
+    print(json.dumps(summary))
 
 
 if __name__ == "__main__":
