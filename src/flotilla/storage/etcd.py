@@ -14,8 +14,11 @@ and `--etcd-prefix /hub-a` places it at `/hub-a/apps/deployments/ns/name`, letti
 share one etcd cluster. (The backend is given that root explicitly; tests use an empty root and a
 fresh prefix per example.)
 
-`current_revision()` follows etcd's revision from every response header and from a background
+`current_revision()` follows etcd's revision from every response header and from the events of a
 watch on the prefix, so writes made by another API server on the same etcd advance it too, soon.
+That watch is the backend's own revision follower, unless a watch of the whole store is open (the
+API server's watch cache has one): that one carries every revision the follower would, so the
+follower pauses meanwhile and etcd sends each write's event once, not twice.
 `latest_revision()` asks etcd (a linearizable read, shared by concurrent callers: see
 `revisionreads.py`), so a consistent read sees a write acknowledged by another API server just before.
 `compact_revision()` is learnt when the backend starts (a watch from revision 1 is refused with
@@ -66,6 +69,11 @@ class EtcdBackend:
         self._closing = False
         self._streams: set[WatchStream] = set()
         self._follower: asyncio.Task[None] | None = None
+        self._following: WatchStream | None = None
+        self._whole_store = self._keys.prefix_range(self._keys.root_prefix)
+        self._covering_watches = 0
+        """Open watches of the whole store: while there is one, it feeds `current_revision`."""
+        self._uncovered = asyncio.Event()
         self._latest = SharedRevisionReads(self._read_latest_revision)
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -73,6 +81,9 @@ class EtcdBackend:
     async def start(self) -> None:
         self._closing = False
         self._latest = SharedRevisionReads(self._read_latest_revision)
+        self._covering_watches = 0
+        self._uncovered = asyncio.Event()
+        self._uncovered.set()
         self._conn.open()
         probe = self._range_request(self._keys.prefix.encode(), limit=1)
         response = await self._unary("connect", "Range", probe, retry=True)
@@ -126,25 +137,48 @@ class EtcdBackend:
         """Keep `current_revision` moving with writes made through other processes.
 
         A watch on the store's prefix without previous values, whose events are never decoded:
-        only each batch's revision is read.
+        only each batch's revision is read. It runs only while no watch of the whole store is open
+        (see `_cover`).
         """
         while not self._closing:
+            await self._uncovered.wait()
             stream = WatchStream(
                 self._conn, self._keys, self._keys.root_prefix, self._revision, prev_kv=False
             )
             self._streams.add(stream)
+            self._following = stream
             try:
                 if await stream.open():
                     await self._refresh_compact_revision()
                     continue
                 async for revision in stream.revisions():
                     self._revision = max(self._revision, revision)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not stream.cancelled or (task is not None and task.cancelling()):
+                    raise
+                # Paused by `_cover` while the stream was opening: wait for the next turn.
             except StorageError as exc:
                 log.warning("etcd.follower_lost", error=str(exc))
                 await asyncio.sleep(1.0)
             finally:
+                self._following = None
                 self._streams.discard(stream)
                 await stream.aclose()
+
+    def _cover(self) -> None:
+        """A watch of the whole store is open: it feeds `current_revision`, the follower pauses."""
+        self._covering_watches += 1
+        self._uncovered.clear()
+        if self._following is not None:
+            self._following.cancel()
+            self._following = None
+
+    def _uncover(self) -> None:
+        """A watch of the whole store ended: the follower resumes when it was the last one."""
+        self._covering_watches -= 1
+        if self._covering_watches == 0:
+            self._uncovered.set()
 
     async def _refresh_compact_revision(self) -> None:
         found = await probe_compact_revision(
@@ -262,39 +296,49 @@ class EtcdBackend:
 
         Resuming (on the next endpoint if the member is gone) keeps the sequence whole: nothing
         is missed or repeated. Only a watch that cannot be opened at all raises StorageError.
+        Every batch moves `current_revision`; a watch of the whole store stands in for the
+        revision follower while it is open.
         """
         if self._closing or self._conn.watch is None:
             raise BackendClosedError("the store is closed")
         if after_revision < self._compact_revision:
             raise CompactedError(after_revision, self._compact_revision)
+        covers = self._keys.prefix_range(prefix) == self._whole_store
         cursor = after_revision
         opened = False
         delay = 0.1
-        while not self._closing:
-            stream = WatchStream(self._conn, self._keys, prefix, cursor)
-            self._streams.add(stream)
-            try:
-                await self._open(stream, cursor)
-                opened = True
-                async for batch in stream.batches():
-                    cursor = batch[-1].revision
-                    delay = 0.1
-                    yield batch
-            except CompactedError:
-                raise
-            except StorageError as exc:
-                if self._is_closing():  # the stream broke because the backend closed
-                    return
-                if not opened:
+        try:
+            while not self._closing:
+                stream = WatchStream(self._conn, self._keys, prefix, cursor)
+                self._streams.add(stream)
+                try:
+                    await self._open(stream, cursor)
+                    if covers and not opened:
+                        self._cover()
+                    opened = True
+                    async for batch in stream.batches():
+                        cursor = batch[-1].revision
+                        self._revision = max(self._revision, cursor)
+                        delay = 0.1
+                        yield batch
+                except CompactedError:
                     raise
-                log.warning("etcd.watch_resuming", prefix=prefix, after=cursor, error=str(exc))
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
-            else:
-                return  # the backend closed the stream
-            finally:
-                self._streams.discard(stream)
-                await stream.aclose()
+                except StorageError as exc:
+                    if self._is_closing():  # the stream broke because the backend closed
+                        return
+                    if not opened:
+                        raise
+                    log.warning("etcd.watch_resuming", prefix=prefix, after=cursor, error=str(exc))
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+                else:
+                    return  # the backend closed the stream
+                finally:
+                    self._streams.discard(stream)
+                    await stream.aclose()
+        finally:
+            if covers and opened:
+                self._uncover()
 
     async def _open(self, stream: WatchStream, after_revision: int, *, whole_keyspace: bool = False) -> None:
         compacted = await stream.open(whole_keyspace=whole_keyspace)

@@ -101,6 +101,11 @@ class WatchStream:
         self._cancelled = False
         self._low, self._end = keys.prefix_range(prefix)
 
+    @property
+    def cancelled(self) -> bool:
+        """Whether the backend cancelled this stream (closing, or pausing its revision follower)."""
+        return self._cancelled
+
     async def open(self, *, whole_keyspace: bool = False) -> int:
         """Create the watcher; returns etcd's compaction point if the start was compacted, else 0."""
         key, end = (_ALL_KEYS, _ALL_KEYS) if whole_keyspace else (self._low.encode(), self._end.encode())
@@ -113,7 +118,8 @@ class WatchStream:
             await self._call.write(rpc.WatchRequest(create_request=create))
             response = await self._read()
         except grpc.aio.AioRpcError as exc:
-            await self._conn.fail_over(self._conn.endpoint)
+            if not self._cancelled:  # the member failed, not the backend cancelling the stream
+                await self._conn.fail_over(self._conn.endpoint)
             raise _rpc_error("watch", exc) from exc
         if response.compact_revision:
             return int(response.compact_revision)
