@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import socket
 import ssl
 import urllib.parse
 import uuid
@@ -275,3 +276,15 @@ def process_state(pid: int) -> str | None:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return None
+
+
+def test_workers_that_cannot_start_stop_the_pool_with_exit_1(tmp_path: Path) -> None:
+    """A worker failing before the pool serves (no etcd there) stops the others; the command exits 1."""
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{unused.getsockname()[1]}"  # bound, never listening: refused
+        args = ["--data-dir", str(tmp_path), "--secure-port=0", f"--etcd-servers={nobody}", "--workers=2"]
+        result = flotilla("apiserver", *args, check=False)
+    assert result.returncode == 1, result.stderr
+    assert re.search(r"cannot start: worker \d exited with 1 before serving", result.stderr)
+    assert "event='apiserver.workers_stopped'" in result.stderr
