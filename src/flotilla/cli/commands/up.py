@@ -147,6 +147,8 @@ def up(
     previous = replace(previous or UpState(), up_pid=os.getpid(), components={})
     write_state(data_dir, previous)
     try:
+        etcd_count, apiserver_count = _settle_topology(data_dir, previous, ha, etcd_members, apiservers)
+        etcd, etcd_program = (None, "") if not etcd_count else _settle_etcd(data_dir, previous, etcd_count)
         placements = _settle_members(data_dir, members, config_file)
         _warn_about_dropped_members(data_dir, previous.members, placements)
         port = secure_port
@@ -159,8 +161,6 @@ def up(
             )
         progress = Progress(click.echo, mark=_mark())
         click.echo(f"Starting Flotilla in {_shown(data_dir)} (logs: {_shown(data_dir / 'logs')}/)")
-        etcd_count, apiserver_count = _settle_topology(data_dir, previous, ha, etcd_members, apiservers)
-        etcd, etcd_program = (None, "") if not etcd_count else _settle_etcd(data_dir, previous, etcd_count)
         settings = UpSettings(
             data_dir,
             tuple(placements),
@@ -321,7 +321,7 @@ def _settle_topology(
         etcd_members = before or (HA_ETCD_MEMBERS if ha or (apiservers or 1) > 1 else 0)
     if apiservers is None:
         apiservers = HA_APISERVERS if ha else 1 + len(previous.replica_ports)
-    if etcd_members % 2 == 0:
+    if etcd_members and etcd_members % 2 == 0:  # 0 members: no etcd, the store is SQLite
         raise click.UsageError(
             f"--etcd-members {etcd_members}: use an odd number (1, 3, 5, 7); an even cluster "
             f"survives no more member failures than one member fewer, and needs more for its quorum"
