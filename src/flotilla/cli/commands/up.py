@@ -30,8 +30,6 @@ DEFAULT_DATA_DIR = Path(".flotilla")
 DEFAULT_MEMBERS = 3
 DEFAULT_SECURE_PORT = 6443
 DEFAULT_GRACE = 10.0
-HA_ETCD_MEMBERS = 3
-HA_APISERVERS = 2
 
 
 @click.command()
@@ -73,7 +71,7 @@ HA_APISERVERS = 2
 @click.option(
     "--ha",
     is_flag=True,
-    help=f"High availability on this machine: --etcd-members {HA_ETCD_MEMBERS} --apiservers {HA_APISERVERS}.",
+    help="High availability on this machine: --etcd-members 3 --apiservers 2.",
 )
 @click.option(
     "--etcd-members",
@@ -316,33 +314,21 @@ def _settle_topology(
     data_dir: Path, previous: UpState, ha: bool, etcd_members: int | None, apiservers: int | None
 ) -> tuple[int, int]:
     """How many etcd members (0: SQLite) and API servers this run has: the flags, else the last run's."""
-    before = len(previous.etcd_ports)
-    if etcd_members is None:
-        etcd_members = before or (HA_ETCD_MEMBERS if ha or (apiservers or 1) > 1 else 0)
-    if apiservers is None:
-        apiservers = HA_APISERVERS if ha else 1 + len(previous.replica_ports)
-    if etcd_members and etcd_members % 2 == 0:  # 0 members: no etcd, the store is SQLite
-        raise click.UsageError(
-            f"--etcd-members {etcd_members}: use an odd number (1, 3, 5, 7); an even cluster "
-            f"survives no more member failures than one member fewer, and needs more for its quorum"
-        )
-    if apiservers > 1 and not etcd_members:
-        raise click.UsageError(
-            "several API servers share a store only on etcd: add --etcd-members 3 (or --ha)"
-        )
-    if before and etcd_members != before:
-        raise click.UsageError(
-            f"the etcd cluster in {_shown(data_dir / 'etcd')} has {before} members and `up` does not change "
-            f"a cluster's membership; run with --etcd-members {before}, or remove {_shown(data_dir)} to "
-            "start over (its data goes with it)"
-        )
-    if etcd_members and not before and (data_dir / "hub" / "store.db").exists():
-        raise click.UsageError(
-            f"the hub in {_shown(data_dir)} keeps its store in SQLite "
-            f"({_shown(data_dir / 'hub' / 'store.db')}); `flotilla store migrate` moves it to etcd, "
-            "or give `up --ha` another --data-dir"
-        )
-    return etcd_members, apiservers
+    from flotilla.cli.localhub.topology import PreviousRun, TopologyError, settle_topology
+
+    store = data_dir / "hub" / "store.db"
+    before = PreviousRun(
+        etcd_members=len(previous.etcd_ports),
+        apiservers=1 + len(previous.replica_ports),
+        etcd_directory=_shown(data_dir / "etcd"),
+        data_dir=_shown(data_dir),
+        sqlite_store=_shown(store) if store.exists() else None,
+    )
+    try:
+        topology = settle_topology(before, ha=ha, etcd_members=etcd_members, apiservers=apiservers)
+    except TopologyError as exc:
+        raise click.UsageError(str(exc)) from exc
+    return topology.etcd_members, topology.apiservers
 
 
 def _settle_etcd(data_dir: Path, previous: UpState, count: int) -> tuple[EtcdCluster, str]:
