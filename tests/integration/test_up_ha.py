@@ -202,7 +202,26 @@ async def test_an_etcd_member_and_an_api_server_die_during_writes_and_nothing_is
 
     output = ha.stdout()
     assert "etcd-1 exited with signal SIGKILL" in output and "apiserver exited with signal SIGKILL" in output
-    eventually(lambda: "apiserver restarted" in ha.stdout(), what="up restarting the first API server")
+    for component in ("etcd-1", "apiserver"):
+        eventually(lambda c=component: f"{c} restarted" in ha.stdout(), what=f"up restarting {component}")
+
+
+def test_a_killed_second_api_server_comes_back_with_the_hubs_keys(ha: UpRun, tmp_path: Path) -> None:
+    """`up` restarts API server 2 on its port with the first's certificates: the same client works."""
+    url = ha.state()["endpoints"]["apiserver-2"]
+    kill(ha, "apiserver-2")
+    eventually(lambda: "apiserver-2 restarted" in ha.stdout(), what="up restarting the second API server")
+    assert ha.state()["endpoints"]["apiserver-2"] == url
+    kubeconfig = tmp_path / "second.kubeconfig"
+    kubeconfig.write_text((ha.data_dir / "hub.kubeconfig").read_text().replace(ha.state()["hubURL"], url))
+    result = subprocess.run(
+        ["kubectl", "--kubeconfig", str(kubeconfig), "get", "configmaps", "-n", NAMESPACE, "-o", "name"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
+    assert "configmap/cm-00000" in result.stdout
 
 
 def test_down_stops_every_process_etcd_members_included(ha: UpRun) -> None:

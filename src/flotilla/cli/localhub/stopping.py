@@ -24,8 +24,8 @@ async def stop_up(data_dir: Path, state: UpState, grace: float, say: Callable[[s
     stopped: list[str] = []
     if state.up_pid is not None and up_is_running(data_dir) and alive(state.up_pid):
         say(f"Stopping flotilla up (pid {state.up_pid}) in {shown(data_dir, Path.cwd())} …")
-        # `up` stops the controller manager, the sim and the API servers, then etcd, each within `grace`.
-        await terminate({"up": state.up_pid}, 3 * grace + 5)
+        # `up` stops its components batch after batch (`stop_order`), each batch within `grace`.
+        await terminate({"up": state.up_pid}, len(stop_order(state.components)) * grace + 5)
         stopped.append("up")
         state = read_state(data_dir) or state
     leftovers = {name: pid for name, pid in state.components.items() if belongs_to(pid, data_dir)}
