@@ -27,8 +27,8 @@ from flotilla.cli.localhub.state import ETCD_PREFIX
 ETCD_PROGRAM = "etcd"
 INSTALL_HINT = (
     "`flotilla up --ha` runs etcd from the system, and no `etcd` binary is on PATH: install it "
-    "(Debian and Ubuntu: `sudo apt-get install etcd-server`; elsewhere etcd 3.4 or later from "
-    "https://github.com/etcd-io/etcd/releases)"
+    "(Debian and Ubuntu: `sudo apt-get install etcd-server etcd-client`, the second for etcdctl; "
+    "elsewhere etcd 3.4 or later from https://github.com/etcd-io/etcd/releases)"
 )
 SERVING = re.compile(r'"msg":"serving client traffic')
 """What a member logs once it serves clients (etcd 3.4+, zap logger), which needs the quorum."""
