@@ -192,13 +192,21 @@ def up(
 def _report(failures: list[BaseException]) -> None:
     """Say what ended the run: a component that died (with the end of its log), or another failure."""
     from flotilla.cli.localhub.processes import ComponentExited
+    from flotilla.cli.localhub.state import is_etcd
 
     for failure in failures:
         if isinstance(failure, ComponentExited):
             click.echo(f"Error: {failure} — last lines of {_shown(failure.log_path)}:", err=True)
             click.echo(_indent(failure.tail) or "  (empty)", err=True)
-            if failure.name == "apiserver" and "address already in use" in failure.tail.lower():
+            taken = "address already in use" in failure.tail.lower()
+            if failure.name == "apiserver" and taken:
                 click.echo("Hint: the port is taken; run `flotilla up --secure-port 0`.", err=True)
+            elif is_etcd(failure.name) and taken:
+                click.echo(
+                    f"Hint: another process took a port of {failure.name}; the etcd cluster's membership "
+                    "names its ports (up.json, under etcd), so stop that process and run `up` again.",
+                    err=True,
+                )
         else:
             click.echo(f"Error: {failure}", err=True)
     click.echo("Stopped every component.", err=True)

@@ -56,6 +56,22 @@ def test_a_pid_belongs_to_a_data_dir_only_if_its_command_line_names_it(tmp_path:
     assert not belongs_to(os.getpid(), tmp_path)
 
 
+def test_an_etcd_member_started_for_the_data_dir_belongs_to_it(tmp_path: Path) -> None:
+    """`up --ha`'s etcd members are stopped by `down` though their command line never says flotilla."""
+    data_dir = tmp_path / "hub-data"
+    etcd = tmp_path / "etcd"
+    etcd.symlink_to(sys.executable)  # a program named etcd, whatever it runs
+    member = subprocess.Popen(
+        [etcd, "-c", "import time; time.sleep(30)", f"--data-dir={data_dir}/etcd/etcd-1"]
+    )
+    try:
+        assert belongs_to(member.pid, data_dir)
+        assert not belongs_to(member.pid, tmp_path / "another-data-dir")
+    finally:
+        member.kill()
+        member.wait()
+
+
 def test_a_process_that_is_gone_has_no_command_line() -> None:
     """An exited (and reaped) process is reported as gone."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])
