@@ -25,6 +25,8 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import heapq
+import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -144,7 +146,10 @@ class WatchCache:
         )
         self._catch_ups: set[asyncio.Task[None]] = set()
         self.revision = 0
-        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        # Writers waiting for a revision, a heap by revision (with a tie-breaker: futures don't order):
+        # applying an event wakes the ones it satisfies without looking at the others in flight.
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._waiter_order = itertools.count()
         self._feeder: asyncio.Task[None] | None = None
         self._listeners: list[Callable[[CacheEvent], None]] = []
         self._failed: BaseException | None = None
@@ -185,7 +190,7 @@ class WatchCache:
             task.cancel()
         if self._catch_ups:
             await asyncio.gather(*self._catch_ups, return_exceptions=True)
-        for _, waiter in self._waiters:
+        for _, _, waiter in self._waiters:
             if not waiter.done():
                 waiter.cancel()
 
@@ -287,16 +292,11 @@ class WatchCache:
                 cache_event.object.retire()
 
     def _wake(self) -> None:
-        if not self._waiters:
-            return
-        keep = []
-        for revision, waiter in self._waiters:
-            if revision <= self.revision:
-                if not waiter.done():
-                    waiter.set_result(None)
-            else:
-                keep.append((revision, waiter))
-        self._waiters = keep
+        waiters = self._waiters
+        while waiters and waiters[0][0] <= self.revision:
+            waiter = heapq.heappop(waiters)[2]
+            if not waiter.done():
+                waiter.set_result(None)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -314,7 +314,10 @@ class WatchCache:
         if revision <= self.revision:
             return True
         waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append((revision, waiter))
+        heapq.heappush(self._waiters, (revision, next(self._waiter_order), waiter))
+        if timeout is None:  # a writer waiting for its own write
+            await waiter
+            return True
         try:
             await asyncio.wait_for(waiter, timeout)
         except TimeoutError:

@@ -107,6 +107,29 @@ async def test_a_read_waits_until_the_cache_has_applied_a_revision(backend: Back
         await cache.stop()
 
 
+async def test_writers_waiting_out_of_order_wake_once_their_revision_is_applied(backend: Backend) -> None:
+    """Many writers wait at once, for revisions in no particular order: each returns once the cache
+    has applied its revision, none before, and the last write wakes every one left."""
+    cache = await started(backend)
+    try:
+        base = cache.revision
+        targets = [base + step for step in (5, 1, 4, 2, 3, 5, 1)]
+        woken_at: dict[int, int] = {}
+
+        async def wait(index: int) -> None:
+            assert await cache.wait_for(targets[index])
+            woken_at[index] = cache.revision
+
+        waiting = [asyncio.create_task(wait(index)) for index in range(len(targets))]
+        await asyncio.sleep(0)
+        for name in "abcde":
+            await put(backend, name)
+        await asyncio.wait_for(asyncio.gather(*waiting), 5)
+        assert all(woken_at[index] >= target for index, target in enumerate(targets))
+    finally:
+        await cache.stop()
+
+
 async def test_waiting_for_a_revision_not_yet_written_gives_up_at_its_timeout(backend: Backend) -> None:
     """A revision ahead of the store is not waited for forever: False after the timeout (the 504)."""
     cache = await started(backend)
