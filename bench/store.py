@@ -4,19 +4,22 @@ Starts one etcd member on free loopback ports and measures, each beside the raw 
 the same run (aetcd, the grpc.aio client the etcd backend uses, with `--concurrency` requests in
 flight on pre-encoded values of a stored ConfigMap's size):
 
-  CREATE  creates/s through one API server on SQLite, one on etcd, and `--workers 2` on etcd
-  GET     GETs/s of one object through the same three                       vs raw etcd gets/s
+  CREATE  creates/s through one API server on SQLite, one on etcd, `--workers 2` on etcd  vs puts/s
+  GET     GETs/s of one object through the same three                             vs raw etcd gets/s
 
 The ratio API-server-on-etcd / raw-etcd is printed with its goal (>= 0.5), and the ratio two
 workers / one with its goal for GETs (>= 1.6 on a 2-core machine), as verdicts, never asserted;
-the SQLite rows show what moving the store costs. The clients are bench/loadgen.py's lean client
+the SQLite rows show what moving the store costs. One and two workers run side by side on the
+same etcd and are measured in `--rounds` pairs, alternately first, so that both sides of a pair
+share whatever else the machine does; the etcd rows show each side's median run, the two-vs-one
+ratio is the median of the pairs' ratios. The clients are bench/loadgen.py's lean client
 (keep-alive connections, ready-made requests: a fifth of aiohttp's client CPU per request) in
 `--clients` processes side by side, started together, sharing `--concurrency` requests in flight
 (one Python client process cannot keep two server processes busy). Each run also prints where the
 machine's CPU went — API server processes, etcd, the clients — in cores busy over the run, and
 the load average: on 2 cores the clients, etcd and any other work take CPU the second worker
 would need, which bounds the two-vs-one ratio.
-Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 32] [--clients 4]`.
+Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 32] [--clients 4] [--rounds 3]`.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,35 +165,86 @@ def loadgens(spec: dict[str, Any], clients: int, watched: dict[str, int]) -> dic
     }
 
 
-def through_apiserver(
-    data_dir: Path, args: argparse.Namespace, extra: tuple[str, ...], etcd: int | None
-) -> dict[str, Any]:
-    """Creates/s and GETs/s of ConfigMaps through `flotilla apiserver` with the given flags."""
+@dataclass
+class Target:
+    """A running `flotilla apiserver` (its process tree watched for CPU) with a ConfigMap to GET."""
+
+    server: subprocess.Popen[bytes]
+    tls: dict[str, str]
+    base: str
+    watched: dict[str, int]
+
+
+def start_target(data_dir: Path, extra: tuple[str, ...], etcd: int | None) -> Target:
     server, url = start_apiserver(data_dir, extra)
-    watched = {"apiserver": server.pid, **({"etcd": etcd} if etcd else {})}
-    try:
-        pki = data_dir / "pki"
-        tls = {"ca": str(pki / "ca.crt"), "cert": str(pki / "admin.crt"), "key": str(pki / "admin.key")}
-        base = f"{url}/api/v1/namespaces/bench/configmaps"
-        request(tls, "POST", f"{url}/api/v1/namespaces", {"metadata": {"name": "bench"}})
-        request(tls, "POST", base, configmap("target"))
-        common = {**tls, "concurrency": args.concurrency, "duration": args.seconds}
-        create = loadgens(
-            {
-                **common,
-                "method": "POST",
-                "url": base,
-                "body": json.dumps(configmap("NAME")),
-                "prefix": "c",
-                "headers": {"Content-Type": "application/json"},
-            },
-            args.clients,
-            watched,
+    pki = data_dir / "pki"
+    tls = {"ca": str(pki / "ca.crt"), "cert": str(pki / "admin.crt"), "key": str(pki / "admin.key")}
+    base = f"{url}/api/v1/namespaces/bench/configmaps"
+    request(tls, "POST", f"{url}/api/v1/namespaces", {"metadata": {"name": "bench"}})
+    request(tls, "POST", base, configmap("target"))
+    return Target(server, tls, base, {"apiserver": server.pid, **({"etcd": etcd} if etcd else {})})
+
+
+def measure(target: Target, args: argparse.Namespace, operation: str, round_: int) -> dict[str, Any]:
+    """Creates/s (`create`) or GETs/s of one ConfigMap (`get`) through the target."""
+    common = {**target.tls, "concurrency": args.concurrency, "duration": args.seconds}
+    if operation == "get":
+        return loadgens(
+            {**common, "method": "GET", "url": f"{target.base}/target"}, args.clients, target.watched
         )
-        get = loadgens({**common, "method": "GET", "url": f"{base}/target"}, args.clients, watched)
+    spec = {
+        **common,
+        "method": "POST",
+        "url": target.base,
+        "body": json.dumps(configmap("NAME")),
+        "prefix": f"r{round_}c",
+        "headers": {"Content-Type": "application/json"},
+    }
+    return loadgens(spec, args.clients, target.watched)
+
+
+def through_apiserver(data_dir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Creates/s and GETs/s through one `flotilla apiserver` on SQLite."""
+    target = start_target(data_dir, (), None)
+    try:
+        return {operation: measure(target, args, operation, 0) for operation in ("create", "get")}
     finally:
-        stop(server)
-    return {"create": create, "get": get}
+        stop(target.server)
+
+
+def one_and_two_workers(
+    workdir: Path, args: argparse.Namespace, first_etcd: tuple[int, int]
+) -> list[dict[str, Any]]:
+    """Paired rounds: one API server process, then `--workers 2` (the order alternates), both running
+    throughout, so that both sides of each pair share whatever else the machine is doing.
+
+    Each side has its own etcd member (the first is the floor's): etcd's revision counter is the
+    whole cluster's, and two hubs writing under two prefixes of one etcd would each see revisions
+    their own watch never delivers.
+    """
+    second, second_port = start_etcd(workdir / "etcd-2")
+    sides = []
+    try:
+        for name, (etcd, port), extra in (
+            ("one", first_etcd, ()),
+            ("two", (second.pid, second_port), ("--workers", "2")),
+        ):
+            flags = ("--etcd-servers", f"http://127.0.0.1:{port}", "--etcd-prefix", PREFIX, *extra)
+            sides.append((name, start_target(workdir / f"etcd-hub-{name}", flags, etcd)))
+        rounds = []
+        for round_ in range(args.rounds):
+            pair = sides[:: 1 if round_ % 2 == 0 else -1]
+            rounds.append(
+                {
+                    operation: {name: measure(target, args, operation, round_) for name, target in pair}
+                    for operation in ("create", "get")
+                }
+            )
+        return rounds
+    finally:
+        for _, target in sides:
+            stop(target.server)
+        stop(second)
 
 
 def row(
@@ -216,14 +272,27 @@ def row(
     }
 
 
-def scaling(name: str, one: dict[str, Any], two: dict[str, Any], goal: float | None) -> dict[str, Any]:
-    """Two workers against one: the ratio of their rates (a verdict against `goal` when there is one)."""
-    ratio = two["rate"] / one["rate"] if one["rate"] else float("nan")
+def median_run(rounds: list[dict[str, Any]], operation: str, side: str) -> dict[str, Any]:
+    """The run with the median rate among the rounds' runs of one side."""
+    runs = sorted((r[operation][side] for r in rounds), key=lambda run: float(run["rate"]))
+    return runs[len(runs) // 2]
+
+
+def scaling(name: str, rounds: list[dict[str, Any]], operation: str, goal: float | None) -> dict[str, Any]:
+    """Two workers against one: the median of the paired rounds' ratios (a verdict against `goal`),
+    each round on its own line with the cores the API server processes got."""
+    ratios = []
+    for index, measured in enumerate(rounds, start=1):
+        one, two = measured[operation]["one"], measured[operation]["two"]
+        ratios.append(two["rate"] / one["rate"] if one["rate"] else float("nan"))
+        print(
+            f"{name:<7} round {index}: one {one['rate']:>7,.0f}/s ({one['cores']['apiserver']:.2f} cores)  "
+            f"two {two['rate']:>7,.0f}/s ({two['cores']['apiserver']:.2f} cores)  ratio {ratios[-1]:.2f}"
+        )
+    ratio = statistics.median(ratios)
     verdict = f"  (goal >= {goal:.2f}: {'met' if ratio >= goal else 'MISSED'})" if goal else ""
-    print(
-        f"{name:<7} two workers / one on etcd: {two['rate']:,.0f} / {one['rate']:,.0f} = {ratio:.2f}{verdict}"
-    )
-    return {"name": f"{name} x2/x1", "value": ratio, "goal": goal}
+    print(f"{name:<7} two workers / one on etcd: median of {len(ratios)} paired rounds {ratio:.2f}{verdict}")
+    return {"name": f"{name} x2/x1", "value": ratio, "rounds": ratios, "goal": goal}
 
 
 def main() -> None:
@@ -236,6 +305,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--clients", type=int, default=4, help="load generator processes sharing the requests in flight"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="paired runs of one API server process and two on etcd"
     )
     args = parser.parse_args()
     size = len(json.dumps(configmap("c-w0-0"))) + 300  # about what the API server stores per ConfigMap
@@ -251,29 +323,20 @@ def main() -> None:
                 )
                 for op in ("put", "get")
             }
-            on_sqlite = through_apiserver(workdir / "sqlite", args, (), None)
-            etcd_flags = ("--etcd-servers", f"http://127.0.0.1:{port}")
-            on_etcd = through_apiserver(
-                workdir / "etcd-hub", args, (*etcd_flags, "--etcd-prefix", PREFIX), etcd.pid
-            )
-            two = through_apiserver(
-                workdir / "etcd-hub-2",
-                args,
-                (*etcd_flags, "--etcd-prefix", f"{PREFIX}-2", "--workers", "2"),
-                etcd.pid,
-            )
+            on_sqlite = through_apiserver(workdir / "sqlite", args)
+            rounds = one_and_two_workers(workdir, args, (etcd.pid, port))
         finally:
             stop(etcd)
     creates, gets = ("creates/s", "puts/s"), ("GETs/s", "gets/s")
     results = [
         row("CREATE", "SQLite", on_sqlite["create"], floors["put"], creates, goal=False),
-        row("CREATE", "etcd", on_etcd["create"], floors["put"], creates, goal=True),
-        row("CREATE", "etcd x2", two["create"], floors["put"], creates, goal=True),
+        row("CREATE", "etcd", median_run(rounds, "create", "one"), floors["put"], creates, goal=True),
+        row("CREATE", "etcd x2", median_run(rounds, "create", "two"), floors["put"], creates, goal=True),
         row("GET", "SQLite", on_sqlite["get"], floors["get"], gets, goal=False),
-        row("GET", "etcd", on_etcd["get"], floors["get"], gets, goal=True),
-        row("GET", "etcd x2", two["get"], floors["get"], gets, goal=True),
-        scaling("CREATE", on_etcd["create"], two["create"], None),
-        scaling("GET", on_etcd["get"], two["get"], TWO_WORKERS_GOAL),
+        row("GET", "etcd", median_run(rounds, "get", "one"), floors["get"], gets, goal=True),
+        row("GET", "etcd x2", median_run(rounds, "get", "two"), floors["get"], gets, goal=True),
+        scaling("CREATE", rounds, "create", None),
+        scaling("GET", rounds, "get", TWO_WORKERS_GOAL),
     ]
     load_after = os.getloadavg()[0]
     print(
