@@ -74,6 +74,8 @@ class Supervision:
 
 @dataclass
 class _Worker:
+    """One worker slot: its process of the moment and what the restart policy counts."""
+
     index: int
     process: BaseProcess | None = None
     announcements: Connection | None = None
@@ -119,13 +121,14 @@ class WorkerPool:
         url = server_url(self.settings.bind_address, self._port)
         wakeup, signals = socket.socketpair()
         previous = _forward_signals_to(signals)
+        failure = ""
         try:
             log.info("apiserver.workers_starting", workers=len(self.workers), url=url)
             for worker in self.workers:
                 self._start(worker)
             failure = self._supervise(wakeup, on_all_serving=lambda: self._announce(url, ready, prepared))
-            code = self._stop_all()
         finally:
+            code = self._stop_all()  # whatever ended supervision, no worker is left running
             _restore_signals(previous)
             wakeup.close()
             signals.close()
