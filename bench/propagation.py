@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -308,17 +309,17 @@ def start_hub(root: Path) -> Process:
     )
 
 
-def start_sim(root: Path, config: dict[str, Any]) -> Process:
-    """`flotilla sim` serving the clusters of `config` (its `--config` file), under `root/sim`."""
-    (root / "sim.yaml").write_text(yaml.safe_dump(config))
+def start_sim(root: Path, config: dict[str, Any], name: str = "sim") -> Process:
+    """`flotilla sim` serving the clusters of `config` (its `--config` file), under `root/<name>`."""
+    (root / f"{name}.yaml").write_text(yaml.safe_dump(config))
     return Process(
-        "sim",
+        name,
         [
             "sim",
             "--data-dir",
-            str(root / "sim"),
+            str(root / name),
             "--config",
-            str(root / "sim.yaml"),
+            str(root / f"{name}.yaml"),
             "--pod-start-seconds",
             "0.2",
             "--log-level",
@@ -329,9 +330,15 @@ def start_sim(root: Path, config: dict[str, Any]) -> Process:
     )
 
 
-def join(root: Path, clusters: list[str]) -> None:
-    """`flotilla join` each simulated cluster to the hub (setup, before anything is timed)."""
-    for name in clusters:
+def join(root: Path, clusters: list[str], sims: dict[str, str] | None = None, parallel: int = 1) -> None:
+    """`flotilla join` each simulated cluster to the hub (setup, before anything is timed).
+
+    `sims` names the sim directory under `root` that serves each cluster (default: `sim`);
+    `parallel` joins run at once.
+    """
+
+    def one(name: str) -> None:
+        sim = (sims or {}).get(name, "sim")
         subprocess.run(
             [
                 PYTHON,
@@ -342,12 +349,15 @@ def join(root: Path, clusters: list[str]) -> None:
                 "--kubeconfig",
                 str(root / "hub" / "admin.kubeconfig"),
                 "--cluster-kubeconfig",
-                str(root / "sim" / f"{name}.kubeconfig"),
+                str(root / sim / f"{name}.kubeconfig"),
             ],
             check=True,
             capture_output=True,
-            timeout=60,
+            timeout=120,
         )
+
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        list(pool.map(one, clusters))
 
 
 async def run(args: argparse.Namespace, root: Path) -> None:

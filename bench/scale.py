@@ -1,0 +1,646 @@
+"""Scale on one box: 100 members x 10,000 workloads, cold start, memory (issue #18).
+
+Starts a hub API server, `--sim-processes` `flotilla sim` processes sharing the members between
+them (one process serving every member is the bottleneck `bench/propagation.py` measured), joins
+every member and starts the controller manager. Then, in one run:
+
+1. Placement: 10,000 Deployments of 1-2 replicas, each with a ConfigMap it mounts, carried by
+   `propagateDeps`. The clusters carry a `region` label (ten regions; fewer clusters, fewer
+   regions); each workload goes by label to the clusters of two regions, where spread
+   constraints choose two or three clusters: half are
+   Divided (2 replicas over 2 clusters), half Duplicated (1 replica on each of 3); about 5% are
+   Duplicated to every cluster. Timed from the first create until every template on the hub is
+   READY: its aggregated ready replicas reach what its binding placed (every target cluster reports
+   them ready). The rate of Works applied per second follows from the Works' Applied times.
+2. Memory: peak and settled RSS of the API server, the controller manager and the sims; the hub's
+   bytes per object (RSS grown over the objects the hub holds, and store bytes per object).
+3. Cold start: the controller manager is killed (SIGKILL) and started again with everything
+   resident. Timed until its work queues are drained (`flotilla_workqueue_depth` 0 and no
+   reconcile for a second); the writes it made meanwhile are counted from the hub's audit log (its
+   own Lease renewals aside) and from the members' revisions (should be 0: nothing changed).
+4. API server restart: stopped and started on its store with everything resident; timed until it
+   answers a list again.
+5. Reads at that size: `kubectl get deploy -A` on the hub and `flotilla get deploy -A
+   --operation-scope members` across every member (median of three).
+
+Goals (issue #18): everything READY with API server + controller manager RSS <= 2 GB (P6); cold
+start <= 60 s with 0 writes (P7). Each is printed beside its figure. `--clusters 20 --workloads
+2000` (or smaller) for quick checks; `tests/integration/test_bench_scale.py` runs a tiny one.
+
+Run: `.venv/bin/python bench/scale.py [--clusters 100] [--workloads 10000] [--sim-processes 4]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import signal
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import Client, load_kubeconfig
+from propagation import PYTHON, Process, deployment, gather_limited, join, start_hub, start_sim
+
+CLUSTER = GroupVersionKind("cluster.karmada.io", "v1alpha1", "Cluster")
+DEPLOYMENT = GroupVersionKind("apps", "v1", "Deployment")
+RESOURCE_BINDING = GroupVersionKind("work.karmada.io", "v1alpha2", "ResourceBinding")
+WORK = GroupVersionKind("work.karmada.io", "v1alpha1", "Work")
+NAMESPACE = "scale"
+REGIONS = 10
+"""Regions the clusters are labelled with (fewer when there are fewer clusters: each has one at least)."""
+MIB = 1024 * 1024
+
+
+# -- what is created ------------------------------------------------------------------------------
+
+
+def cluster_names(count: int) -> list[str]:
+    return [f"c{i:03d}" for i in range(count)]
+
+
+def sim_configs(clusters: list[str], processes: int, nodes: int) -> dict[str, dict[str, Any]]:
+    """The `flotilla sim --config` of each sim process (its clusters round-robin)."""
+    configs: dict[str, dict[str, Any]] = {f"sim{k}": {"clusters": []} for k in range(processes)}
+    for index, name in enumerate(clusters):
+        configs[f"sim{index % processes}"]["clusters"].append(
+            {
+                "name": name,
+                "nodes": nodes,
+                "nodePods": 500,
+                "nodeCPU": "64",
+                "nodeMemory": "256Gi",
+            }
+        )
+    return configs
+
+
+def policy(name: str, selector: dict[str, str], placement: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {
+            "resourceSelectors": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": selector}}
+            ],
+            "propagateDeps": True,
+            "placement": placement,
+        },
+    }
+
+
+def policies(regions: int) -> list[dict[str, Any]]:
+    """Per region pair: a Divided policy (2 clusters) and a Duplicated one (3); one to every cluster."""
+    found = []
+    for region in range(regions):
+        pair = [f"r{region}", f"r{(region + 1) % regions}"]
+        affinity = {
+            "labelSelector": {"matchExpressions": [{"key": "region", "operator": "In", "values": pair}]}
+        }
+        found.append(
+            policy(
+                f"divided-{region}",
+                {"group": str(region), "mode": "divided"},
+                {
+                    "clusterAffinity": affinity,
+                    "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 2, "maxGroups": 2}],
+                    "replicaScheduling": {
+                        "replicaSchedulingType": "Divided",
+                        "replicaDivisionPreference": "Weighted",
+                    },
+                },
+            )
+        )
+        found.append(
+            policy(
+                f"duplicated-{region}",
+                {"group": str(region), "mode": "duplicated"},
+                {
+                    "clusterAffinity": affinity,
+                    "spreadConstraints": [{"spreadByField": "cluster", "minGroups": 2, "maxGroups": 3}],
+                    "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
+                },
+            )
+        )
+    found.append(
+        policy(
+            "everywhere",
+            {"mode": "everywhere"},
+            {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}},
+        )
+    )
+    return found
+
+
+def workload(index: int, regions: int, everywhere_every: int) -> list[dict[str, Any]]:
+    """The ConfigMap and the Deployment (mounting it) of workload `index`."""
+    name = f"w{index:05d}"
+    if everywhere_every and index % everywhere_every == 0:
+        labels, replicas = {"mode": "everywhere"}, 1
+    elif index % 2:
+        labels, replicas = {"group": str(index % regions), "mode": "divided"}, 2
+    else:
+        labels, replicas = {"group": str(index % regions), "mode": "duplicated"}, 1
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "data": {"index": str(index)},
+    }
+    template = deployment(name, replicas, NAMESPACE, labels)
+    pod = template["spec"]["template"]["spec"]
+    pod["volumes"] = [{"name": "config", "configMap": {"name": name}}]
+    pod["containers"][0]["volumeMounts"] = [{"name": "config", "mountPath": "/config"}]
+    return [config, template]
+
+
+# -- measuring ------------------------------------------------------------------------------------
+
+
+def rss(pid: int) -> int:
+    """Resident bytes of a process (0 once it is gone)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    match = re.search(r"^VmRSS:\s+(\d+) kB", text, re.MULTILINE)
+    return int(match.group(1)) * 1024 if match else 0
+
+
+@dataclass
+class MemorySampler:
+    """Samples the RSS of named processes every `interval` seconds in a thread; keeps each peak."""
+
+    processes: dict[str, Process]
+    interval: float = 1.0
+    peaks: dict[str, int] = field(default_factory=dict)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+    def sample(self) -> dict[str, int]:
+        now = {name: rss(p.process.pid) for name, p in self.processes.items()}
+        for name, value in now.items():
+            self.peaks[name] = max(self.peaks.get(name, 0), value)
+        return now
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def conditions(obj: dict[str, Any]) -> dict[str, str]:
+    return {c.get("type", ""): c.get("status", "") for c in (obj.get("status") or {}).get("conditions") or []}
+
+
+def expected_ready(binding: dict[str, Any]) -> int:
+    """Replicas the binding placed: per target cluster (Duplicated: the template's replicas in each)."""
+    spec = binding.get("spec") or {}
+    targets = spec.get("clusters") or []
+    duplicated = ((spec.get("placement") or {}).get("replicaScheduling") or {}).get(
+        "replicaSchedulingType"
+    ) == "Duplicated"
+    if duplicated:
+        return int(spec.get("replicas") or 0) * len(targets)
+    return sum(int(t.get("replicas") or 0) for t in targets)
+
+
+class Readiness:
+    """Which templates are READY: aggregated ready replicas reach what their binding placed."""
+
+    def __init__(self) -> None:
+        self.ready_replicas: dict[str, int] = {}
+        self.placed: dict[str, int] = {}
+
+    def template(self, obj: dict[str, Any], deleted: bool) -> None:
+        name = obj["metadata"]["name"]
+        if deleted:
+            self.ready_replicas.pop(name, None)
+        else:
+            self.ready_replicas[name] = int((obj.get("status") or {}).get("readyReplicas") or 0)
+
+    def binding(self, obj: dict[str, Any], deleted: bool) -> None:
+        name = obj["metadata"]["name"].removesuffix("-deployment")
+        if deleted or obj["metadata"].get("ownerReferences", [{}])[0].get("kind") != "Deployment":
+            self.placed.pop(name, None)
+            return
+        placed = expected_ready(obj)
+        if placed:
+            self.placed[name] = placed
+
+    def count(self) -> int:
+        return sum(1 for name, placed in self.placed.items() if self.ready_replicas.get(name, 0) >= placed)
+
+
+async def follow(hub: Client, kind: GroupVersionKind, apply: Any, stop: asyncio.Event) -> None:
+    """List then watch `kind` in the namespace, handing each object to `apply(obj, deleted)`."""
+    items, revision = await hub.list(kind, namespace=NAMESPACE)
+    for item in items:
+        apply(item, False)
+    while not stop.is_set():
+        with contextlib.suppress(Exception):
+            async for event in hub.watch(
+                kind, namespace=NAMESPACE, resource_version=revision, timeout_seconds=300
+            ):
+                revision = (event.object.get("metadata") or {}).get("resourceVersion", revision)
+                apply(event.object, event.type == "DELETED")
+                if stop.is_set():
+                    return
+
+
+async def wait_all_ready(hub: Client, total: int, timeout: float) -> float:
+    """Until `total` templates are READY; returns the time that happened."""
+    readiness = Readiness()
+    stop = asyncio.Event()
+    followers = [
+        asyncio.create_task(follow(hub, DEPLOYMENT, readiness.template, stop)),
+        asyncio.create_task(follow(hub, RESOURCE_BINDING, readiness.binding, stop)),
+    ]
+    deadline = time.monotonic() + timeout
+    last_report = time.monotonic()
+    try:
+        while readiness.count() < total:
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"only {readiness.count()} of {total} templates READY after {timeout:.0f} s"
+                )
+            if time.monotonic() - last_report > 30:
+                print(f"  ... {readiness.count()} of {total} READY", flush=True)
+                last_report = time.monotonic()
+            await asyncio.sleep(0.2)
+        return time.monotonic()
+    finally:
+        stop.set()
+        for task in followers:
+            task.cancel()
+        await asyncio.gather(*followers, return_exceptions=True)
+
+
+async def works_applied_rate(hub: Client) -> tuple[int, float]:
+    """Works, and Works applied per second from the first to the last Applied transition."""
+    items, _ = await hub.list(WORK)
+    times = []
+    for work in items:
+        for condition in (work.get("status") or {}).get("conditions") or []:
+            if condition.get("type") == "Applied" and condition.get("status") == "True":
+                stamp = condition.get("lastTransitionTime")
+                if stamp:
+                    times.append(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
+    if len(times) < 2 or max(times) <= min(times):
+        return len(items), float("nan")
+    return len(items), len(times) / (max(times) - min(times))
+
+
+def metrics_text(url: str) -> str:
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as answer:
+        return str(answer.read().decode())
+
+
+def metric_sum(text: str, name: str) -> float:
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith((name + "{", name + " ")):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def region(cluster_index: int, regions: int) -> str:
+    return f"r{cluster_index % regions}"
+
+
+def hub_objects(kubeconfig: Path) -> int:
+    """Objects the hub stores (`apiserver_storage_objects` summed), read with kubectl as the admin."""
+    result = subprocess.run(
+        ["kubectl", "--kubeconfig", str(kubeconfig), "get", "--raw", "/metrics"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return int(metric_sum(result.stdout, "apiserver_storage_objects"))
+
+
+def manager_writes(audit: Path, offset: int) -> dict[str, int]:
+    """Writes by the controller manager in the audit log after `offset`, by resource (its Lease aside)."""
+    counts: dict[str, int] = {}
+    with audit.open("rb") as log:
+        log.seek(offset)
+        for line in log:
+            with contextlib.suppress(ValueError):
+                entry = json.loads(line)
+                agent = entry.get("userAgent", "")
+                if not agent.startswith("flotilla-controller-manager") or "leader-election" in agent:
+                    continue
+                if entry.get("verb") not in ("create", "update", "patch", "delete", "deletecollection"):
+                    continue
+                ref = entry.get("objectRef") or {}
+                resource = ref.get("resource", "?") + (
+                    f"/{ref['subresource']}" if ref.get("subresource") else ""
+                )
+                counts[resource] = counts.get(resource, 0) + 1
+    return counts
+
+
+async def member_revisions(members: dict[str, Client]) -> dict[str, int]:
+    namespaces = GroupVersionKind("", "v1", "Namespace")
+
+    async def one(client: Client) -> int:
+        _, revision = await client.list(namespaces)
+        return int(revision)
+
+    found = await gather_limited([one(c) for c in members.values()], 16)
+    return dict(zip(members, found, strict=True))
+
+
+def start_manager(root: Path, extra: list[str] | None = None) -> Process:
+    return Process(
+        "controller-manager",
+        [
+            "controller-manager",
+            "--kubeconfig",
+            str(root / "hub" / "admin.kubeconfig"),
+            "--health-address",
+            "127.0.0.1:0",
+            "--cluster-status-interval",
+            "10",
+            "--cluster-success-threshold",
+            "0",
+            "--log-level",
+            "warning",
+            *(extra or []),
+        ],
+        root,
+        "flotilla controller-manager: running",
+    )
+
+
+def manager_url(manager: Process) -> str:
+    match = re.search(r"running \(health: (\S+)\)", manager.log_path.read_text(errors="replace"))
+    if match is None:
+        raise RuntimeError("the controller manager did not say where its health endpoint is")
+    return match.group(1).rstrip(")")
+
+
+def wait_drained(url: str, timeout: float) -> float:
+    """Until every work queue is empty and no reconcile ran for a second; returns when."""
+    deadline = time.monotonic() + timeout
+    last = -1.0
+    quiet_since = None
+    while time.monotonic() < deadline:
+        try:
+            text = metrics_text(url)
+        except OSError:
+            time.sleep(0.2)
+            continue
+        depth = metric_sum(text, "flotilla_workqueue_depth")
+        reconciles = metric_sum(text, "flotilla_reconcile_total")
+        started = metric_sum(text, "flotilla_workqueue_adds_total") > 0
+        if started and depth == 0 and reconciles == last:
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= 1.0:
+                return quiet_since
+        else:
+            quiet_since = None
+        last = reconciles
+        time.sleep(0.25)
+    raise TimeoutError(f"the controller manager's queues were not drained within {timeout:.0f} s")
+
+
+def timed(command: list[str]) -> float:
+    started = time.monotonic()
+    subprocess.run(command, check=True, capture_output=True, timeout=600)
+    return time.monotonic() - started
+
+
+def median_of_three(command: list[str]) -> float:
+    return statistics.median(timed(command) for _ in range(3))
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+# -- the run --------------------------------------------------------------------------------------
+
+
+async def wait_clusters_ready(hub: Client, count: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        items, _ = await hub.list(CLUSTER)
+        if sum(1 for c in items if conditions(c).get("Ready") == "True") == count:
+            return
+        await asyncio.sleep(1.0)
+    raise TimeoutError(f"the {count} clusters were not Ready within {timeout:.0f} s")
+
+
+async def run(args: argparse.Namespace, root: Path) -> None:
+    clusters = cluster_names(args.clusters)
+    regions = min(REGIONS, len(clusters))
+    configs = sim_configs(clusters, args.sim_processes, args.nodes)
+    owner = {c["name"]: sim for sim, config in configs.items() for c in config["clusters"]}
+    hub = start_hub(root)
+    sims = {name: start_sim(root, config, name) for name, config in configs.items()}
+    kubeconfig = root / "hub" / "admin.kubeconfig"
+    manager: Process | None = None
+    sampler: MemorySampler | None = None
+    hub_client = Client(load_kubeconfig(kubeconfig), field_manager="bench", timeout=300)
+    members = {
+        c: Client(load_kubeconfig(root / owner[c] / f"{c}.kubeconfig"), field_manager="bench", timeout=120)
+        for c in clusters
+    }
+    try:
+        setup = time.monotonic()
+        join(root, clusters, owner, parallel=4)
+        manager = start_manager(root)
+        for index, name in enumerate(clusters):  # as `kubectl label cluster NAME region=rN` would
+            await hub_client.patch(
+                CLUSTER, name, {"metadata": {"labels": {"region": region(index, regions)}}}
+            )
+        await wait_clusters_ready(hub_client, len(clusters), args.timeout)
+        await hub_client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+        for item in policies(regions):
+            await hub_client.create(item)
+        print(
+            f"{args.workloads} workloads x {len(clusters)} clusters ({args.nodes} nodes each) over "
+            f"{args.sim_processes} sim processes; set up in {time.monotonic() - setup:.0f} s",
+            flush=True,
+        )
+        baseline_objects = hub_objects(kubeconfig)
+        baseline_rss = rss(hub.process.pid)
+        sampler = MemorySampler({"apiserver": hub, "controller-manager": manager, **sims})
+        sampler.start()
+
+        # 1. Placement until every template is READY.
+        everywhere_every = round(1 / args.everywhere_fraction) if args.everywhere_fraction > 0 else 0
+        started = time.monotonic()
+        objects = [
+            obj for index in range(args.workloads) for obj in workload(index, regions, everywhere_every)
+        ]
+        await gather_limited([hub_client.create(obj) for obj in objects], 32)
+        created = time.monotonic()
+        finished = await wait_all_ready(hub_client, args.workloads, args.timeout)
+        works, rate = await works_applied_rate(hub_client)
+        print(f"templates created                       {created - started:8.1f} s", flush=True)
+        print(f"every template READY on the hub         {finished - started:8.1f} s", flush=True)
+        print(f"Works                                   {works:8d}  applied at {rate:.0f}/s", flush=True)
+
+        # 2. Memory, settled.
+        await asyncio.sleep(args.settle)
+        settled = sampler.sample()
+        total_objects = hub_objects(kubeconfig)
+        grown = max(settled["apiserver"] - baseline_rss, 0)
+        new_objects = max(total_objects - baseline_objects, 1)
+        store = root / "hub" / "store.db"
+        store_bytes = sum(p.stat().st_size for p in store.parent.glob("store.db*"))
+        for name in sampler.peaks:
+            print(
+                f"RSS {name:<20} peak {sampler.peaks[name] / MIB:7.0f} MiB, "
+                f"settled {settled[name] / MIB:7.0f} MiB",
+                flush=True,
+            )
+        pair = sampler.peaks["apiserver"] + sampler.peaks["controller-manager"]
+        print(
+            f"API server + controller manager peak    {pair / MIB:8.0f} MiB "
+            f"(goal <= 2048 MiB: {verdict(pair <= 2048 * MIB)})"
+        )
+        print(
+            f"hub objects {total_objects} ({new_objects} new): "
+            f"{grown / new_objects / 1024:.1f} KiB of API server RSS and "
+            f"{store_bytes / total_objects / 1024:.1f} KiB of store per object",
+            flush=True,
+        )
+
+        # 3. Cold start of the controller manager.
+        before_members = await member_revisions(members)
+        audit = root / "hub" / "audit.log"
+        manager.process.kill()
+        manager.process.wait()
+        offset = audit.stat().st_size
+        restarted = time.monotonic()
+        manager = start_manager(root)
+        sampler.processes["controller-manager"] = manager
+        drained = wait_drained(manager_url(manager), args.timeout)
+        await asyncio.sleep(1.0)
+        writes = manager_writes(audit, offset)
+        after_members = await member_revisions(members)
+        member_writes = sum(after_members[c] - before_members[c] for c in clusters)
+        hub_writes = sum(writes.values())
+        cold = drained - restarted
+        print(
+            f"controller manager cold start           {cold:8.1f} s to drained queues "
+            f"(goal <= 60 s: {verdict(cold <= 60)})",
+            flush=True,
+        )
+        print(
+            f"  writes meanwhile: hub {hub_writes} {writes or ''}, members {member_writes} "
+            f"(goal 0: {verdict(hub_writes == 0 and member_writes == 0)})",
+            flush=True,
+        )
+
+        # 4. API server restart.
+        port = re.search(r"server: https://[^:]+:(\d+)", kubeconfig.read_text())
+        assert port is not None
+        hub.stop()
+        restarted = time.monotonic()
+        hub = Process(
+            "hub-restarted",
+            [
+                "apiserver",
+                "--data-dir",
+                str(root / "hub"),
+                "--secure-port",
+                port.group(1),
+                "--log-level",
+                "warning",
+                "--max-requests-inflight",
+                "0",
+                "--max-mutating-requests-inflight",
+                "0",
+            ],
+            root,
+            "serving on",
+        )
+        sampler.processes["apiserver"] = hub
+        serving = time.monotonic()
+        await hub_client.list(DEPLOYMENT, namespace=NAMESPACE, limit=1)
+        print(
+            f"API server restart                      {serving - restarted:8.1f} s to serving "
+            f"({time.monotonic() - restarted:.1f} s to a first list)",
+            flush=True,
+        )
+
+        # 5. Reads at that size.
+        kubectl = median_of_three(["kubectl", "--kubeconfig", str(kubeconfig), "get", "deploy", "-A"])
+        across = median_of_three(
+            [
+                PYTHON,
+                "-m",
+                "flotilla",
+                "get",
+                "deploy",
+                "-A",
+                "--operation-scope",
+                "members",
+                "--kubeconfig",
+                str(kubeconfig),
+            ]
+        )
+        print(f"kubectl get deploy -A                   {kubectl:8.2f} s", flush=True)
+        print(f"flotilla get deploy -A (members)        {across:8.2f} s", flush=True)
+    finally:
+        if sampler is not None:
+            sampler.stop()
+        await hub_client.close()
+        for client in members.values():
+            await client.close()
+        for process in (manager, *sims.values(), hub):
+            if process is not None:
+                process.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--clusters", type=int, default=100)
+    parser.add_argument("--workloads", type=int, default=10000)
+    parser.add_argument("--sim-processes", type=int, default=4)
+    parser.add_argument("--nodes", type=int, default=3)
+    parser.add_argument("--everywhere-fraction", type=float, default=0.05)
+    parser.add_argument("--settle", type=float, default=10.0, help="Seconds after READY before settled RSS.")
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--keep", type=Path, default=None, help="Run in this directory and keep it (logs).")
+    args = parser.parse_args()
+    if args.clusters < 2 or args.sim_processes < 1 or args.sim_processes > args.clusters:
+        parser.error("--clusters must be at least 2 and --sim-processes between 1 and --clusters")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        asyncio.run(run(args, args.keep))
+        return
+    with tempfile.TemporaryDirectory(prefix="flotilla-scale-") as tmp:
+        asyncio.run(run(args, Path(tmp)))
+
+
+if __name__ == "__main__":
+    main()
