@@ -142,6 +142,8 @@ class EtcdBackend:
         """
         while not self._closing:
             await self._uncovered.wait()
+            if self._is_closing():  # the last covering watch ended because the backend is closing
+                return
             stream = WatchStream(
                 self._conn, self._keys, self._keys.root_prefix, self._revision, prev_kv=False
             )
