@@ -15,11 +15,14 @@ share whatever else the machine does; the etcd rows show each side's median run,
 ratio is the median of the pairs' ratios. The clients are bench/loadgen.py's lean client
 (keep-alive connections, ready-made requests: a fifth of aiohttp's client CPU per request) in
 `--clients` processes side by side, started together, sharing `--concurrency` requests in flight
-(one Python client process cannot keep two server processes busy). Each run also prints where the
+(one Python client process cannot keep two server processes busy). A consistent GET crosses
+three processes (client, API server, etcd for the revision read), each of which may wait for a
+core on a loaded 2-core machine: the requests in flight must cover that latency, and 32 kept one
+worker busy but left two waiting, so the default is 64. Each run also prints where the
 machine's CPU went — API server processes, etcd, the clients — in cores busy over the run, and
 the load average: on 2 cores the clients, etcd and any other work take CPU the second worker
 would need, which bounds the two-vs-one ratio.
-Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 32] [--clients 4] [--rounds 3]`.
+Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 64] [--clients 4] [--rounds 3]`.
 """
 
 from __future__ import annotations
@@ -315,7 +318,10 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each throughput run")
     parser.add_argument(
-        "--concurrency", type=int, default=32, help="requests in flight, clients and floor alike"
+        "--concurrency",
+        type=int,
+        default=64,
+        help="requests in flight, clients and floor alike (two workers need about 64 to stay busy)",
     )
     parser.add_argument(
         "--clients", type=int, default=4, help="load generator processes sharing the requests in flight"
