@@ -9,20 +9,26 @@ flight on pre-encoded values of a stored ConfigMap's size):
 
 The ratio API-server-on-etcd / raw-etcd is printed with its goal (>= 0.5), and the ratio two
 workers / one with its goal for GETs (>= 1.6 on a 2-core machine), as verdicts, never asserted;
-the SQLite rows show what moving the store costs. One and two workers run side by side on the
-same etcd and are measured in `--rounds` pairs, alternately first, so that both sides of a pair
-share whatever else the machine does; the etcd rows show each side's median run, the two-vs-one
-ratio is the median of the pairs' ratios. The clients are bench/loadgen.py's lean client
-(keep-alive connections, ready-made requests: a fifth of aiohttp's client CPU per request) in
-`--clients` processes side by side, started together, sharing `--concurrency` requests in flight
-(one Python client process cannot keep two server processes busy). A consistent GET crosses
-three processes (client, API server, etcd for the revision read), each of which may wait for a
-core on a loaded 2-core machine: the requests in flight must cover that latency, and 32 kept one
-worker busy but left two waiting, so the default is 64. Each run also prints where the
-machine's CPU went — API server processes, etcd, the clients — in cores busy over the run, and
-the load average: on 2 cores the clients, etcd and any other work take CPU the second worker
-would need, which bounds the two-vs-one ratio.
-Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 64] [--clients 4] [--rounds 3]`.
+the SQLite rows show what moving the store costs.
+
+One and two workers run side by side, each on its own etcd member, and are measured in `--rounds`
+pairs, alternately first, so that both sides of a pair share whatever else the machine does; the
+etcd rows show each side's median run, the two-vs-one ratio is the median of the pairs' ratios.
+Each run prints where the machine's CPU went (API server processes, etcd, the clients, in cores
+busy) and the load average: on 2 cores the clients, etcd and any other work take CPU the second
+worker would need, which bounds the two-vs-one ratio.
+
+The clients are bench/loadgen.py's lean client (keep-alive connections, ready-made requests: a
+fifth of aiohttp's client CPU per request) in `--clients` processes started together, sharing
+`--concurrency` requests in flight: one Python client process cannot keep two server processes
+busy. A consistent GET crosses three processes (client, API server, etcd for the revision read),
+each of which may wait for a core on a loaded machine; the requests in flight must cover that
+latency, and 32 kept one worker busy but left two waiting, so the default is 64. `--get-client
+wrk` sends the GETs with wrk instead (Debian's `wrk`, in C: about half the lean client's CPU per
+request; it authenticates with a bearer token).
+
+Run: `.venv/bin/python bench/store.py [--seconds 5] [--concurrency 64] [--clients 4] [--rounds 3]
+[--get-client lean|wrk]`.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from apiserver import HERE, PYTHON, configmap, request, start_apiserver, stop
 GOAL = 0.5
 TWO_WORKERS_GOAL = 1.6
 PREFIX = "/bench"
+WRK_TOKEN = "bench-wrk-token"  # noqa: S105 - a loopback benchmark's static token, not a secret
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -168,6 +175,34 @@ def loadgens(spec: dict[str, Any], clients: int, watched: dict[str, int]) -> dic
     }
 
 
+def wrk_gets(url: str, args: argparse.Namespace, watched: dict[str, int]) -> dict[str, Any]:
+    """GETs/s from wrk (Debian's `wrk`, a C client: `--clients` threads, `--concurrency` connections),
+    which authenticates with a bearer token since it sends no client certificate."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("--get-client wrk needs the wrk binary (Debian package wrk)")
+    command = ["wrk", f"-t{args.clients}", f"-c{args.concurrency}", f"-d{max(1, round(args.seconds))}s"]
+    command += ["-H", f"Authorization: Bearer {WRK_TOKEN}", url]
+    before = {name: process_tree_cpu(pid) for name, pid in watched.items()}
+    clients_before = os.times()
+    started = time.perf_counter()
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    seconds = time.perf_counter() - started
+    clients_after = os.times()
+    cpu = {name: process_tree_cpu(pid) - before[name] for name, pid in watched.items()}
+    cpu["clients"] = (clients_after.children_user + clients_after.children_system) - (
+        clients_before.children_user + clients_before.children_system
+    )
+    rate = float(output.split("Requests/sec:", 1)[1].split()[0])
+    errors = int(output.split("Non-2xx or 3xx responses:", 1)[1].split()[0]) if "Non-2xx" in output else 0
+    return {
+        "rate": rate,
+        "errors": errors,
+        "seconds": seconds,
+        "cores": {name: used / seconds for name, used in cpu.items()},
+        "server_cpu_per_op_us": cpu["apiserver"] / max(rate * seconds, 1) * 1e6,
+    }
+
+
 @dataclass
 class Target:
     """A running `flotilla apiserver` (its process tree watched for CPU) with a ConfigMap to GET."""
@@ -179,7 +214,10 @@ class Target:
 
 
 def start_target(data_dir: Path, extra: tuple[str, ...], etcd: int | None) -> Target:
-    server, url = start_apiserver(data_dir, extra)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tokens = data_dir.parent / f"{data_dir.name}-tokens.csv"  # for wrk, which sends no client certificate
+    tokens.write_text(f'{WRK_TOKEN},bench,bench,"system:masters"\n')
+    server, url = start_apiserver(data_dir, (*extra, "--token-auth-file", str(tokens)))
     pki = data_dir / "pki"
     tls = {"ca": str(pki / "ca.crt"), "cert": str(pki / "admin.crt"), "key": str(pki / "admin.key")}
     base = f"{url}/api/v1/namespaces/bench/configmaps"
@@ -191,6 +229,8 @@ def start_target(data_dir: Path, extra: tuple[str, ...], etcd: int | None) -> Ta
 def measure(target: Target, args: argparse.Namespace, operation: str, round_: int) -> dict[str, Any]:
     """Creates/s (`create`) or GETs/s of one ConfigMap (`get`) through the target."""
     common = {**target.tls, "concurrency": args.concurrency, "duration": args.seconds}
+    if operation == "get" and args.get_client == "wrk":
+        return wrk_gets(f"{target.base}/target", args, target.watched)
     if operation == "get":
         return loadgens(
             {**common, "method": "GET", "url": f"{target.base}/target"}, args.clients, target.watched
@@ -325,6 +365,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--clients", type=int, default=4, help="load generator processes sharing the requests in flight"
+    )
+    parser.add_argument(
+        "--get-client",
+        choices=("lean", "wrk"),
+        default="lean",
+        help="what sends the GETs: the lean Python client, or wrk (Debian's wrk; cheaper per request)",
     )
     parser.add_argument(
         "--rounds", type=int, default=3, help="paired runs of one API server process and two on etcd"
