@@ -8,7 +8,14 @@ case. The detector owns these parts and writes them with server-side apply (fiel
 * metadata: the policy's claim (labels and annotations, see `claims`), the binding's permanent id
   label, and a controller ownerReference to the template, so deleting the template deletes the
   binding;
-* `spec.resource`: the template's apiVersion, kind, namespace, name, uid and resourceVersion;
+* `spec.resource`: the template's apiVersion, kind, namespace, name, uid and resourceVersion —
+  the resourceVersion of the last version whose specification changed: the annotation
+  `detector.flotilla.io/template-specification` holds a digest of the template less its status,
+  resourceVersion and managedFields, and a binding whose digest matches is left as it is. A
+  template's status moves its resourceVersion at every aggregation; the detector ignores those
+  changes as they happen (Karmada's does too), and the digest keeps a restarted detector, which
+  meets every template anew, from rewriting every binding (and, through the new generation, making
+  the scheduler and its Events go round again) for them;
 * `spec.replicas` and `spec.replicaRequirements`, from the resource interpreter, for workloads;
 * copied from the policy: `placement`, `propagateDeps` (or the deprecated `association`),
   `schedulerName`, `failover`, `conflictResolution`, `preserveResourcesOnDeletion`, `suspension`;
@@ -43,6 +50,7 @@ from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.controllers.detector.claims import CLAIM_ANNOTATIONS, CLAIM_LABELS, claim_of
 from flotilla.controllers.detector.matching import Policy
+from flotilla.controllers.detector.watched import specification_fingerprint
 from flotilla.interpreter import get_replicas
 
 Template = Mapping[str, Any]
@@ -61,6 +69,8 @@ DETECTOR_SPEC_FIELDS = (
     "schedulePriority",
     "workloadAffinityGroups",
 )
+TEMPLATE_SPECIFICATION_ANNOTATION = "detector.flotilla.io/template-specification"
+"""A digest of the template version `spec.resource` names, less status (see the module docstring)."""
 """The `spec` fields the detector owns; everything else in a binding belongs to other writers."""
 
 _CONFLICT_RESOLUTION_ANNOTATION_VALUES = {
@@ -194,12 +204,14 @@ def build_binding(
         owner_references=[OwnerReference.from_object(owner_reference(template))],
     )
     spec = _spec(template, policy, schedule_priority)
+    fingerprint = specification_fingerprint(template)
+    annotations = {**claim.annotations, TEMPLATE_SPECIFICATION_ANNOTATION: fingerprint}
     if namespace:
         metadata.labels = {**claim.labels, constants.RESOURCE_BINDING_PERMANENT_ID_LABEL: permanent_id}
-        metadata.annotations = dict(claim.annotations)
+        metadata.annotations = annotations
         return ResourceBinding(metadata=metadata, spec=spec).to_object()
     metadata.labels = {**claim.labels, constants.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL: permanent_id}
-    metadata.annotations = dict(claim.annotations)
+    metadata.annotations = annotations
     return ClusterResourceBinding(metadata=metadata, spec=spec).to_object()
 
 
@@ -211,8 +223,19 @@ def _without_scheduling(suspension: Any) -> Any:
     return rest or None
 
 
+def _without_version(resource: Any) -> Any:
+    """`spec.resource` less its resourceVersion (the specification digest annotation stands for it)."""
+    if not isinstance(resource, Mapping):
+        return resource
+    return {key: value for key, value in resource.items() if key != "resourceVersion"}
+
+
 def binding_up_to_date(existing: Mapping[str, Any], desired: Mapping[str, Any]) -> bool:
-    """Does `existing` already carry every label, annotation, owner and spec field of `desired`?"""
+    """Does `existing` already carry every label, annotation, owner and spec field of `desired`?
+
+    The template's resourceVersion in `spec.resource` counts only through the specification digest
+    annotation: a newer version that differs in status alone leaves the binding up to date.
+    """
     for field_name, claim_keys in (("labels", CLAIM_LABELS), ("annotations", CLAIM_ANNOTATIONS)):
         have = _string_map(existing, field_name)
         want = _string_map(desired, field_name)
@@ -225,7 +248,9 @@ def binding_up_to_date(existing: Mapping[str, Any], desired: Mapping[str, Any]) 
     have_spec, want_spec = spec_of(existing), spec_of(desired)
     for field_name in DETECTOR_SPEC_FIELDS:
         have_value, want_value = have_spec.get(field_name), want_spec.get(field_name)
-        if field_name == "suspension":
+        if field_name == "resource":  # its resourceVersion moves with the template's status too
+            have_value, want_value = _without_version(have_value), _without_version(want_value)
+        elif field_name == "suspension":
             have_value, want_value = _without_scheduling(have_value), _without_scheduling(want_value)
         if have_value != want_value:
             return False

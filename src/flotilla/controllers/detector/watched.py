@@ -15,8 +15,11 @@ nor are the Namespace objects of those names. An update matters only when someth
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
+
+import orjson
 
 from flotilla.api.karmada.names import is_reserved_namespace
 from flotilla.api.objects import metadata_of
@@ -76,6 +79,13 @@ def _specification(obj: Mapping[str, Any]) -> dict[str, Any]:
     metadata = metadata_of(obj)
     trimmed["metadata"] = {key: value for key, value in metadata.items() if key not in _IGNORED_METADATA}
     return trimmed
+
+
+def specification_fingerprint(obj: Mapping[str, Any]) -> str:
+    """A digest of what `specification_changed` compares: equal for versions that differ in status,
+    resourceVersion and managedFields only."""
+    encoded = orjson.dumps(_specification(obj), option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(encoded, digest_size=12).hexdigest()
 
 
 def specification_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from flotilla.controllers.detector.binding import binding_up_to_date, build_binding
+from flotilla.controllers.detector.binding import (
+    TEMPLATE_SPECIFICATION_ANNOTATION,
+    binding_up_to_date,
+    build_binding,
+)
+from flotilla.controllers.detector.watched import specification_fingerprint
 from tests.unit.controllers.detector.policies import (
     by_name,
     cluster_propagation_policy,
@@ -47,6 +52,7 @@ def test_a_deployment_gets_a_resource_binding_named_after_it_with_replicas_and_r
     assert metadata["annotations"] == {
         "propagationpolicy.karmada.io/name": "web-pp",
         "propagationpolicy.karmada.io/namespace": "shop",
+        TEMPLATE_SPECIFICATION_ANNOTATION: specification_fingerprint(deployment()),
     }
     assert metadata["ownerReferences"] == [
         {
@@ -89,7 +95,10 @@ def test_a_cluster_scoped_template_gets_a_cluster_resource_binding() -> None:
         "clusterpropagationpolicy.karmada.io/permanent-id": "cpp-roles",
         "clusterresourcebinding.karmada.io/permanent-id": "crb-id",
     }
-    assert binding["metadata"]["annotations"] == {"clusterpropagationpolicy.karmada.io/name": "roles"}
+    assert binding["metadata"]["annotations"] == {
+        "clusterpropagationpolicy.karmada.io/name": "roles",
+        TEMPLATE_SPECIFICATION_ANNOTATION: specification_fingerprint(_cluster_role()),
+    }
     assert "namespace" not in binding["spec"]["resource"]
     assert "replicas" not in binding["spec"]
 
@@ -165,6 +174,36 @@ def test_a_binding_is_stale_when_replicas_placement_or_the_claim_differ() -> Non
     unclaimed = copy.deepcopy(desired)
     del unclaimed["metadata"]["annotations"]
     assert not binding_up_to_date(unclaimed, desired)
+
+
+def test_a_template_whose_status_alone_changed_leaves_its_binding_up_to_date() -> None:
+    """A newer resourceVersion from a status write (aggregation) is no reason to write the binding:
+    a restarted detector meets every template anew and must not rewrite every binding."""
+    policy = propagation_policy("web-pp", [by_name()])
+    template = deployment()
+    existing = build_binding(template, policy, permanent_id="id")
+    aggregated = copy.deepcopy(template)
+    aggregated["metadata"]["resourceVersion"] = "5000"
+    aggregated["metadata"]["managedFields"] = [{"manager": "status-aggregator", "subresource": "status"}]
+    aggregated["status"] = {"replicas": 3, "readyReplicas": 3}
+    assert binding_up_to_date(existing, build_binding(aggregated, policy, permanent_id="id"))
+
+
+def test_a_template_whose_specification_changed_gets_its_binding_written() -> None:
+    """A new image or label (nothing else in the binding changes): the binding names the new version."""
+    policy = propagation_policy("web-pp", [by_name()])
+    template = deployment()
+    existing = build_binding(template, policy, permanent_id="id")
+    for change in ("image", "label"):
+        changed = copy.deepcopy(template)
+        changed["metadata"]["resourceVersion"] = "5001"
+        if change == "image":
+            changed["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.27"
+        else:
+            changed["metadata"].setdefault("labels", {})["tier"] = "front"
+        desired = build_binding(changed, policy, permanent_id="id")
+        assert not binding_up_to_date(existing, desired), change
+        assert desired["spec"]["resource"]["resourceVersion"] == "5001"
 
 
 def test_building_does_not_touch_the_template_or_the_policy() -> None:
