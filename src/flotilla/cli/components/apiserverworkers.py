@@ -114,7 +114,7 @@ class WorkerPool:
 
         try:
             prepared = prepare_data_dir(self.settings)
-            holder = _hold_port(self.settings.bind_address, self.settings.secure_port)
+            holder = hold_port(self.settings.bind_address, self.settings.secure_port)
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"cannot start: {exc}") from exc
         self._port = holder.getsockname()[1]
@@ -263,7 +263,7 @@ class WorkerPool:
         return code
 
 
-def _hold_port(bind_address: str, port: int) -> socket.socket:
+def hold_port(bind_address: str, port: int) -> socket.socket:
     """Bind (never listen) a SO_REUSEPORT socket to the address: it reserves the port (a free one for
     port 0) for the workers, who join it with SO_REUSEPORT, and keeps everyone else off it."""
     family, kind, proto, _, address = socket.getaddrinfo(
