@@ -53,6 +53,27 @@ class Event:
         return self.kv.mod_revision
 
 
+class WatchBatch(list[Event]):
+    """Events a watch delivers together, and the store revision the watch reached with them.
+
+    A store shared with writers outside the watched prefix (other hubs on one etcd) moves on
+    without events in the prefix; a batch may then be empty and still move `revision` on, so a
+    reader waiting for the store's latest revision is not kept waiting for an event that will
+    never come. A plain list of events reaches its last event's revision.
+    """
+
+    def __init__(self, events: list[Event], revision: int) -> None:
+        super().__init__(events)
+        self.revision = revision
+
+
+def batch_revision(batch: list[Event]) -> int:
+    """The revision a watch reached with `batch` (0 for an empty plain list)."""
+    if isinstance(batch, WatchBatch):
+        return batch.revision
+    return batch[-1].revision if batch else 0
+
+
 @dataclass(frozen=True, slots=True)
 class RangeResult:
     """A page of a prefix range, read at `revision`; `more` says whether keys remain past the page."""
@@ -162,8 +183,10 @@ class Backend(Protocol):
     def watch(self, prefix: str, *, after_revision: int) -> AsyncIterator[list[Event]]:
         """Every write under `prefix` after `after_revision`, in order, batched as they commit.
 
-        Raises CompactedError (before yielding anything) when `after_revision` precedes the
-        compaction point. The iterator ends when the backend closes.
+        A batch may be a `WatchBatch`, which also says how far the store moved (an empty one only
+        reports that: see `batch_revision`). Raises CompactedError (before yielding anything)
+        when `after_revision` precedes the compaction point. The iterator ends when the backend
+        closes.
         """
 
     async def history(

@@ -47,6 +47,7 @@ from flotilla.storage.backend import (
     RangeResult,
     RevisionMismatchError,
     StorageError,
+    batch_revision,
 )
 from flotilla.storage.etcdconnection import EtcdConnection, EtcdSettings
 from flotilla.storage.etcdwatch import EtcdKeys, WatchStream, probe_compact_revision
@@ -314,12 +315,15 @@ class EtcdBackend:
                 stream = WatchStream(self._conn, self._keys, prefix, cursor)
                 self._streams.add(stream)
                 try:
-                    await self._open(stream, cursor)
+                    # A watch of the whole store (the watch cache's) watches all of etcd, so that
+                    # it follows the revision when other prefixes are written too (`WatchBatch`).
+                    await self._open(stream, cursor, whole_keyspace=covers)
                     if covers and not opened:
                         self._cover()
                     opened = True
-                    async for batch in stream.batches():
-                        cursor = batch[-1].revision
+                    batches = stream.progress() if covers else stream.batches()
+                    async for batch in batches:
+                        cursor = batch_revision(batch)
                         self._revision = max(self._revision, cursor)
                         delay = 0.1
                         yield batch

@@ -29,6 +29,7 @@ from flotilla.storage.backend import (
     EventType,
     KeyValue,
     StorageError,
+    WatchBatch,
     event_bytes,
     prefix_end,
 )
@@ -142,6 +143,23 @@ class WatchStream:
             events = [self._keys.event(raw) for raw in response.events if raw.kv.mod_revision > self._after]
             if events:
                 yield events
+
+    async def progress(self) -> AsyncIterator[WatchBatch]:
+        """On a watcher of the whole keyspace: the prefix's events of each response, with the
+        revision the response reached over every key (empty when only other keys were written)."""
+        low, end = self._low.encode(), self._end.encode()
+        async for response in self._responses():
+            if not response.events:
+                continue
+            reached = int(response.events[-1].kv.mod_revision)
+            if reached <= self._after:
+                continue
+            events = [
+                self._keys.event(raw)
+                for raw in response.events
+                if raw.kv.mod_revision > self._after and low <= raw.kv.key < end
+            ]
+            yield WatchBatch(events, reached)
 
     async def revisions(self) -> AsyncIterator[int]:
         """The revision of each batch of events, built into nothing (the backend's revision follower)."""

@@ -45,7 +45,7 @@ from flotilla.apiserver.store.cachedobjects import (
 from flotilla.apiserver.store.watchers import Predicate, Watcher
 from flotilla.apiserver.store.watchhistory import History
 from flotilla.storage import Backend, CompactedError, Event, EventType
-from flotilla.storage.backend import event_bytes
+from flotilla.storage.backend import batch_revision, event_bytes
 
 # What the rest of the server imports from here (the objects moved to cachedobjects.py and watchers.py).
 __all__ = [
@@ -201,11 +201,10 @@ class WatchCache:
                 batch: list[Event] = await iterator.__anext__()
                 for event in batch:
                     self._apply(event)
-                if batch:
-                    last = batch[-1].revision
-                    if last > self.revision:
-                        self.revision = last
-                        self._wake()
+                reached = batch_revision(batch)
+                if reached > self.revision:
+                    self.revision = reached
+                    self._wake()
         except StopAsyncIteration:
             log.info("watchcache.stream_ended")
         except asyncio.CancelledError:

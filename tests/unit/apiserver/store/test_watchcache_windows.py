@@ -264,3 +264,28 @@ async def test_stop_closes_every_watcher_and_releases_every_waiter(backend: Back
     assert watcher.closed
     with pytest.raises(asyncio.CancelledError):
         await waiting
+
+
+@pytest.mark.skipif(ETCD is None, reason=MISSING_REASON)
+async def test_a_consistent_read_is_not_held_up_by_another_hubs_writes_on_the_same_etcd() -> None:
+    """Two hubs under two prefixes of one etcd: the other hub's writes move etcd's revision, which a
+    consistent read waits for; the cache's watch reports that progress, so the wait ends at once."""
+    ours = EtcdBackend(EtcdSettings((shared_etcd().url,), prefix=f"/ours-{uuid.uuid4().hex}"))
+    theirs = EtcdBackend(EtcdSettings((shared_etcd().url,), prefix=f"/theirs-{uuid.uuid4().hex}"))
+    await ours.start()
+    await theirs.start()
+    cache = await started(ours)
+    try:
+        await put(ours, "mine")
+        for index in range(5):
+            written = await put(theirs, f"other-{index}")
+            await asyncio.wait_for(cache.wait_current(), timeout=5)
+            assert cache.revision >= written
+            assert [obj.name for obj in cache.list(CONFIGMAPS)] == ["mine"]
+        mine = await put(ours, "mine", "2")
+        await asyncio.wait_for(cache.wait_current(), timeout=5)
+        assert cache.get(f"{CONFIGMAPS}default/mine").revision == mine  # type: ignore[union-attr]
+    finally:
+        await cache.stop()
+        await theirs.close()
+        await ours.close()
