@@ -6,7 +6,11 @@ and are joined in Push mode with `flotilla join`. Every test uses its own namesp
 
 from __future__ import annotations
 
+import json
+import re
 import signal
+import time
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -538,3 +542,95 @@ def test_killed_controller_manager_converges_after_restart(
             timeout=60,
             what=f"crash-{i} on both clusters",
         )
+
+
+# What a restarted controller manager could rewrite: the machinery and the templates.
+WATCHED_FOR_WRITES = (
+    "/apis/work.karmada.io/v1alpha2/resourcebindings",
+    "/apis/work.karmada.io/v1alpha1/works",
+    "/apis/apps/v1/deployments",
+    "/api/v1/events",
+    "/apis/cluster.karmada.io/v1alpha1/clusters",
+)
+
+
+def writes_since(hub: Kubectl, revision: str) -> list[str]:
+    """`kind name` of every change to the watched collections after `revision` (a watch from it)."""
+    found = []
+    for path in WATCHED_FOR_WRITES:
+        answer = hub.run("get", "--raw", f"{path}?watch=1&resourceVersion={revision}&timeoutSeconds=1")
+        for line in answer.stdout.splitlines():
+            obj = json.loads(line)["object"]
+            found.append(f"{obj['kind']} {obj['metadata'].get('name')}")
+    return found
+
+
+def hub_revision(hub: Kubectl) -> str:
+    return str(
+        json.loads(hub.run("get", "--raw", "/api/v1/namespaces").stdout)["metadata"]["resourceVersion"]
+    )
+
+
+def quiet_revision(hub: Kubectl) -> str | None:
+    """The hub's revision if nothing watched changed in the 3 s after it, else None."""
+    revision = hub_revision(hub)
+    time.sleep(3)
+    return None if writes_since(hub, revision) else revision
+
+
+def manager_drained(federation: Federation) -> bool:
+    """The (latest) manager leads and its work queues are empty, twice a second apart (its periodic
+    controllers keep reconciling, so "no reconcile at all" never holds)."""
+    url = re.findall(r"running \(health: (\S+)\)", federation.manager.log())[-1]
+
+    def leading_and_empty() -> bool:
+        with urllib.request.urlopen(f"{url}/metrics", timeout=5) as answer:
+            text = answer.read().decode()
+        sums = {"flotilla_leader_is_leader": 0.0, "flotilla_workqueue_depth": 0.0}
+        for line in text.splitlines():
+            name = line.split("{", 1)[0].split(" ", 1)[0]
+            if name in sums:
+                sums[name] += float(line.rsplit(" ", 1)[1])
+        return sums == {"flotilla_leader_is_leader": 1.0, "flotilla_workqueue_depth": 0.0}
+
+    if not leading_and_empty():
+        return False
+    time.sleep(1.0)
+    return leading_and_empty()
+
+
+def test_a_restarted_controller_manager_writes_nothing_when_nothing_changed(
+    federation: Federation, hub: Kubectl, members: dict[str, Kubectl], ns: str
+) -> None:
+    """Settled workloads (their templates' status aggregated many times since their bindings were
+    written), then kill -9 and a restart: the new manager meets every object anew and writes none
+    of them — no binding, Work, template, Event or Cluster changes."""
+    documents = []
+    for i, scheduling in enumerate(("Duplicated", "Divided")):
+        documents += [
+            deployment(f"calm-{i}", 2),
+            propagation_policy(
+                f"calm-{i}",
+                [resource_selector("Deployment", f"calm-{i}")],
+                {
+                    "clusterAffinity": {"clusterNames": ["sz", "fz"]},
+                    "replicaScheduling": {"replicaSchedulingType": scheduling},
+                },
+            ),
+        ]
+    hub.apply_yaml(documents, "-n", ns)
+    for i in range(2):
+        eventually(
+            lambda i=i: set(replicas_on(members, ns, f"calm-{i}")) == {"sz", "fz"},
+            timeout=60,
+            what=f"calm-{i} on both clusters",
+        )
+    settled = eventually(
+        lambda: quiet_revision(hub), timeout=90, what="the hub to settle (no writes for 3 s)"
+    )
+    federation.manager.stop(signal.SIGKILL)
+    federation.manager.start()
+    eventually(
+        lambda: manager_drained(federation), timeout=60, what="the restarted manager to drain its queues"
+    )
+    assert writes_since(hub, settled) == []
