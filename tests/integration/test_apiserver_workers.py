@@ -28,7 +28,7 @@ import pytest
 
 from tests.support.processes import ServerProcess, flotilla
 from tests.support.waiting import eventually
-from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer
+from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, running_member
 
 pytestmark = pytest.mark.skipif(ETCD is None or ETCDCTL is None, reason=MISSING_REASON)
 
@@ -37,10 +37,7 @@ WORKER_SERVING = re.compile(r"event='apiserver\.worker_serving' worker=(\d+) pid
 
 @pytest.fixture(scope="module")
 def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
-    member = EtcdServer(tmp_path_factory.mktemp("etcd"))
-    member.start()
-    yield member
-    member.stop()
+    yield from running_member(tmp_path_factory.mktemp("etcd"))
 
 
 @pytest.fixture(scope="module")

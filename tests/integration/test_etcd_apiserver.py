@@ -20,18 +20,14 @@ import pytest
 from tests.support.kubectl import Kubectl
 from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
-from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, make_tls
+from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, running_member
 
 pytestmark = pytest.mark.skipif(ETCD is None or ETCDCTL is None, reason=MISSING_REASON)
 
 
 @pytest.fixture(scope="module")
 def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
-    directory = tmp_path_factory.mktemp("etcd")
-    member = EtcdServer(directory, make_tls(directory / "pki"))
-    member.start()
-    yield member
-    member.stop()
+    yield from running_member(tmp_path_factory.mktemp("etcd"), tls=True)
 
 
 @pytest.fixture(scope="module")

@@ -27,17 +27,14 @@ import pytest
 from tests.support.kubectl import Kubectl
 from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
-from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer
+from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, running_member
 
 pytestmark = pytest.mark.skipif(ETCD is None or ETCDCTL is None, reason=MISSING_REASON)
 
 
 @pytest.fixture(scope="module")
 def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
-    member = EtcdServer(tmp_path_factory.mktemp("etcd"))
-    member.start()
-    yield member
-    member.stop()
+    yield from running_member(tmp_path_factory.mktemp("etcd"))
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from flotilla.client import Client, ClientError, load_kubeconfig
 from flotilla.client.informer import Informer
 from tests.support.processes import ControllerManagerProcess, ServerProcess, flotilla
 from tests.support.waiting import eventually_async
-from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, make_tls
+from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, running_member
 
 pytestmark = pytest.mark.skipif(ETCD is None or ETCDCTL is None, reason=MISSING_REASON)
 
@@ -37,11 +37,7 @@ WRITERS = 3
 
 @pytest.fixture(scope="module")
 def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
-    directory = tmp_path_factory.mktemp("etcd")
-    member = EtcdServer(directory, make_tls(directory / "pki"))
-    member.start()
-    yield member
-    member.stop()
+    yield from running_member(tmp_path_factory.mktemp("etcd"), tls=True)
 
 
 def start_pair(etcd: EtcdServer, directory: Path) -> tuple[ServerProcess, ServerProcess]:

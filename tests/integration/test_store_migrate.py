@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.kubectl import Kubectl
 from tests.support.processes import ServerProcess, flotilla
-from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, make_tls
+from tests.unit.storage.etcdserver import ETCD, ETCDCTL, MISSING_REASON, EtcdServer, running_member
 
 pytestmark = pytest.mark.skipif(ETCD is None or ETCDCTL is None, reason=MISSING_REASON)
 
@@ -91,11 +91,7 @@ def _fill(kubectl: Kubectl) -> dict[tuple[str, str], Any]:
 
 @pytest.fixture(scope="module")
 def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
-    directory = tmp_path_factory.mktemp("etcd")
-    member = EtcdServer(directory, make_tls(directory / "pki"))
-    member.start()
-    yield member
-    member.stop()
+    yield from running_member(tmp_path_factory.mktemp("etcd"), tls=True)
 
 
 def _etcd_flags(etcd: EtcdServer) -> list[str]:

@@ -14,17 +14,14 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.processes import ServerProcess
-from tests.unit.storage.etcdserver import ETCD, MISSING_REASON, EtcdServer
+from tests.unit.storage.etcdserver import ETCD, MISSING_REASON, EtcdServer, running_member
 
 
 @pytest.fixture(scope="module")
 def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
     if ETCD is None:
         pytest.skip(MISSING_REASON)
-    member = EtcdServer(tmp_path_factory.mktemp("etcd"))
-    member.start()
-    yield member
-    member.stop()
+    yield from running_member(tmp_path_factory.mktemp("etcd"))
 
 
 @pytest.fixture(scope="module")

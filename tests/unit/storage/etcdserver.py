@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,3 +127,15 @@ class EtcdServer:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+
+
+def running_member(directory: Path, *, tls: bool = False) -> Iterator[EtcdServer]:
+    """A started member in `directory` (with certificates of its own under `pki/` when `tls`),
+    stopped when the generator resumes: the body of a test module's `etcd` fixture
+    (`yield from running_member(tmp_path_factory.mktemp("etcd"))`)."""
+    member = EtcdServer(directory, make_tls(directory / "pki") if tls else None)
+    member.start()
+    try:
+        yield member
+    finally:
+        member.stop()
