@@ -9,6 +9,8 @@ with 410 Gone. Clients are the system kubectl and the official Python client.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -179,6 +181,76 @@ def test_a_restarted_apiserver_serves_everything_it_stored(
     assert after["metadata"]["uid"] == before["metadata"]["uid"]
     assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
     assert after["data"] == {"k": "v"}
+
+
+def test_secrets_are_reencrypted_under_a_rotated_key_in_etcd(
+    server: ServerProcess, etcd: EtcdServer, tmp_path: Path, namespace: str
+) -> None:
+    """rotate-key, restart, `flotilla secrets reencrypt --etcd-servers …` over TLS: the stored
+    Secret names the new key in etcd, and the API server still serves it."""
+    kubectl = Kubectl(server.kubeconfig, tmp_path / "cache")
+    kubectl("create", "secret", "generic", "rotated", "-n", namespace, "--from-literal=password=p4ss")
+    key = f"/registry/core/secrets/{namespace}/rotated"
+    before = etcd.ctl("get", key, "--print-value-only").stdout
+    flotilla = [sys.executable, "-m", "flotilla", "secrets"]
+    rotate = subprocess.run(
+        [*flotilla, "rotate-key", "--data-dir", str(server.data_dir)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert rotate.returncode == 0, rotate.stderr
+    assert server.stop() == 0
+    server.start()  # reads the new key list: the new key first, the old one still decrypts
+    tls = etcd.tls
+    assert tls is not None
+    result = subprocess.run(
+        [
+            *flotilla,
+            "reencrypt",
+            "--data-dir",
+            str(server.data_dir),
+            f"--etcd-servers={etcd.url}",
+            f"--etcd-cafile={tls.ca}",
+            f"--etcd-certfile={tls.client_cert}",
+            f"--etcd-keyfile={tls.client_key}",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    after = etcd.ctl("get", key, "--print-value-only").stdout
+    old_name, new_name = (value.split(b":")[4] for value in (before, after))
+    assert old_name != new_name, "the Secret is still under the old key"
+    got = eventually(
+        lambda: kubectl.json("get", "secret", "rotated", "-n", namespace, "-o", "json"),
+        until=lambda found: found["metadata"]["resourceVersion"] != "",
+        what="the re-encrypted Secret",
+    )
+    assert got["data"]["password"] == "cDRzcw=="
+
+
+def test_reencrypt_refuses_half_given_etcd_flags(server: ServerProcess) -> None:
+    """A client certificate without its key is a usage error, before anything is read or written."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flotilla",
+            "secrets",
+            "reencrypt",
+            "--data-dir",
+            str(server.data_dir),
+            "--etcd-servers=https://127.0.0.1:1",
+            f"--etcd-certfile={server.data_dir / 'pki' / 'ca.crt'}",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert "--etcd-certfile and --etcd-keyfile go together" in result.stderr
 
 
 def test_a_lost_etcd_is_a_status_error_not_a_hang(

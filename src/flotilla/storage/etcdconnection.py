@@ -49,6 +49,9 @@ class EtcdSettings:
     request_timeout: float = 10.0
     """Seconds a single read or write may take before it fails with a StorageError."""
 
+    def __post_init__(self) -> None:
+        parse_endpoints(self.endpoints)  # a ValueError saying which URL is wrong
+
 
 @dataclass(frozen=True, slots=True)
 class Endpoint:

@@ -55,6 +55,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from flotilla.runtime.privatefiles import private_file
 from flotilla.storage import Backend, StorageError
+from flotilla.storage.etcd import EtcdBackend
+from flotilla.storage.etcdconnection import EtcdSettings
 from flotilla.storage.sqlite import SQLiteBackend
 
 ENCRYPTION_KEYS_FILE = "encryption-keys.yaml"
@@ -324,19 +326,20 @@ def vacuum_store(path: Path) -> None:
         conn.close()
 
 
-async def reencrypt_offline(data_dir: Path, backend: Backend | None = None) -> ReencryptResult:
+async def reencrypt_offline(data_dir: Path, etcd: EtcdSettings | None = None) -> ReencryptResult:
     """Re-encrypt the Secrets and Works of the stopped API server whose data directory is `data_dir`.
 
-    `backend` is the server's store when it is not the SQLite file in `data_dir` (etcd): it is
-    started and closed here, and the SQLite file's in-use check and vacuum do not apply.
+    `etcd` names the server's store when it is not the SQLite file in `data_dir`; the SQLite
+    file's in-use check and vacuum do not apply then (etcd's compaction removes the old versions).
     """
     encryption = SecretEncryption(read_keys(data_dir / ENCRYPTION_KEYS_FILE))
-    if backend is not None:
-        await backend.start()
+    if etcd is not None:
+        on_etcd = EtcdBackend(etcd)
+        await on_etcd.start()
         try:
-            return await reencrypt_stored(backend, encryption)
+            return await reencrypt_stored(on_etcd, encryption)
         finally:
-            await backend.close()
+            await on_etcd.close()
     store = data_dir / STORE_FILE
     if not store.exists():
         raise EncryptionConfigError(f"{store} does not exist: is {data_dir} an API server's data directory?")

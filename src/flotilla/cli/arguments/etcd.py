@@ -1,8 +1,9 @@
 """The etcd client flags a command takes, read once: its members, TLS files and key prefix.
 
-`flotilla apiserver` (keep the store on etcd) and `flotilla store migrate` (copy a store into etcd)
-name an etcd the same way: `tls_options` adds the three TLS flags to a command, and
-`check_tls_and_prefix` refuses what no etcd client can use. Each command then builds the store's
+`flotilla apiserver` (keep the store on etcd), `flotilla store migrate` (copy a store into etcd)
+and `flotilla secrets reencrypt` (rewrite the Secrets where they are stored) name an etcd the same
+way: `tls_options` adds the three TLS flags to a command, `check_tls_and_prefix` refuses what no
+etcd client can use, and `etcd_urls` reads `--etcd-servers` with them. Each command then builds the store's
 settings itself (this layer may not import the API server).
 """
 
@@ -35,6 +36,19 @@ def tls_options(command: F) -> F:
     ):
         command = option(command)
     return command
+
+
+def etcd_urls(
+    servers: str, cafile: Path | None, certfile: Path | None, keyfile: Path | None, prefix: str
+) -> tuple[str, ...] | None:
+    """The URLs of --etcd-servers once the flags pass `check_tls_and_prefix`; None without it (the
+    store is SQLite in the data directory), where TLS files are refused as meaningless."""
+    if not servers.strip():
+        if cafile or certfile or keyfile:
+            raise click.UsageError("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers")
+        return None
+    check_tls_and_prefix(certfile, keyfile, prefix)
+    return tuple(url.strip() for url in servers.split(",") if url.strip())
 
 
 def check_tls_and_prefix(certfile: Path | None, keyfile: Path | None, prefix: str) -> None:

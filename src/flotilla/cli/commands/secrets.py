@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from flotilla.cli.arguments.etcd import etcd_urls, tls_options
+
 DATA_DIR = click.option(
     "--data-dir",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
@@ -51,7 +53,21 @@ def rotate_key(data_dir: Path) -> None:
 
 @secrets.command("reencrypt")
 @DATA_DIR
-def reencrypt(data_dir: Path) -> None:
+@click.option(
+    "--etcd-servers",
+    default="",
+    help="The API server's --etcd-servers, when its store is on etcd (not DATA_DIR/store.db).",
+)
+@tls_options
+@click.option("--etcd-prefix", default="/registry", show_default=True, help="The API server's --etcd-prefix.")
+def reencrypt(
+    data_dir: Path,
+    etcd_servers: str,
+    etcd_cafile: Path | None,
+    etcd_certfile: Path | None,
+    etcd_keyfile: Path | None,
+    etcd_prefix: str,
+) -> None:
     """Rewrite every stored Secret and Work under the first key (offline: the API server must be stopped).
 
     Works are encrypted too: a Work propagating a Secret to a member cluster holds its data.
@@ -59,16 +75,34 @@ def reencrypt(data_dir: Path) -> None:
     Older versions of every object are compacted away and the store is vacuumed, so afterwards only
     the first key is needed to read the Secrets. Clients watching from before get 410 and relist.
 
+    On etcd (every API server of the hub stopped, or restarted with the new key first), the
+    compaction is etcd's: it covers every prefix of that etcd.
+
     \b
     Example:
       flotilla secrets reencrypt --data-dir .flotilla/hub
+      flotilla secrets reencrypt --data-dir hub --etcd-servers https://10.0.0.1:2379 \\
+        --etcd-cafile etcd/ca.crt --etcd-certfile etcd/client.crt --etcd-keyfile etcd/client.key
     """
-    from flotilla.apiserver.store import encryption
+    from flotilla.apiserver.store import encryption, migration
 
+    urls = etcd_urls(etcd_servers, etcd_cafile, etcd_certfile, etcd_keyfile, etcd_prefix)
     try:
-        result = asyncio.run(encryption.reencrypt_offline(data_dir))
+        etcd = (
+            None
+            if urls is None
+            else migration.EtcdSettings(
+                urls, prefix=etcd_prefix, cafile=etcd_cafile, certfile=etcd_certfile, keyfile=etcd_keyfile
+            )
+        )
+    except ValueError as exc:
+        raise click.UsageError(f"--etcd-servers: {exc}") from exc
+    try:
+        result = asyncio.run(encryption.reencrypt_offline(data_dir, etcd))
     except (encryption.EncryptionConfigError, encryption.StoreInUseError, encryption.DecryptionError) as exc:
         raise click.ClickException(str(exc)) from exc
+    except migration.StorageError as exc:
+        raise click.ClickException(f"etcd at {etcd_servers}: {exc}") from exc
     rewritten = result.rewritten
     click.echo(
         f"{rewritten[encryption.SECRETS_PREFIX]} of {result.secrets} Secrets and "

@@ -103,7 +103,7 @@ def _etcd_settings(
     target: str, cafile: Path | None, certfile: Path | None, keyfile: Path | None, prefix: str
 ) -> EtcdSettings:
     """The etcd `--to` names; bare host:port members use https when TLS files are given."""
-    from flotilla.apiserver.store.migration import EtcdSettings, parse_endpoints
+    from flotilla.apiserver.store.migration import EtcdSettings
 
     if not target.startswith("etcd://") and not target.startswith(("http://", "https://")):
         raise click.UsageError(f"--to {target!r}: give etcd members as etcd://HOST:PORT[,HOST:PORT]")
@@ -112,10 +112,9 @@ def _etcd_settings(
     members = target.removeprefix("etcd://").split(",")
     urls = tuple(m.strip() if "://" in m else f"{scheme}://{m.strip()}" for m in members if m.strip())
     try:
-        parse_endpoints(urls)
+        return EtcdSettings(urls, prefix=prefix, cafile=cafile, certfile=certfile, keyfile=keyfile)
     except ValueError as exc:
         raise click.UsageError(f"--to {target!r}: {exc}") from exc
-    return EtcdSettings(urls, prefix=prefix, cafile=cafile, certfile=certfile, keyfile=keyfile)
 
 
 def _print_report(report: MigrationReport, etcd: EtcdSettings, data_dir: Path) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from flotilla.cli.arguments.etcd import check_tls_and_prefix, tls_options
+from flotilla.cli.arguments.etcd import etcd_urls, tls_options
 
 if TYPE_CHECKING:
     from flotilla.apiserver.server import EtcdSettings
@@ -285,16 +285,12 @@ def _etcd_settings(
     servers: str, cafile: Path | None, certfile: Path | None, keyfile: Path | None, prefix: str
 ) -> EtcdSettings | None:
     """The etcd the flags name, or None (SQLite) when --etcd-servers is not given."""
-    from flotilla.apiserver.server import EtcdSettings, parse_endpoints
+    from flotilla.apiserver.server import EtcdSettings
 
-    if not servers.strip():
-        if cafile or certfile or keyfile:
-            raise click.UsageError("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers")
+    urls = etcd_urls(servers, cafile, certfile, keyfile, prefix)
+    if urls is None:
         return None
-    check_tls_and_prefix(certfile, keyfile, prefix)
-    urls = tuple(url.strip() for url in servers.split(",") if url.strip())
     try:
-        parse_endpoints(urls)
+        return EtcdSettings(urls, prefix=prefix, cafile=cafile, certfile=certfile, keyfile=keyfile)
     except ValueError as exc:
         raise click.UsageError(f"--etcd-servers: {exc}") from exc
-    return EtcdSettings(urls, prefix=prefix, cafile=cafile, certfile=certfile, keyfile=keyfile)
