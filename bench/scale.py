@@ -574,9 +574,13 @@ async def run(args: argparse.Namespace, root: Path) -> None:
             flush=True,
         )
 
-        # 3. Cold start of the controller manager, once a Cluster status sync ran after READY (the
-        # members' allocated resources): a restarted manager then has nothing left to write.
+        # 3. Cold start of the controller manager, once the running one has drained its queues
+        # (READY on the hub comes before every Work's status is written back) and a Cluster status
+        # sync ran after READY (the members' allocated resources): a restarted manager then has
+        # nothing left to write.
+        drained = wait_drained(manager_url(manager), args.timeout)
         await asyncio.sleep(max(0.0, finished + CLUSTER_STATUS_INTERVAL + 1 - time.monotonic()))
+        print(f"manager drained after READY             {drained - finished:8.1f} s", flush=True)
         audit = root / "hub" / "audit.log"
         hub_before = await revision(hub_client)
         members_before = await member_write_requests(members)

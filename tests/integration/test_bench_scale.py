@@ -21,6 +21,7 @@ FIGURES = (
     "RSS sim1",
     "API server + controller manager peak",
     "KiB of API server RSS",
+    "manager drained after READY",
     "controller manager cold start",
     "writes meanwhile",
     "API server restart",
