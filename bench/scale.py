@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import re
 import signal
 import statistics
@@ -536,6 +537,7 @@ async def run(args: argparse.Namespace, root: Path) -> None:
 
         # 1. Placement until every template is READY.
         everywhere_every = round(1 / args.everywhere_fraction) if args.everywhere_fraction > 0 else 0
+        cpu_before = {name: process.cpu() for name, process in sampler.processes.items()}
         started = time.monotonic()
         objects = [
             obj for index in range(args.workloads) for obj in workload(index, regions, everywhere_every)
@@ -547,6 +549,12 @@ async def run(args: argparse.Namespace, root: Path) -> None:
         print(f"templates created                       {created - started:8.1f} s", flush=True)
         print(f"every template READY on the hub         {finished - started:8.1f} s", flush=True)
         print(f"Works                                   {works:8d}  applied at {rate:.0f}/s", flush=True)
+        cpu = {name: process.cpu() - cpu_before[name] for name, process in sampler.processes.items()}
+        print(
+            f"CPU seconds until READY ({os.cpu_count()} cores, {finished - started:.0f} s): "
+            + ", ".join(f"{name} {seconds:.0f}" for name, seconds in cpu.items()),
+            flush=True,
+        )
 
         # 2. Memory, settled.
         await asyncio.sleep(args.settle)

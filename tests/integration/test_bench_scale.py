@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 FIGURES = (
     "every template READY on the hub",
     "Works",
+    "CPU seconds until READY",
     "RSS apiserver",
     "RSS controller-manager",
     "RSS sim0",
