@@ -34,15 +34,7 @@ def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
 
 @pytest.fixture(scope="module")
 def server(etcd: EtcdServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    tls = etcd.tls
-    assert tls is not None
-    args = [
-        f"--etcd-servers={etcd.url}",
-        f"--etcd-cafile={tls.ca}",
-        f"--etcd-certfile={tls.client_cert}",
-        f"--etcd-keyfile={tls.client_key}",
-        "--history-max-bytes=0",
-    ]
+    args = [f"--etcd-servers={etcd.url}", *etcd.tls_flags(), "--history-max-bytes=0"]
     process = ServerProcess(tmp_path_factory.mktemp("apiserver"), extra_args=args).start()
     yield process
     code = process.stop()
@@ -202,8 +194,6 @@ def test_secrets_are_reencrypted_under_a_rotated_key_in_etcd(
     assert rotate.returncode == 0, rotate.stderr
     assert server.stop() == 0
     server.start()  # reads the new key list: the new key first, the old one still decrypts
-    tls = etcd.tls
-    assert tls is not None
     result = subprocess.run(
         [
             *flotilla,
@@ -211,9 +201,7 @@ def test_secrets_are_reencrypted_under_a_rotated_key_in_etcd(
             "--data-dir",
             str(server.data_dir),
             f"--etcd-servers={etcd.url}",
-            f"--etcd-cafile={tls.ca}",
-            f"--etcd-certfile={tls.client_cert}",
-            f"--etcd-keyfile={tls.client_key}",
+            *etcd.tls_flags(),
         ],
         check=False,
         capture_output=True,

@@ -14,7 +14,6 @@ not fight).
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 import uuid
@@ -24,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from flotilla.cli.localhub.replicas import share_hub_files
+from tests.integration.federation import custom_resource_definition
 from tests.support.kubectl import Kubectl
 from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually
@@ -44,12 +45,7 @@ def servers(etcd: EtcdServer, tmp_path_factory: pytest.TempPathFactory) -> Itera
     args = [f"--etcd-servers={etcd.url}", "--history-max-bytes=0"]
     first = ServerProcess(tmp_path_factory.mktemp("apiserver-a"), extra_args=args).start()
     second_dir = tmp_path_factory.mktemp("apiserver-b")
-    for shared in ("pki", "encryption-keys.yaml"):
-        source = first.data_dir / shared
-        if source.is_dir():
-            shutil.copytree(source, second_dir / shared, dirs_exist_ok=True)
-        else:
-            shutil.copy2(source, second_dir / shared)
+    share_hub_files(first.data_dir, second_dir)  # what `flotilla up --ha` gives its second API server
     second = ServerProcess(second_dir, extra_args=args).start()
     yield [first, second]
     for server in (second, first):
@@ -172,26 +168,9 @@ def test_a_crd_defined_through_one_is_served_by_the_other(
 ) -> None:
     first, second = (Kubectl(server.kubeconfig, tmp_path / f"cache-{i}") for i, server in enumerate(servers))
     group = f"g{uuid.uuid4().hex[:6]}.example.com"
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"gadgets.{group}"},
-        "spec": {
-            "group": group,
-            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
-            "scope": "Namespaced",
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-                    },
-                }
-            ],
-        },
-    }
+    crd = custom_resource_definition(
+        group, "Gadget", {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    )
     first.apply_yaml(crd)
     gadget = {
         "apiVersion": f"{group}/v1",

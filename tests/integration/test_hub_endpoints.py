@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
-import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.cli.localhub.replicas import share_hub_files
 from flotilla.client import Client, ClientError, load_kubeconfig
 from flotilla.client.informer import Informer
 from tests.support.processes import ControllerManagerProcess, ServerProcess, flotilla
@@ -42,20 +42,10 @@ def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
 
 def start_pair(etcd: EtcdServer, directory: Path) -> tuple[ServerProcess, ServerProcess]:
     """Two API servers on `etcd` sharing a PKI and encryption keys, under a key prefix of their own."""
-    tls = etcd.tls
-    assert tls is not None
-    args = [
-        f"--etcd-servers={etcd.url}",
-        f"--etcd-cafile={tls.ca}",
-        f"--etcd-certfile={tls.client_cert}",
-        f"--etcd-keyfile={tls.client_key}",
-        f"--etcd-prefix=/{uuid.uuid4().hex[:8]}",
-    ]
+    args = [f"--etcd-servers={etcd.url}", *etcd.tls_flags(), f"--etcd-prefix=/{uuid.uuid4().hex[:8]}"]
     first = ServerProcess(directory / "first", extra_args=args).start()
     second_dir = directory / "second"
-    second_dir.mkdir()
-    shutil.copytree(first.data_dir / "pki", second_dir / "pki")
-    shutil.copy2(first.data_dir / "encryption-keys.yaml", second_dir / "encryption-keys.yaml")
+    share_hub_files(first.data_dir, second_dir)  # what `flotilla up --ha` gives its second API server
     try:
         return first, ServerProcess(second_dir, extra_args=args).start()
     except BaseException:

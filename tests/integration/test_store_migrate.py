@@ -94,19 +94,9 @@ def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdServer]:
     yield from running_member(tmp_path_factory.mktemp("etcd"), tls=True)
 
 
-def _etcd_flags(etcd: EtcdServer) -> list[str]:
-    tls = etcd.tls
-    assert tls is not None
-    return [
-        f"--etcd-cafile={tls.ca}",
-        f"--etcd-certfile={tls.client_cert}",
-        f"--etcd-keyfile={tls.client_key}",
-    ]
-
-
 def _migrate(data_dir: Path, etcd: EtcdServer, *extra: str) -> subprocess.CompletedProcess[str]:
     target = "etcd://" + etcd.url.removeprefix("https://")
-    args = ["store", "migrate", "--from", f"sqlite:{data_dir}", "--to", target, *_etcd_flags(etcd), *extra]
+    args = ["store", "migrate", "--from", f"sqlite:{data_dir}", "--to", target, *etcd.tls_flags(), *extra]
     return flotilla(*args, check=False)
 
 
@@ -133,7 +123,7 @@ def round_trip(etcd: EtcdServer, data_dir: Path, tmp_path_factory: pytest.TempPa
 @pytest.fixture(scope="module")
 def server(round_trip: RoundTrip, etcd: EtcdServer, data_dir: Path) -> Iterator[ServerProcess]:
     """The API server on etcd, on the data directory the SQLite one used (PKI, encryption keys)."""
-    process = ServerProcess(data_dir, extra_args=[f"--etcd-servers={etcd.url}", *_etcd_flags(etcd)]).start()
+    process = ServerProcess(data_dir, extra_args=[f"--etcd-servers={etcd.url}", *etcd.tls_flags()]).start()
     yield process
     code = process.stop()
     assert code == 0, f"apiserver did not shut down cleanly (exit {code}):\n{process.log()}"

@@ -107,6 +107,17 @@ class EtcdServer:
             time.sleep(0.05)
         raise RuntimeError("etcd did not become healthy within 20 s")
 
+    def tls_flags(self) -> list[str]:
+        """The `--etcd-cafile/--etcd-certfile/--etcd-keyfile` flags a Flotilla command needs to reach
+        this member (none without TLS)."""
+        if self.tls is None:
+            return []
+        return [
+            f"--etcd-cafile={self.tls.ca}",
+            f"--etcd-certfile={self.tls.client_cert}",
+            f"--etcd-keyfile={self.tls.client_key}",
+        ]
+
     def ctl(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         assert ETCDCTL is not None, MISSING_REASON
         command = [ETCDCTL, f"--endpoints={self.url}", "--command-timeout=5s"]
