@@ -48,6 +48,7 @@ async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_pa
     try:
         async with Client(load_kubeconfig(small.kubeconfig)) as client:
             informer = Informer(client, CM, namespace="default", watch_timeout=1)
+            informer.add_index("prefix", lambda obj: (obj["metadata"]["name"].split("-")[0],))
             seen: list[tuple[str, str]] = []
             informer.add_handler(
                 lambda kind, obj, old: seen.append((kind, (obj or old or {})["metadata"]["name"]))
@@ -67,9 +68,45 @@ async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_pa
             informer.start()
             await eventually_async(lambda: ("DELETED", "live") in seen and ("ADDED", "burst-9") in seen)
             assert "live" not in {key.name for key in informer.store}
+            # The relist refiled its index: the deletion it reported is gone from it too.
+            assert informer.indexed("prefix", "live") == []
+            assert len(informer.indexed("prefix", "burst")) == 10
             await informer.stop()
     finally:
         small.stop()
+
+
+async def test_informer_indexes_follow_adds_changes_and_deletes(server: ServerProcess) -> None:
+    """An index files each object under its values, refiles it when they change, drops it on delete."""
+    async with Client(load_kubeconfig(server.kubeconfig), field_manager="client-test") as client:
+        informer = Informer(client, CM, namespace="default")
+        await client.create({**configmap("indexed-early"), "data": {"team": "a"}})
+        informer.add_index(
+            "team", lambda obj: [str(v) for k, v in (obj.get("data") or {}).items() if k == "team"]
+        )
+        informer.start()
+        try:
+            await informer.wait_synced(10)
+            await client.create({**configmap("indexed-late"), "data": {"team": "a"}})
+
+            def filed(team: str) -> set[str]:
+                return {obj["metadata"]["name"] for obj in informer.indexed("team", team)}
+
+            await eventually_async(lambda: filed("a") == {"indexed-early", "indexed-late"})
+            await client.patch(CM, "indexed-late", {"data": {"team": "b"}}, namespace="default")
+            await eventually_async(lambda: filed("a") == {"indexed-early"} and filed("b") == {"indexed-late"})
+            await client.patch(CM, "indexed-early", {"data": {"team": None}}, namespace="default")
+            await client.delete(CM, "indexed-late", namespace="default")
+            await eventually_async(lambda: not filed("a") and not filed("b"))
+            assert "indexed-early" in {obj["metadata"]["name"] for obj in informer.list(namespace="default")}
+            assert informer.list(namespace="elsewhere") == []
+            # An index added to a running informer files what is already cached.
+            informer.add_index("name", lambda obj: (obj["metadata"]["name"],))
+            assert [obj["metadata"]["name"] for obj in informer.indexed("name", "indexed-early")] == [
+                "indexed-early"
+            ]
+        finally:
+            await informer.stop()
 
 
 async def test_unreachable_server_raises_unavailable(tmp_path: Path) -> None:

@@ -6,13 +6,19 @@ means the history is gone, so it relists and reports the differences as syntheti
 failures back off exponentially (capped) and never end the informer. Handlers are called
 synchronously with (event type, new object, old object) and should only enqueue keys — controllers
 re-read the store when they reconcile (level-based).
+
+Indexes (`add_index`, `indexed`) answer "which cached objects have this value" without a scan, as
+client-go's Indexer does: a controller that would otherwise walk every binding on each event (the
+dependencies distributor finding a ConfigMap's referrers, the scheduler finding bindings that
+await a result) asks its index instead. Every index, and the built-in one by namespace, is kept
+in step with the store before handlers are called.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 import structlog
@@ -25,6 +31,42 @@ from flotilla.client.interfaces import ListerWatcher
 log = structlog.get_logger("flotilla.client.informer")
 
 Handler = Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None]
+IndexFunc = Callable[[dict[str, Any]], Iterable[Hashable]]
+"""The values an object is filed under in one index (none: not in the index)."""
+
+
+class _Index:
+    """One index: value -> keys of the objects filed under it (insertion-ordered), and back."""
+
+    def __init__(self, func: IndexFunc) -> None:
+        self.func = func
+        self.keys: dict[Hashable, dict[ObjectKey, None]] = {}
+        self.values: dict[ObjectKey, tuple[Hashable, ...]] = {}
+
+    def put(self, key: ObjectKey, obj: dict[str, Any]) -> None:
+        values = tuple(dict.fromkeys(self.func(obj)))
+        if self.values.get(key, ()) == values:
+            return
+        self.remove(key)
+        if values:
+            self.values[key] = values
+            for value in values:
+                self.keys.setdefault(value, {})[key] = None
+
+    def remove(self, key: ObjectKey) -> None:
+        for value in self.values.pop(key, ()):
+            filed = self.keys.get(value)
+            if filed is not None:
+                filed.pop(key, None)
+                if not filed:
+                    del self.keys[value]
+
+
+def _namespace_of(obj: dict[str, Any]) -> tuple[str]:
+    return (str((obj.get("metadata") or {}).get("namespace") or ""),)
+
+
+_NAMESPACE_INDEX = "namespace"
 
 
 class Informer:
@@ -48,6 +90,7 @@ class Informer:
         self.store: dict[ObjectKey, dict[str, Any]] = {}
         self.resource_version = ""
         self._handlers: list[Handler] = []
+        self._indexes: dict[str, _Index] = {_NAMESPACE_INDEX: _Index(_namespace_of)}
         self._synced = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._watch_timeout = watch_timeout
@@ -61,11 +104,25 @@ class Informer:
     def get(self, name: str, *, namespace: str = "") -> dict[str, Any] | None:
         return self.store.get(ObjectKey(namespace, name))
 
+    def add_index(self, name: str, func: IndexFunc) -> None:
+        """File every cached object, and every one to come, under the values `func` gives it.
+
+        Adding a name again replaces its function (a controller set up anew on the same informer).
+        """
+        index = _Index(func)
+        for key, obj in self.store.items():
+            index.put(key, obj)
+        self._indexes[name] = index
+
+    def indexed(self, name: str, value: Hashable) -> list[dict[str, Any]]:
+        """The cached objects filed under `value` in index `name`."""
+        return [self.store[key] for key in self._indexes[name].keys.get(value, ())]
+
     def list(self, *, namespace: str | None = None) -> list[dict[str, Any]]:
         """The cached objects, of one namespace if given."""
         if namespace is None:
             return list(self.store.values())
-        return [obj for key, obj in self.store.items() if key.namespace == namespace]
+        return self.indexed(_NAMESPACE_INDEX, namespace)
 
     @property
     def running(self) -> bool:
@@ -127,6 +184,11 @@ class Informer:
         old = self.store
         self.store = fresh
         self.resource_version = revision
+        for index in self._indexes.values():
+            for key in old.keys() - fresh.keys():
+                index.remove(key)
+            for key, obj in fresh.items():
+                index.put(key, obj)
         for key, obj in fresh.items():
             previous = old.get(key)
             if previous is None:
@@ -165,9 +227,13 @@ class Informer:
             previous = self.store.get(key)
             if event.type == "DELETED":
                 self.store.pop(key, None)
+                for index in self._indexes.values():
+                    index.remove(key)
                 self._emit("DELETED", None, previous or obj)
             else:
                 self.store[key] = obj
+                for index in self._indexes.values():
+                    index.put(key, obj)
                 self._emit("ADDED" if previous is None else "MODIFIED", obj, previous)
 
     def _emit(self, kind: str, obj: dict[str, Any] | None, old: dict[str, Any] | None) -> None:

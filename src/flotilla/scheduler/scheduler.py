@@ -122,6 +122,14 @@ def awaits_result(binding: Mapping[str, Any]) -> bool:
     )
 
 
+AWAITING_INDEX = "scheduler.awaiting"
+"""The binding informers' index of the bindings this scheduler owes a result (value True)."""
+
+
+def _awaiting(binding: dict[str, Any]) -> tuple[bool, ...]:
+    return (True,) if is_responsible(binding) and awaits_result(binding) else ()
+
+
 def scheduled_status(
     binding: Mapping[str, Any],
     condition: ScheduledCondition,
@@ -242,6 +250,8 @@ class SchedulerController(HubController):
         self._status_writer: StatusWriter = ctx.hub
 
     def setup(self) -> None:
+        for informer in (self._bindings, self._cluster_bindings):
+            informer.add_index(AWAITING_INDEX, _awaiting)
         self._bindings.add_handler(self._on_binding)
         self._bindings.add_handler(self._on_grouped_binding)
         self._cluster_bindings.add_handler(self._on_binding)
@@ -272,11 +282,15 @@ class SchedulerController(HubController):
         seen = [info for info in (before, after) if info is not None]
         leaving = after is None or after.deleting
         for informer in (self._bindings, self._cluster_bindings):
+            # Capacity alone changes every status round: only the bindings that await a result
+            # (from the index) can gain from it; a change of what placement sees looks at all.
+            if not placement_view_changed:
+                for binding in informer.indexed(AWAITING_INDEX, True):
+                    self.enqueue(ObjectKey.of(binding))
+                continue
             for binding in informer.list():
-                if not is_responsible(binding):
-                    continue
-                if awaits_result(binding) or (
-                    placement_view_changed and _moves_with_cluster(binding, seen, leaving)
+                if is_responsible(binding) and (
+                    awaits_result(binding) or _moves_with_cluster(binding, seen, leaving)
                 ):
                     self.enqueue(ObjectKey.of(binding))
 

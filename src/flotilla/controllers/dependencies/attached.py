@@ -109,6 +109,37 @@ def refers_to(dependency: DependencyReference, obj: Object) -> bool:
     return selector.matches(labels if isinstance(labels, Mapping) else {})
 
 
+def referrer_index_values(binding: Object) -> list[tuple[str, ...]]:
+    """The index values under which an independent binding is found by the objects it needs.
+
+    A dependency by name files the binding under `(namespace, apiVersion, kind, name)`; one by
+    label selector under `(namespace, apiVersion, kind)`, to be matched against each candidate
+    (`referrer_lookups`). Only dependencies in the binding's own namespace count, as `requires`
+    finds them.
+    """
+    if not propagates_dependencies(binding):
+        return []
+    namespace = str(metadata_of(binding).get("namespace") or "")
+    values: list[tuple[str, ...]] = []
+    for dependency in recorded_dependencies(binding):
+        if (dependency.get("namespace") or "") != namespace:
+            continue
+        kind = (str(dependency.get("apiVersion") or ""), str(dependency.get("kind") or ""))
+        if dependency.get("name"):
+            values.append((namespace, *kind, str(dependency["name"])))
+        elif dependency.get("labelSelector") is not None:
+            values.append((namespace, *kind))
+    return values
+
+
+def referrer_lookups(obj: Object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The index values of `referrer_index_values` that can name `obj`: by name, by selector."""
+    metadata = metadata_of(obj)
+    kind = (str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
+    namespace = str(metadata.get("namespace") or "")
+    return (namespace, *kind, str(metadata.get("name") or "")), (namespace, *kind)
+
+
 def requires(binding: Object, obj: Object) -> bool:
     """Is `binding` an independent binding that needs `obj` beside it?"""
     return propagates_dependencies(binding) and any(

@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada import constants, names
+from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import metadata_of, spec_of
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import NotFound
@@ -42,6 +43,8 @@ from flotilla.controllers.dependencies.attached import (
     needs_attachment_cleanup,
     propagates_dependencies,
     recorded_dependencies,
+    referrer_index_values,
+    referrer_lookups,
     refers_to,
     requires,
 )
@@ -52,6 +55,8 @@ from flotilla.runtime.hubcontroller import ControllerContext, HubController
 log = structlog.get_logger("flotilla.controllers.dependencies")
 
 FIELD_MANAGER = "flotilla-dependencies"
+REFERRERS_INDEX = "dependencies.referrers"
+"""The binding informer's index of independent bindings by what they depend on."""
 DEPENDENCY_KINDS = (
     GroupVersionKind("", "v1", "ConfigMap"),
     GroupVersionKind("", "v1", "Secret"),
@@ -115,6 +120,7 @@ class DependenciesController(HubController):
     # -- wiring -------------------------------------------------------------------------------------
 
     def setup(self) -> None:
+        self._bindings.add_index(REFERRERS_INDEX, referrer_index_values)
         self._bindings.add_handler(self._on_binding)
         for gvk, informer in self._dependencies.items():
             informer.add_handler(self._on_dependency(gvk))
@@ -227,9 +233,7 @@ class DependenciesController(HubController):
             return
         binding_name = names.binding_name(key.gvk.kind, key.name)
         existing = self._bindings.get(binding_name, namespace=key.namespace)
-        referrers = [
-            binding for binding in self._bindings.list(namespace=key.namespace) if requires(binding, obj)
-        ]
+        referrers = self._referrers(obj)
         uid = str(metadata_of(obj).get("uid") or "")
         if existing is not None and not is_placed(existing) and _controller_uid(existing) not in (None, uid):
             raise WaitingForGarbageCollection(
@@ -252,6 +256,16 @@ class DependenciesController(HubController):
             binding=binding_name,
             required_by=len(referrers),
         )
+
+    def _referrers(self, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The live independent bindings that need `obj`, from the index (no scan of every binding)."""
+        by_name, by_selector = referrer_lookups(obj)
+        candidates = {
+            ObjectKey.of(binding): binding
+            for value in (by_name, by_selector)
+            for binding in self._bindings.indexed(REFERRERS_INDEX, value)
+        }
+        return [binding for binding in candidates.values() if requires(binding, obj)]
 
     async def _detach(
         self,

@@ -13,6 +13,8 @@ from flotilla.controllers.dependencies.attached import (
     depended_by_label,
     dependencies_annotation,
     recorded_dependencies,
+    referrer_index_values,
+    referrer_lookups,
     requires,
 )
 
@@ -115,6 +117,33 @@ def test_label_selector_dependencies_match_by_labels() -> None:
     assert requires(referrer("web", ["sz"], dependencies=[slice_reference]), endpoint_slice)
     endpoint_slice["metadata"]["labels"] = {"kubernetes.io/service-name": "other"}
     assert not requires(referrer("web", ["sz"], dependencies=[slice_reference]), endpoint_slice)
+
+
+def test_the_referrer_index_finds_every_binding_that_requires_an_object() -> None:
+    """Whenever `requires` holds, one of the object's lookups is among the binding's index values."""
+    selector_reference = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "namespace": "shop",
+        "labelSelector": {"matchLabels": {"app": "web"}},
+    }
+    labelled: dict[str, Any] = json.loads(json.dumps(CONFIG_MAP))
+    labelled["metadata"]["labels"] = {"app": "web"}
+    bindings = [
+        referrer("by-name", ["sz"]),
+        referrer("by-selector", ["sz"], dependencies=[selector_reference]),
+        referrer("other-name", ["sz"], dependencies=[{**DEPENDENCY, "name": "other"}]),
+        referrer("other-namespace", ["sz"], dependencies=[{**DEPENDENCY, "namespace": "x"}]),
+        referrer("off", ["sz"], propagate=False),
+    ]
+    for obj in (CONFIG_MAP, labelled):
+        lookups = set(referrer_lookups(obj))
+        for binding in bindings:
+            if requires(binding, obj):
+                assert lookups & set(referrer_index_values(binding)), binding["metadata"]["name"]
+    assert referrer_index_values(bindings[0]) == [("shop", "v1", "ConfigMap", "app-config")]
+    assert referrer_index_values(bindings[1]) == [("shop", "v1", "ConfigMap")]
+    assert referrer_index_values(bindings[3]) == referrer_index_values(bindings[4]) == []
 
 
 def test_an_attached_binding_follows_the_union_of_its_referrers() -> None:
