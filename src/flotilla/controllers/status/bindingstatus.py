@@ -103,6 +103,8 @@ class BindingStatusController(HubController):
         self._bindings = {kind: ctx.informers.get(gvk) for kind, gvk in GVKS.items()}
         self._works = ctx.informers.get(constants.WORK)
         self._template_kinds: set[GroupVersionKind] = set()
+        self._written: dict[BindingKey, dict[str, Any]] = {}
+        """The template status last written, by binding, until the template shows another one."""
 
     def setup(self) -> None:
         for kind, informer in self._bindings.items():
@@ -136,12 +138,21 @@ class BindingStatusController(HubController):
 
     def _on_template(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
         if new is None:
+            if old is not None:
+                self._written.pop(binding_of_template(old), None)
+            return
+        key = binding_of_template(new)
+        status = new.get("status") or {}
+        if old is not None and status != (old.get("status") or {}) and self._written.get(key) != status:
+            # Another writer's status, or an older write of ours: look again from what it shows.
+            self._written.pop(key, None)
+            self.enqueue(key)
             return
         if old is not None and (old.get("metadata") or {}).get("generation") == (
             new.get("metadata") or {}
         ).get("generation"):
             return  # only a new generation changes what the status should say (observedGeneration)
-        self.enqueue(binding_of_template(new))
+        self.enqueue(key)
 
     # -- reconcile ------------------------------------------------------------------------------
 
@@ -179,7 +190,7 @@ class BindingStatusController(HubController):
                 raise TerminalError(
                     f"cannot aggregate the status of {kind} {namespace}/{name}: {exc}"
                 ) from exc
-            patch = status_patch(template, aggregated)
+            patch = status_patch(template, aggregated, self._written.get(key))
             if patch is not None:
                 _, template_namespace, template_name = object_key("", template)
                 await self.ctx.hub.patch_status(
@@ -190,6 +201,7 @@ class BindingStatusController(HubController):
                     patch_type=MERGE_PATCH,
                     field_manager=FIELD_MANAGER,
                 )
+                self._written[key] = aggregated.get("status") or {}
                 log.debug("binding_status.template_updated", kind=template.get("kind"), name=template_name)
         return None
 
