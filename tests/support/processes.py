@@ -81,6 +81,9 @@ class ChildProcess:
         self.stop(signal.SIGKILL)
 
 
+HOT_OBJECTS = ("--watch-cache-hot-objects", "8")
+
+
 @dataclass
 class ServerProcess(ChildProcess):
     """One API server child process with its own data directory."""
@@ -97,7 +100,16 @@ class ServerProcess(ChildProcess):
 
     def start(self, timeout: float = 30.0) -> ServerProcess:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        args = ["apiserver", "--data-dir", str(self.data_dir), "--secure-port", "0", *self.extra_args]
+        # Few objects stay decoded: the tests' writes, selectors and tables meet objects held as bytes.
+        args = [
+            "apiserver",
+            "--data-dir",
+            str(self.data_dir),
+            "--secure-port",
+            "0",
+            *HOT_OBJECTS,
+            *self.extra_args,
+        ]
         self.spawn(self.data_dir, args, timeout)
         return self
 

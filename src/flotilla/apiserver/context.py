@@ -63,6 +63,9 @@ class APISettings:
     history_max_bytes: int = 64 * 1024 * 1024
     """Bytes of stored objects the in-memory history holds at most (a version held by two changes
     counts twice); watches resuming from further back replay the store's history instead."""
+    hot_objects: int = 4096
+    """Objects the watch cache keeps decoded (the most recently written); the rest it keeps as their
+    JSON bytes alone, several times smaller, and decodes on the rare read that needs a dict."""
     service_cidr: str = "10.96.0.0/12"
     event_ttl_seconds: int = 3600
     """Events older than this are deleted (kube-apiserver's --event-ttl)."""

@@ -67,6 +67,7 @@ class EmbeddedAPI:
             backend,
             history_window=self.settings.history_window,
             history_max_bytes=self.settings.history_max_bytes,
+            hot_objects=self.settings.hot_objects,
         )
         self.registry = ResourceRegistry()
         self.context = APIContext(backend, self.cache, self.registry, self.settings)

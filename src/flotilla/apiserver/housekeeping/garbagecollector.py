@@ -192,6 +192,7 @@ class GarbageCollector(CacheController):
         item = self.ctx.cache.get(key)
         if item is None:
             return None
+        item = item.readable()  # decoded once for the whole look
         meta = item.metadata
         finalizer = deletion_finalizer(meta)
         if finalizer == ORPHAN_FINALIZER:

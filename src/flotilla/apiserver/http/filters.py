@@ -46,7 +46,7 @@ def predicate(served: ServedResource, label_selector: str, field_selector: str) 
     custom = served.custom is not None
 
     def matches(item: CachedObject) -> bool:
-        if labels is not None and not labels.matches(item.metadata.get("labels")):
+        if labels is not None and not labels.matches(item.labels):
             return False
         if fields is None:
             return True

@@ -90,15 +90,16 @@ def table(
 def table_row(
     convertor: Any, item: CachedObject, now: datetime, include_object: str, meta_version: str
 ) -> dict[str, Any]:
-    row: dict[str, Any] = {"cells": convertor.cells(item.obj, now)}
-    if item.obj.get("kind") == "Pod" and item.obj.get("apiVersion") == "v1":
-        conditions = pod_row_conditions(item.obj)  # a finished pod's row is marked Completed, as kube's
+    obj = item.obj  # once: a retired object decodes on each read
+    row: dict[str, Any] = {"cells": convertor.cells(obj, now)}
+    if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":
+        conditions = pod_row_conditions(obj)  # a finished pod's row is marked Completed, as kube's
         if conditions:
             row["conditions"] = conditions
     if include_object == "Object":
-        row["object"] = item.obj
+        row["object"] = obj
     elif include_object != "None":
-        row["object"] = partial_metadata(item.obj, meta_version)
+        row["object"] = partial_metadata(obj, meta_version)
     return row
 
 

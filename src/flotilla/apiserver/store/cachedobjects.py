@@ -2,12 +2,14 @@
 
 A `CachedObject` is one stored version of an object: its dict (with resourceVersion), treated as
 immutable — writers copy before changing — and its JSON encoding, made once on first use and shared
-by every response and watcher. While it is the current version both forms are kept: reads and
-selectors want the dict, responses the bytes. Once a newer version supersedes it, it only serves the
-history of changes, which watchers receive as JSON, so the cache `retire`s it to its bytes alone:
-the most compact form (a dict takes one to several times the size of its JSON), and the one whose
-size the history counts against its byte bound. A retired object still answers `obj`, by decoding
-its bytes again, for the rare selector check of a watch replaying history.
+by every response and watcher. While it is a recently written version both forms are kept: writes
+and selectors want the dict, responses the bytes. Once a newer version supersedes it (it only
+serves the history of changes, which watchers receive as JSON), or it has not been written for a
+while (the cache keeps the dicts of its most recent writes only), the cache `retire`s it to its
+bytes alone: the most compact form — a decoded Deployment takes about 20 KB against 3.7 KB of
+JSON — and the one whose size the history counts against its byte bound. A retired object keeps
+its labels for label selectors, and still answers `obj` by decoding its bytes again, for the read
+that needs a dict (a write's old object, a field selector).
 
 A `CacheEvent` is one change as every watcher of its resource is offered it; watchers write
 `frame_parts` of it, so the JSON of a change is never copied into a per-event frame that would
@@ -49,7 +51,7 @@ class CachedObject:
     `created` is the revision that created the object (0 when not known, as for a dry run).
     """
 
-    __slots__ = ("_obj", "_raw", "created", "key", "name", "namespace", "revision")
+    __slots__ = ("_labels", "_obj", "_raw", "created", "key", "name", "namespace", "revision")
 
     def __init__(
         self, key: str, namespace: str, name: str, revision: int, obj: dict[str, Any], created: int = 0
@@ -61,6 +63,7 @@ class CachedObject:
         self._obj: dict[str, Any] | None = obj
         self.created = created
         self._raw: bytes | None = None
+        self._labels: dict[str, Any] | None = None
 
     @property
     def obj(self) -> dict[str, Any]:
@@ -83,14 +86,24 @@ class CachedObject:
         return meta
 
     @property
+    def labels(self) -> dict[str, Any] | None:
+        """The object's labels (read-only), without decoding a retired object."""
+        obj = self._obj
+        if obj is None:
+            return self._labels
+        labels = (obj.get("metadata") or {}).get("labels")
+        return labels if isinstance(labels, dict) else None
+
+    @property
     def retired(self) -> bool:
         return self._obj is None
 
     def retire(self) -> None:
-        """Keep only the JSON bytes: this version was superseded and lives on only in the history."""
+        """Keep only the JSON bytes and the labels: superseded, or not written for a while."""
         if self._obj is not None:
             if self._raw is None:
                 self._raw = orjson.dumps(self._obj)
+            self._labels = self.labels or None
             self._obj = None
 
     def readable(self) -> CachedObject:

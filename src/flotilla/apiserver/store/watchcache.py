@@ -8,7 +8,10 @@ and is offered to every watcher of its resource.
 Objects are grouped in buckets, one per stored resource (`/registry/apps/deployments/`), indexed by
 namespace. Objects and events are `cachedobjects.py`'s; a version that a write supersedes is retired
 to its JSON bytes once every watcher has been offered the change, since from then on only the
-history holds it. The history (`watchhistory.py`) keeps the recent changes in memory, bounded by
+history holds it. So is a current version once `hot_objects` later writes have been applied: the
+dicts of recently written objects are what writes and watch selectors read again soon; the rest
+stay as bytes, which is all a GET, a LIST or a watch sends (about a fifth of the memory).
+The history (`watchhistory.py`) keeps the recent changes in memory, bounded by
 revisions and by bytes; a watch resuming from an older revision that the store has not compacted is
 replayed from the store, then continues live (`watchers.py`).
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import collections
 import contextlib
 import heapq
 import itertools
@@ -134,8 +138,12 @@ class WatchCache:
         max_watcher_queue: int = 10000,
         max_watcher_queue_bytes: int = WATCHER_QUEUE_BYTES,
         transformer: StorageTransformer | None = None,
+        hot_objects: int | None = None,
     ) -> None:
         self._backend = backend
+        # The most recently written versions, whose dicts are kept (None: every current one's is).
+        self._hot: collections.deque[CachedObject] = collections.deque()
+        self._hot_objects = hot_objects
         # Applied to the stored values it covers (both ways: see `ObjectStore.encode`); set before start.
         self.transformer = transformer
         self._max_queue = max_watcher_queue
@@ -166,6 +174,7 @@ class WatchCache:
             bucket = self.bucket(bucket_prefix(kv.key))
             bucket.put(obj)
             bucket.last_change = max(bucket.last_change, obj.revision)
+            self._keep_hot(obj)
         self.revision = revision
         # Older history stays in the store: watches resuming from before `revision` replay it from there.
         self.history.reset(revision)
@@ -289,6 +298,17 @@ class WatchCache:
             cache_event.prev.retire()
             if cache_event.type == "DELETED":
                 cache_event.object.retire()
+        if cache_event.type != "DELETED":
+            self._keep_hot(cache_event.object)
+
+    def _keep_hot(self, obj: CachedObject) -> None:
+        """Keep `obj`'s dict for the next `hot_objects` writes, then only its bytes."""
+        if self._hot_objects is None:
+            return
+        hot = self._hot
+        hot.append(obj)
+        while len(hot) > self._hot_objects:
+            hot.popleft().retire()
 
     def _wake(self) -> None:
         waiters = self._waiters

@@ -59,7 +59,7 @@ class Watcher:
             return False
         if self.namespace and obj.namespace != self.namespace:
             return False
-        return self.predicate is None or self.predicate(obj.readable())
+        return self.predicate is None or self.predicate(obj)
 
     def _as_seen(self, event: CacheEvent) -> tuple[EventKind, CachedObject] | None:
         """The event as this watcher sees it: selector transitions become ADDED/DELETED."""

@@ -93,6 +93,7 @@ async def delete_object(
         current = ctx.store.get(served, namespace, name)
         if current is None:
             raise errors.not_found(served.type.group_resource, name)
+        current = current.readable()  # decoded once for the whole deletion
         _check_preconditions(served, current, options)
         existing = list(current.metadata.get("finalizers") or [])
         finalizers = _gc_finalizers(existing, options.propagation_policy)

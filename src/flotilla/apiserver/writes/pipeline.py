@@ -241,6 +241,8 @@ async def create_object(
 def check_namespace_open(ctx: APIContext, namespace: str) -> None:
     """Creating in a missing namespace is 404; in a terminating one, 403 (NamespaceLifecycle)."""
     found = ctx.cache.get(f"/registry/core/namespaces/{namespace}")
+    if found is not None:
+        found = found.readable()
     if found is None:
         raise errors.NotFound(f'namespaces "{namespace}" not found', name=namespace, kind="namespaces")
     if (
@@ -298,7 +300,7 @@ async def update_flow(
         stored = ctx.store.get(served, info.namespace, info.name)
         if stored is None:
             raise errors.not_found(served.type.group_resource, info.name)
-        current = at_version(served, stored)
+        current = at_version(served, stored).readable()  # decoded once for the whole write
         computed = compute(current)
         new = await computed if inspect.isawaitable(computed) else computed
         wanted = pinned_revision(new) if pinned_revision else ""

@@ -70,6 +70,14 @@ if TYPE_CHECKING:
     "further back (and not past compaction) replay from the store.",
 )
 @click.option(
+    "--watch-cache-hot-objects",
+    type=click.IntRange(min=1),
+    default=4096,
+    show_default=True,
+    help="Objects the watch cache keeps decoded (the most recently written); the others it holds as "
+    "their JSON bytes, about a fifth of the memory, decoded again when a write or selector needs them.",
+)
+@click.option(
     "--compaction-interval",
     type=float,
     default=300.0,
@@ -196,6 +204,7 @@ def apiserver(
     etcd_prefix: str,
     history_window: int,
     history_max_bytes: int,
+    watch_cache_hot_objects: int,
     compaction_interval: float,
     karmada: bool,
     token_auth_file: Path | None,
@@ -244,6 +253,7 @@ def apiserver(
         api=APISettings(
             history_window=history_window,
             history_max_bytes=history_max_bytes,
+            hot_objects=watch_cache_hot_objects,
             cluster_acceptance=ClusterAcceptance(cluster_acceptance),
             allow_no_execute_taint_policy=allow_no_execute_taint_policy,
         ),

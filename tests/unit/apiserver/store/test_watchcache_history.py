@@ -105,6 +105,7 @@ def new_cache(backend: Backend, max_watcher_queue_bytes: int = 0) -> WatchCache:
         history_max_bytes=900,
         replay_page_bytes=500,
         max_watcher_queue_bytes=max_watcher_queue_bytes,
+        hot_objects=2,  # most current objects are kept as bytes: selectors and replays read them so
     )
 
 
@@ -232,6 +233,26 @@ async def test_superseded_versions_are_kept_as_json_only(tmp_path: Path) -> None
             assert current is not None and not current.retired
             assert first.retired
             assert first.metadata["labels"] == {"team": "red"}  # still readable, decoded on demand
+        finally:
+            await cache.stop()
+
+
+async def test_objects_not_written_lately_are_kept_as_json_and_labels_only(tmp_path: Path) -> None:
+    """Past `hot_objects` later writes a current object keeps its bytes and labels, and reads the same."""
+    async with opened_backend("memory", tmp_path / "store.db") as backend:
+        cache = WatchCache(backend, hot_objects=2)
+        await cache.start()
+        try:
+            for name in NAMES:
+                await write(backend, Change(CONFIGMAPS, "n1", name, "red", 10))
+            await cache.wait_for(backend.current_revision())
+            cold, warm = cache.get(f"{CONFIGMAPS}n1/a"), cache.get(f"{CONFIGMAPS}n1/c")
+            assert cold is not None and warm is not None
+            assert cold.retired and not warm.retired
+            assert cold.labels == {"team": "red"}
+            assert cold.obj == orjson.loads(cold.raw) and cold.obj["metadata"]["name"] == "a"
+            assert not cold.readable().retired and cold.readable().obj == cold.obj
+            assert [item.name for item in cache.list(CONFIGMAPS) if team_is_red(item)] == list(NAMES)
         finally:
             await cache.stop()
 
