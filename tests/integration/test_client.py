@@ -100,6 +100,8 @@ async def test_informer_indexes_follow_adds_changes_and_deletes(server: ServerPr
             await eventually_async(lambda: not filed("a") and not filed("b"))
             assert "indexed-early" in {obj["metadata"]["name"] for obj in informer.list(namespace="default")}
             assert informer.list(namespace="elsewhere") == []
+            # The cache drops managedFields (the server has them; no controller reads them from here).
+            assert all("managedFields" not in obj["metadata"] for obj in informer.list())
             # An index added to a running informer files what is already cached.
             informer.add_index("name", lambda obj: (obj["metadata"]["name"],))
             assert [obj["metadata"]["name"] for obj in informer.indexed("name", "indexed-early")] == [
