@@ -32,7 +32,7 @@ import contextlib
 import heapq
 import itertools
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -46,9 +46,10 @@ from flotilla.apiserver.store.cachedobjects import (
     frame_parts,
     split_key,
 )
+from flotilla.apiserver.store.memoryrelease import release_now
 from flotilla.apiserver.store.watchers import Predicate, Watcher
 from flotilla.apiserver.store.watchhistory import History
-from flotilla.storage import Backend, CompactedError, Event, EventType
+from flotilla.storage import Backend, CompactedError, Event, EventType, KeyValue
 from flotilla.storage.backend import batch_revision, event_bytes
 
 # What the rest of the server imports from here (the objects moved to cachedobjects.py and watchers.py).
@@ -169,12 +170,19 @@ class WatchCache:
     async def start(self) -> None:
         revision = self._backend.current_revision()
         state = await self._backend.range(REGISTRY_PREFIX, revision=revision) if revision else None
-        for kv in state.kvs if state else ():
+        # Emptied in place as it goes: the list is also the store's answer, which may outlive this.
+        kvs = cast("list[KeyValue | None]", state.kvs if state else [])
+        del state
+        for index, kv in enumerate(kvs):
+            assert kv is not None
+            kvs[index] = None  # each stored value goes once decoded
             obj = decode(kv, self.transformer)
             bucket = self.bucket(bucket_prefix(kv.key))
             bucket.put(obj)
             bucket.last_change = max(bucket.last_change, obj.revision)
             self._keep_hot(obj)
+        del kvs
+        release_now()  # the store's rows and the dicts decoded on the way were passing
         self.revision = revision
         # Older history stays in the store: watches resuming from before `revision` replay it from there.
         self.history.reset(revision)
