@@ -649,6 +649,13 @@ async def run(args: argparse.Namespace, root: Path) -> None:
             f"({time.monotonic() - restarted:.1f} s to a first list)",
             flush=True,
         )
+        await asyncio.sleep(5)  # its start-up work (garbage collector's first look) done
+        resident = rss(hub.process.pid)
+        print(
+            f"API server RSS after the restart        {resident / MIB:8.0f} MiB with every object resident "
+            f"({(resident - baseline_rss) / 1024 / new_objects:.1f} KiB per new object)",
+            flush=True,
+        )
 
         # 5. Reads at that size.
         kubectl = median_of_three(["kubectl", "--kubeconfig", str(kubeconfig), "get", "deploy", "-A"])
