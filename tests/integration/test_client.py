@@ -42,12 +42,15 @@ async def test_crud_apply_and_errors(server: ServerProcess) -> None:
         assert await client.delete(CM, "c1", namespace="default") is None
 
 
-async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("compact", [False, True], ids=["dicts", "compact"])
+async def test_informer_follows_changes_and_relists_after_history_is_gone(
+    tmp_path: Path, compact: bool
+) -> None:
     """An informer sees changes; after its resume point is compacted it relists and reports the difference."""
     small = ServerProcess(tmp_path / "hub", ["--history-window", "5", "--compaction-interval", "0.2"]).start()
     try:
         async with Client(load_kubeconfig(small.kubeconfig)) as client:
-            informer = Informer(client, CM, namespace="default", watch_timeout=1)
+            informer = Informer(client, CM, namespace="default", watch_timeout=1, compact=compact)
             informer.add_index("prefix", lambda obj: (obj["metadata"]["name"].split("-")[0],))
             seen: list[tuple[str, str]] = []
             informer.add_handler(
@@ -76,37 +79,37 @@ async def test_informer_follows_changes_and_relists_after_history_is_gone(tmp_pa
         small.stop()
 
 
-async def test_informer_indexes_follow_adds_changes_and_deletes(server: ServerProcess) -> None:
+@pytest.mark.parametrize("compact", [False, True], ids=["dicts", "compact"])
+async def test_informer_indexes_follow_adds_changes_and_deletes(server: ServerProcess, compact: bool) -> None:
     """An index files each object under its values, refiles it when they change, drops it on delete."""
     async with Client(load_kubeconfig(server.kubeconfig), field_manager="client-test") as client:
-        informer = Informer(client, CM, namespace="default")
-        await client.create({**configmap("indexed-early"), "data": {"team": "a"}})
+        informer = Informer(client, CM, namespace="default", compact=compact)
+        early, late = (f"indexed-{'compact' if compact else 'dicts'}-{when}" for when in ("early", "late"))
+        await client.create({**configmap(early), "data": {"team": "a"}})
         informer.add_index(
             "team", lambda obj: [str(v) for k, v in (obj.get("data") or {}).items() if k == "team"]
         )
         informer.start()
         try:
             await informer.wait_synced(10)
-            await client.create({**configmap("indexed-late"), "data": {"team": "a"}})
+            await client.create({**configmap(late), "data": {"team": "a"}})
 
             def filed(team: str) -> set[str]:
                 return {obj["metadata"]["name"] for obj in informer.indexed("team", team)}
 
-            await eventually_async(lambda: filed("a") == {"indexed-early", "indexed-late"})
-            await client.patch(CM, "indexed-late", {"data": {"team": "b"}}, namespace="default")
-            await eventually_async(lambda: filed("a") == {"indexed-early"} and filed("b") == {"indexed-late"})
-            await client.patch(CM, "indexed-early", {"data": {"team": None}}, namespace="default")
-            await client.delete(CM, "indexed-late", namespace="default")
+            await eventually_async(lambda: filed("a") == {early, late})
+            await client.patch(CM, late, {"data": {"team": "b"}}, namespace="default")
+            await eventually_async(lambda: filed("a") == {early} and filed("b") == {late})
+            await client.patch(CM, early, {"data": {"team": None}}, namespace="default")
+            await client.delete(CM, late, namespace="default")
             await eventually_async(lambda: not filed("a") and not filed("b"))
-            assert "indexed-early" in {obj["metadata"]["name"] for obj in informer.list(namespace="default")}
+            assert early in {obj["metadata"]["name"] for obj in informer.list(namespace="default")}
             assert informer.list(namespace="elsewhere") == []
             # The cache drops managedFields (the server has them; no controller reads them from here).
             assert all("managedFields" not in obj["metadata"] for obj in informer.list())
             # An index added to a running informer files what is already cached.
             informer.add_index("name", lambda obj: (obj["metadata"]["name"],))
-            assert [obj["metadata"]["name"] for obj in informer.indexed("name", "indexed-early")] == [
-                "indexed-early"
-            ]
+            assert [obj["metadata"]["name"] for obj in informer.indexed("name", early)] == [early]
         finally:
             await informer.stop()
 

@@ -11,6 +11,7 @@ API servers of a cluster that has several (`endpoints.py`).
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import AsyncIterator
 from typing import Any, Literal, overload
 from urllib.parse import quote, urlencode
@@ -129,8 +130,36 @@ class Client(Transport):
         limit: int = 0,
     ) -> tuple[list[dict[str, Any]], str]:
         """Every matching object (following continue tokens) and the list's resourceVersion."""
-        info = await self.resource(gvk)
         items: list[dict[str, Any]] = []
+        revision = ""
+        async for page, page_revision in self.list_pages(
+            gvk,
+            namespace=namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+            resource_version=resource_version,
+            limit=limit,
+        ):
+            items.extend(page)
+            revision = page_revision
+        return items, revision
+
+    async def list_pages(
+        self,
+        gvk: GroupVersionKind,
+        *,
+        namespace: str = "",
+        label_selector: str = "",
+        field_selector: str = "",
+        resource_version: str = "",
+        limit: int = 0,
+    ) -> AsyncIterator[tuple[builtins.list[dict[str, Any]], str]]:
+        """The matching objects a page (`limit`) at a time, following continue tokens.
+
+        Each page comes with the list's resourceVersion. A caller that keeps only a compact form
+        of each object never holds the whole list decoded (an informer of 100,000 Works).
+        """
+        info = await self.resource(gvk)
         token = ""
         api_version, kind = gvk.api_version, gvk.kind
         while True:
@@ -142,13 +171,15 @@ class Client(Transport):
                 "resourceVersion": resource_version if not token else "",
             }
             page = await self.request("GET", info.path(namespace), query=query)
-            for item in page.get("items") or []:
+            items: list[dict[str, Any]] = page.get("items") or []
+            for item in items:
                 item.setdefault("apiVersion", api_version)
                 item.setdefault("kind", kind)
-                items.append(item)
-            token = (page.get("metadata") or {}).get("continue") or ""
+            metadata = page.get("metadata") or {}
+            yield items, str(metadata.get("resourceVersion", ""))
+            token = metadata.get("continue") or ""
             if not token:
-                return items, str((page.get("metadata") or {}).get("resourceVersion", ""))
+                return
 
     @overload
     async def create(

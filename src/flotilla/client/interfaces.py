@@ -13,6 +13,7 @@ own role (`update_status`, `patch_status`, `apply_status`), as controller-runtim
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
@@ -194,6 +195,19 @@ class ListerWatcher(Protocol):
         limit: int = 0,
     ) -> tuple[list[dict[str, Any]], str]:
         """Every matching object, and the list's resourceVersion to watch from."""
+        ...
+
+    def list_pages(
+        self,
+        gvk: GroupVersionKind,
+        *,
+        namespace: str = "",
+        label_selector: str = "",
+        field_selector: str = "",
+        resource_version: str = "",
+        limit: int = 0,
+    ) -> AsyncIterator[tuple[builtins.list[dict[str, Any]], str]]:
+        """The matching objects a page (`limit`) at a time, each with the list's resourceVersion."""
         ...
 
     def watch(

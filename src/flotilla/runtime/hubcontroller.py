@@ -196,6 +196,9 @@ class MemberInformers:
             label_selector=key.label_selector,
             field_selector=key.field_selector,
             watch_timeout=self._watch_timeout,
+            # The objects Flotilla put in members grow with workloads: compact. Nodes and pods
+            # for the estimator are read whole at each look (`nodesnapshots`): dicts.
+            compact=key.label_selector == MANAGED_SELECTOR,
         )
         if key.label_selector == MANAGED_SELECTOR:
             for handler in self._handlers:

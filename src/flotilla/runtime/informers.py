@@ -6,6 +6,9 @@ read only its own corner of it — the Works of its execution namespace, its own
 factory is built with `scopes`: the request for a kind's informer across all namespaces is then
 served by an informer restricted to the scope's namespace and field selector. The same controllers
 thus run unchanged in both places, and an agent never lists what RBAC forbids it.
+
+The informers are compact (`flotilla.client.compactstore`): a hub of 100,000 Works is held as
+their JSON, not as dicts six times that size, and listed a page at a time.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ class SharedInformers:
         *,
         watch_timeout: int = 300,
         scopes: Mapping[GroupVersionKind, InformerScope] | None = None,
+        compact: bool = True,
     ) -> None:
+        self._compact = compact
         self._client = client
         self._informers: dict[tuple[GroupVersionKind, str], Informer] = {}
         self._started = False
@@ -60,6 +65,7 @@ class SharedInformers:
                 namespace=namespace,
                 field_selector=scope.field_selector if scope is not None else "",
                 watch_timeout=self._watch_timeout,
+                compact=self._compact,
             )
             self._informers[key] = informer
             if self._started:

@@ -35,6 +35,18 @@ class Member:
         await self.listing.wait()
         return (self.nodes if gvk == NODE else []), "1"
 
+    async def list_pages(
+        self,
+        gvk: GroupVersionKind,
+        *,
+        namespace: str = "",
+        label_selector: str = "",
+        field_selector: str = "",
+        resource_version: str = "",
+        limit: int = 0,
+    ) -> AsyncIterator[tuple[list[dict[str, Any]], str]]:
+        yield await self.list(gvk)
+
     async def watch(
         self,
         gvk: GroupVersionKind,
