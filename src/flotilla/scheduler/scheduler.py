@@ -235,6 +235,8 @@ class SchedulerController(HubController):
         self._cluster_bindings = ctx.informers.get(constants.CLUSTER_RESOURCE_BINDING)
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._snapshot: tuple[ClusterInfo, ...] | None = None
+        self._cluster_infos: dict[str, ClusterInfo] = {}
+        """Each Cluster as the scheduler reads it, kept by `_on_cluster` from the informer's events."""
         self._node_snapshots = (
             MemberNodeSnapshots(
                 ctx.member_informers,
@@ -273,8 +275,15 @@ class SchedulerController(HubController):
                 self.enqueue(key)
 
     def _on_cluster(self, event: str, new: dict[str, Any] | None, old: dict[str, Any] | None) -> None:
-        before = ClusterInfo.from_object(old) if old is not None else None
+        name = _name_of(new if new is not None else old or {})
+        before = self._cluster_infos.get(name)
+        if before is None and old is not None:
+            before = ClusterInfo.from_object(old)
         after = ClusterInfo.from_object(new) if new is not None else None
+        if after is None:
+            self._cluster_infos.pop(name, None)
+        else:
+            self._cluster_infos[name] = after
         if before == after:
             return
         self._snapshot = None
@@ -463,8 +472,14 @@ class SchedulerController(HubController):
 
     def _cluster_snapshot(self) -> tuple[ClusterInfo, ...]:
         if self._snapshot is None:
-            objects: list[Mapping[str, Any]] = sorted(self._clusters.list(), key=_name_of)
-            self._snapshot = clusters_from_objects(objects)
+            # Each cluster was read once, when its event came (`_on_cluster`): a status round of
+            # a hundred clusters re-reads one cluster per event, not all of them.
+            infos = self._cluster_infos
+            if len(infos) != len(self._clusters.store):  # events still on their way: read them all
+                objects: list[Mapping[str, Any]] = sorted(self._clusters.list(), key=_name_of)
+                self._snapshot = clusters_from_objects(objects)
+            else:
+                self._snapshot = tuple(infos[name] for name in sorted(infos))
         return self._snapshot
 
 
