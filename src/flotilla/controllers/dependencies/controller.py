@@ -2,8 +2,8 @@
 
 Two kinds of queue keys, both level-based:
 
-* a *referrer* (an independent ResourceBinding with `propagateDeps`): its template is read, the
-  interpreter lists what it depends on, and the list is recorded on the binding as the
+* a *referrer* (an independent ResourceBinding with `propagateDeps`, once scheduled, as Karmada
+  waits for it too): its template is read, the interpreter lists what it depends on, and the list is recorded on the binding as the
   `resourcebinding.karmada.io/dependencies` annotation (a merge patch, field manager
   `flotilla-dependencies`). Changing the annotation is itself a binding event, which enqueues the
   dependencies it lists, before and after.
@@ -182,6 +182,11 @@ class DependenciesController(HubController):
         """Write the referrer's current dependencies into its annotation."""
         binding = self._bindings.get(key.name, namespace=key.namespace)
         if binding is None or not propagates_dependencies(binding):
+            return
+        if not spec_of(binding).get("clusters"):
+            # As Karmada's distributor: not scheduled yet, nothing to follow it anywhere. Its
+            # dependencies are recorded once the scheduler placed it (a new generation), so their
+            # attached bindings are written once, with clusters, not once empty and again.
             return
         resource = spec_of(binding).get("resource")
         if not isinstance(resource, Mapping):
