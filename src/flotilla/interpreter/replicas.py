@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flotilla.api.objects import copy_object
 from flotilla.interpreter import kinds
 from flotilla.interpreter.kinds import GroupKind, InterpreterError
 from flotilla.interpreter.requests import pod_requests, resource_list
@@ -133,7 +134,7 @@ def revise_replica(obj: Mapping[str, Any], replicas: int) -> dict[str, Any]:
         raise InterpreterError(f"the replicas of a {group_kind} cannot be revised")
     if replicas < 0:
         raise InterpreterError(f"replicas must not be negative, got {replicas}")
-    revised = copy.deepcopy(dict(obj))
+    revised = copy_object(dict(obj))
     spec = revised.get("spec")
     if not isinstance(spec, dict):
         spec = revised["spec"] = {}

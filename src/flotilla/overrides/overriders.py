@@ -23,13 +23,13 @@ adds the policy and rule, and the Work fails with that message.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import Any
 
 import jsonpatch
 
+from flotilla.api.objects import copy_object
 from flotilla.interpreter import kinds
 from flotilla.interpreter.kinds import GroupKind, InterpreterError
 from flotilla.overrides.embedded import EmbeddedDocumentError, patch_json_document, patch_yaml_document
@@ -266,7 +266,7 @@ def _entries(overriders: Mapping[str, Any], field: str) -> list[Mapping[str, Any
 
 def apply_overriders(manifest: Mapping[str, Any], overriders: Mapping[str, Any]) -> Manifest:
     """A copy of `manifest` with one rule's overriders applied in Karmada's order."""
-    result = copy.deepcopy(dict(manifest))
+    result = copy_object(dict(manifest))
     apply_overriders_in_place(result, overriders)
     return result
 

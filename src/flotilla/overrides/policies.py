@@ -23,12 +23,12 @@ the rule and the overrider.
 
 from __future__ import annotations
 
-import copy
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from flotilla.api.objects import copy_object
 from flotilla.api.selectors import SelectorError, label_selector_from_object
 from flotilla.interpreter import kinds
 from flotilla.overrides.applied import (
@@ -193,7 +193,7 @@ def apply_override_policies(
             if kinds.nested(policy, "metadata", "namespace") == namespace
         )
         namespaced_rules = tuple(matching_rules(manifest, cluster, same_namespace, OVERRIDE_POLICY))
-    overridden = copy.deepcopy(dict(manifest))
+    overridden = copy_object(dict(manifest))
     _apply(overridden, cluster_rules + namespaced_rules, cluster_name)
     annotations = {}
     for key, rules in (

@@ -28,7 +28,6 @@ Everything here is a pure function over plain JSON dicts; the inputs are never m
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from typing import Any
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ConflictResolution, PurgeMode, ReplicaSchedulingType
 from flotilla.api.karmada.work import ResourceBindingSpec, TargetCluster
+from flotilla.api.objects import copy_object
 from flotilla.interpreter import REVISE_REPLICA_KINDS, group_kind, revise_replica
 from flotilla.interpreter import kinds as interpreter_kinds
 from flotilla.overrides import apply_override_policies
@@ -200,7 +200,7 @@ def render_manifest(
     Raises `interpreter.InterpreterError` or `overrides.OverrideError` on templates or override
     rules that cannot be applied.
     """
-    manifest = copy.deepcopy(dict(template))
+    manifest = copy_object(dict(template))
     if divides_replicas(spec) and group_kind(manifest) in REVISE_REPLICA_KINDS:
         manifest = revise_replica(manifest, replicas or 0)
         if completions is not None:
