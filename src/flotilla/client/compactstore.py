@@ -41,6 +41,16 @@ class CompactStore(MutableMapping[ObjectKey, Object]):
         self._warm(key, obj)
         return obj
 
+    def get(self, key: ObjectKey, default: Any = None) -> Any:  # Mapping.get, without its exception
+        if key in self._encoded:
+            return self[key]
+        return default
+
+    def load(self, key: ObjectKey, obj: Object) -> None:
+        """Store `obj` without making it hot (a relist: reading it is what makes it hot)."""
+        self._encoded[key] = bytes(memoryview(orjson.dumps(obj)))
+        self._hot.pop(key, None)
+
     def peek(self, key: ObjectKey) -> Object:
         """The object of `key`, decoded if it is not hot, without making it hot."""
         hot = self._hot.get(key)
@@ -69,7 +79,8 @@ class CompactStore(MutableMapping[ObjectKey, Object]):
 
     def _warm(self, key: ObjectKey, obj: Object) -> None:
         hot = self._hot
+        if key in hot:
+            hot.move_to_end(key)
         hot[key] = obj
-        hot.move_to_end(key)
-        while len(hot) > self._limit:
+        if len(hot) > self._limit:
             hot.popitem(last=False)

@@ -215,7 +215,10 @@ class Informer:
             for item in items:
                 if self._strip:
                     _strip_managed_fields(item)
-                fresh[ObjectKey.of(item)] = item
+                if isinstance(fresh, CompactStore):
+                    fresh.load(ObjectKey.of(item), item)
+                else:
+                    fresh[ObjectKey.of(item)] = item
             revision = page_revision
         old = self.store
         self.store = fresh

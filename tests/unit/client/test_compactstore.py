@@ -35,3 +35,13 @@ def test_peek_decodes_without_warming_and_deletion_forgets_both_forms() -> None:
     del store[b]
     assert b not in store and store.get(b) is None and len(store) == 1
     assert store.pop(a) == obj("a") and len(store) == 0
+
+
+def test_a_loaded_object_is_cold_until_read() -> None:
+    """What a relist loads costs its JSON only; the first read decodes it and keeps it hot."""
+    store = CompactStore(hot=4)
+    key = ObjectKey("default", "a")
+    store.load(key, obj("a"))
+    first = store.get(key)
+    assert first == obj("a") and store.get(key) is first
+    assert store.get(ObjectKey("default", "missing"), "absent") == "absent"
