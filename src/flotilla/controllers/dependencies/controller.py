@@ -3,10 +3,10 @@
 Two kinds of queue keys, both level-based:
 
 * a *referrer* (an independent ResourceBinding with `propagateDeps`, once scheduled, as Karmada
-  waits for it too): its template is read, the interpreter lists what it depends on, and the list is recorded on the binding as the
-  `resourcebinding.karmada.io/dependencies` annotation (a merge patch, field manager
-  `flotilla-dependencies`). Changing the annotation is itself a binding event, which enqueues the
-  dependencies it lists, before and after.
+  waits for it too): its template is read, the interpreter lists what it depends on, and the
+  list is recorded on the binding as the `resourcebinding.karmada.io/dependencies` annotation (a
+  merge patch, field manager `flotilla-dependencies`). Changing the annotation is itself a binding
+  event, which enqueues the dependencies it lists, before and after.
 * a *dependency* (one object a referrer lists): every live referrer in its namespace that lists it
   is found in the binding cache, and its attached binding is made to say so (`attached`): created
   or updated with server-side apply, trimmed on a binding a policy placed, deleted when nothing
