@@ -349,6 +349,21 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
         "-n",
         ns,
     )
+    eventually(
+        lambda: hub.json_or_none("get", "rb", "deps-deployment", "-n", ns), what="the referrer's binding"
+    )
+    # Play the scheduler: place the referrer on the member. As Karmada's distributor, the
+    # dependencies are recorded once the referrer is scheduled.
+    hub(
+        "patch",
+        "rb",
+        "deps-deployment",
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        f'{{"spec":{{"clusters":[{{"name":"{member}","replicas":2}}]}}}}',
+    )
     binding = eventually(
         lambda: (
             annotations_of(hub.json_or_none("get", "rb", "deps-deployment", "-n", ns)).get(
@@ -360,17 +375,6 @@ def test_a_dependent_config_map_gets_an_attached_binding_following_its_referrer(
     )
     assert annotations_of(binding)["resourcebinding.karmada.io/dependencies"] == (
         f'[{{"apiVersion":"v1","kind":"ConfigMap","namespace":"{ns}","name":"app-config"}}]'
-    )
-    # Play the scheduler: place the referrer on the member.
-    hub(
-        "patch",
-        "rb",
-        "deps-deployment",
-        "-n",
-        ns,
-        "--type=merge",
-        "-p",
-        f'{{"spec":{{"clusters":[{{"name":"{member}","replicas":2}}]}}}}',
     )
 
     def attached() -> dict[str, Any] | None:
