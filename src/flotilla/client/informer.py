@@ -33,7 +33,7 @@ import structlog
 
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client.compactstore import CompactStore
+from flotilla.client.compactstore import DEFAULT_HOT, CompactStore
 from flotilla.client.errors import APIStatusError, ClientError, Gone
 from flotilla.client.interfaces import ListerWatcher
 
@@ -99,9 +99,11 @@ class Informer:
         max_backoff: float = 30.0,
         keep_managed_fields: bool = False,
         compact: bool = False,
+        hot_objects: int = DEFAULT_HOT,
     ) -> None:
         self.client = client
         self._compact = compact
+        self._hot_objects = hot_objects
         self._strip = not keep_managed_fields
         self.gvk = gvk
         self._api_version = gvk.api_version
@@ -146,7 +148,7 @@ class Informer:
         return self.indexed(_NAMESPACE_INDEX, namespace)
 
     def _new_store(self) -> MutableMapping[ObjectKey, dict[str, Any]]:
-        return CompactStore() if self._compact else {}
+        return CompactStore(self._hot_objects) if self._compact else {}
 
     def _peek(self, key: ObjectKey) -> dict[str, Any]:
         """A cached object for a scan: a compact store decodes it without making it hot."""

@@ -152,6 +152,10 @@ def cluster_sync_mode(cluster: Mapping[str, Any]) -> str:
 MANAGED_SELECTOR = f"{constants.MANAGED_BY_KARMADA_LABEL}=true"
 
 
+MEMBER_HOT_OBJECTS = 64
+"""Objects each compact member informer keeps decoded."""
+
+
 class MemberInformers:
     """Informers on member clusters, one per (cluster, kind, selection), shared by the whole process.
 
@@ -196,9 +200,11 @@ class MemberInformers:
             label_selector=key.label_selector,
             field_selector=key.field_selector,
             watch_timeout=self._watch_timeout,
-            # The objects Flotilla put in members grow with workloads: compact. Nodes and pods
-            # for the estimator are read whole at each look (`nodesnapshots`): dicts.
+            # The objects Flotilla put in members grow with workloads: compact, with few decoded
+            # (an informer per cluster and kind: a hundred clusters make two hundred of them).
+            # Nodes and pods for the estimator are read whole at each look (`nodesnapshots`): dicts.
             compact=key.label_selector == MANAGED_SELECTOR,
+            hot_objects=MEMBER_HOT_OBJECTS,
         )
         if key.label_selector == MANAGED_SELECTOR:
             for handler in self._handlers:
