@@ -431,7 +431,7 @@ async def run(args: argparse.Namespace, root: Path) -> None:
             print(f"flotilla: apply until members and READY    {ours:8.1f} s", flush=True)
             ratio = floor_seconds / ours
             verdict = "met" if ratio >= 0.85 else "MISSED"
-            print(f"ratio floor / flotilla                       {ratio:8.2f}   (P1 target >= 0.85: {verdict})")
+            print(f"ratio floor / flotilla                       {ratio:8.2f}   (P1 goal >= 0.85: {verdict})")
             print(
                 f"scheduler throughput during propagation     {rate:8.0f} bindings/s (the rate bindings"
                 " arrive here; capacity, target >= 500: bench/scheduler_e2e.py)"
