@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from flotilla.api.objectkeys import ObjectKey
+from flotilla.api.objects import compact_json
 
 Object = dict[str, Any]
 
@@ -48,7 +49,7 @@ class CompactStore(MutableMapping[ObjectKey, Object]):
 
     def load(self, key: ObjectKey, obj: Object) -> None:
         """Store `obj` without making it hot (a relist: reading it is what makes it hot)."""
-        self._encoded[key] = bytes(memoryview(orjson.dumps(obj)))
+        self._encoded[key] = compact_json(obj)
         self._hot.pop(key, None)
 
     def peek(self, key: ObjectKey) -> Object:
@@ -60,8 +61,7 @@ class CompactStore(MutableMapping[ObjectKey, Object]):
         return decoded
 
     def __setitem__(self, key: ObjectKey, obj: Object) -> None:
-        # bytes() of a memoryview: orjson's output keeps the buffer it grew, twice and more its size.
-        self._encoded[key] = bytes(memoryview(orjson.dumps(obj)))
+        self._encoded[key] = compact_json(obj)
         self._warm(key, obj)
 
     def __delitem__(self, key: ObjectKey) -> None:

@@ -9,7 +9,7 @@ re-read the store when they reconcile (level-based).
 
 Cached objects carry no `metadata.managedFields` (controller-runtime's `TransformStripManagedFields`):
 no controller reads them from a cache, they are often a third of an object's size, and an update
-sent without them keeps the server's. Pass `keep_managed_fields=True` to keep them.
+sent without them keeps the server's.
 
 A `compact` informer keeps its objects as JSON with the recently used decoded (`compactstore.py`),
 about a sixth of the memory of dicts, and lists a page at a time so that it never holds the whole
@@ -97,14 +97,12 @@ class Informer:
         field_selector: str = "",
         watch_timeout: int = 300,
         max_backoff: float = 30.0,
-        keep_managed_fields: bool = False,
         compact: bool = False,
         hot_objects: int = DEFAULT_HOT,
     ) -> None:
         self.client = client
         self._compact = compact
         self._hot_objects = hot_objects
-        self._strip = not keep_managed_fields
         self.gvk = gvk
         self._api_version = gvk.api_version
         self.namespace = namespace
@@ -215,8 +213,7 @@ class Informer:
             limit=LIST_PAGE if self._compact else 0,
         ):
             for item in items:
-                if self._strip:
-                    _strip_managed_fields(item)
+                _strip_managed_fields(item)
                 if isinstance(fresh, CompactStore):
                     fresh.load(ObjectKey.of(item), item)
                 else:
@@ -264,8 +261,7 @@ class Informer:
                 continue
             obj.setdefault("apiVersion", self._api_version)
             obj.setdefault("kind", self.gvk.kind)
-            if self._strip:
-                _strip_managed_fields(obj)
+            _strip_managed_fields(obj)
             key = ObjectKey.of(obj)
             previous = self.store.get(key)
             if event.type == "DELETED":

@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
+from flotilla.api.objects import compact_json
 from flotilla.storage import KeyValue
 
 EventKind = Literal["ADDED", "MODIFIED", "DELETED"]
@@ -30,15 +31,6 @@ _FRAME_HEADS: dict[str, bytes] = {
     kind: b'{"type":"' + kind.encode() + b'","object":' for kind in ("ADDED", "MODIFIED", "DELETED")
 }
 _FRAME_TAIL = b"}\n"
-
-
-def _encoded(obj: dict[str, Any] | None) -> bytes:
-    """The JSON of `obj` in a bytes object of its own size, to be kept for long.
-
-    orjson leaves its output in the buffer it grew while writing: about 8 KB of memory for 3 KB of
-    JSON. Copying it once makes the cache's bytes cost what they hold (about a microsecond).
-    """
-    return bytes(memoryview(orjson.dumps(obj)))
 
 
 class StorageTransformer(Protocol):
@@ -86,7 +78,7 @@ class CachedObject:
     def raw(self) -> bytes:
         raw = self._raw
         if raw is None:
-            raw = self._raw = _encoded(self._obj)
+            raw = self._raw = compact_json(self._obj)
         return raw
 
     @property
@@ -111,7 +103,7 @@ class CachedObject:
         """Keep only the JSON bytes and the labels: superseded, or not written for a while."""
         if self._obj is not None:
             if self._raw is None:
-                self._raw = _encoded(self._obj)
+                self._raw = compact_json(self._obj)
             self._labels = self.labels or None
             self._obj = None
 
