@@ -62,14 +62,22 @@ def test_an_etcd_member_started_for_the_data_dir_belongs_to_it(tmp_path: Path) -
     etcd = tmp_path / "etcd"
     etcd.symlink_to(sys.executable)  # a program named etcd, whatever it runs
     member = subprocess.Popen(
-        [etcd, "-c", "import time; time.sleep(30)", f"--data-dir={data_dir}/etcd/etcd-1"]
+        [
+            etcd,
+            "-c",
+            "import time; print('up', flush=True); time.sleep(30)",
+            f"--data-dir={data_dir}/etcd/etcd-1",
+        ],
+        stdout=subprocess.PIPE,
     )
     try:
+        assert member.stdout is not None
+        member.stdout.readline()  # exec'd: before that, the child's command line is still the parent's
         assert belongs_to(member.pid, data_dir)
         assert not belongs_to(member.pid, tmp_path / "another-data-dir")
     finally:
         member.kill()
-        member.wait()
+        member.communicate()
 
 
 def test_a_process_that_is_gone_has_no_command_line() -> None:
