@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client, Conflict, NotFound, Unavailable, load_kubeconfig
+from flotilla.client import informer as informer_module
+from flotilla.client.errors import ContinueExpired
 from flotilla.client.informer import Informer
 from tests.support.processes import ServerProcess
 from tests.support.waiting import eventually_async
@@ -122,6 +126,57 @@ async def test_unreachable_server_raises_unavailable(tmp_path: Path) -> None:
     async with Client(config, timeout=3) as client:
         with pytest.raises(Unavailable):
             await client.get(CM, "x", namespace="default")
+
+
+class CompactedBetweenPages(Client):
+    """A client whose first paged list is followed, before its second page is asked for, by
+    writes that make the server compact past that list's revision (a big list on a busy hub)."""
+
+    churned = False
+
+    async def request(
+        self, method: str, path: str, *, query: Mapping[str, Any] | None = None, **kw: Any
+    ) -> Any:
+        answer = await super().request(method, path, query=query, **kw)
+        continued = isinstance(answer, dict) and (answer.get("metadata") or {}).get("continue")
+        if method == "GET" and continued and not self.churned:
+            self.churned = True
+            revision = answer["metadata"]["resourceVersion"]
+            for i in range(10):
+                await self.apply(configmap("churn", i=str(i)))
+            await eventually_async(lambda: _compacted(self, revision))
+        return answer
+
+
+async def test_a_continue_token_that_expires_falls_back_to_one_full_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paging raises ContinueExpired when the server compacted past the list's revision between two
+    pages; `Client.list` and an informer's relist then list again whole, as client-go's pager does."""
+    small = ServerProcess(tmp_path / "hub", ["--history-window", "5", "--compaction-interval", "0.2"]).start()
+    try:
+        config = load_kubeconfig(small.kubeconfig)
+        async with Client(config) as client:
+            for i in range(12):
+                await client.create(configmap(f"paged-{i:02d}"))
+        async with CompactedBetweenPages(config) as client:
+            with pytest.raises(ContinueExpired):
+                async for _ in client.list_pages(CM, namespace="default", limit=5):
+                    pass
+        async with CompactedBetweenPages(config) as client:
+            items, revision = await client.list(CM, namespace="default", limit=5)
+            names = {item["metadata"]["name"] for item in items}
+            assert {f"paged-{i:02d}" for i in range(12)} | {"churn"} <= names and revision
+        monkeypatch.setattr(informer_module, "LIST_PAGE", 5)
+        async with CompactedBetweenPages(config) as client:
+            informer = Informer(client, CM, namespace="default", compact=True)
+            informer.start()
+            await informer.wait_synced(20)
+            assert client.churned
+            assert {f"paged-{i:02d}" for i in range(12)} <= {key.name for key in informer.store}
+            await informer.stop()
+    finally:
+        small.stop()
 
 
 async def _compacted(client: Client, revision: str) -> bool:

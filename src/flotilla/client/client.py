@@ -26,7 +26,14 @@ from flotilla.client.discovery import (
     legacy_document,
     legacy_versions,
 )
-from flotilla.client.errors import NotFound, Unavailable, status_error, status_of_answer
+from flotilla.client.errors import (
+    ContinueExpired,
+    Gone,
+    NotFound,
+    Unavailable,
+    status_error,
+    status_of_answer,
+)
 from flotilla.client.kubeconfig import ClusterConfig
 from flotilla.client.transport import JSON, Transport
 from flotilla.client.watchevents import EventLines, WatchEvent, watch_event
@@ -129,19 +136,32 @@ class Client(Transport):
         resource_version: str = "",
         limit: int = 0,
     ) -> tuple[list[dict[str, Any]], str]:
-        """Every matching object (following continue tokens) and the list's resourceVersion."""
+        """Every matching object (following continue tokens) and the list's resourceVersion.
+
+        A continue token that expires half-way (the server compacted past the list's revision while
+        it was being paged: a big collection on a busy hub) falls back to one full list, as
+        client-go's pager does (`FullListIfExpired`)."""
         items: list[dict[str, Any]] = []
         revision = ""
-        async for page, page_revision in self.list_pages(
-            gvk,
-            namespace=namespace,
-            label_selector=label_selector,
-            field_selector=field_selector,
-            resource_version=resource_version,
-            limit=limit,
-        ):
-            items.extend(page)
-            revision = page_revision
+        try:
+            async for page, page_revision in self.list_pages(
+                gvk,
+                namespace=namespace,
+                label_selector=label_selector,
+                field_selector=field_selector,
+                resource_version=resource_version,
+                limit=limit,
+            ):
+                items.extend(page)
+                revision = page_revision
+        except ContinueExpired:
+            return await self.list(
+                gvk,
+                namespace=namespace,
+                label_selector=label_selector,
+                field_selector=field_selector,
+                resource_version=resource_version,
+            )
         return items, revision
 
     async def list_pages(
@@ -157,7 +177,8 @@ class Client(Transport):
         """The matching objects a page (`limit`) at a time, following continue tokens.
 
         Each page comes with the list's resourceVersion. A caller that keeps only a compact form
-        of each object never holds the whole list decoded (an informer of 100,000 Works).
+        of each object never holds the whole list decoded (an informer of 100,000 Works). A 410 on
+        a later page raises `ContinueExpired`: the pages before it are no longer a consistent list.
         """
         info = await self.resource(gvk)
         token = ""
@@ -170,7 +191,12 @@ class Client(Transport):
                 "continue": token,
                 "resourceVersion": resource_version if not token else "",
             }
-            page = await self.request("GET", info.path(namespace), query=query)
+            try:
+                page = await self.request("GET", info.path(namespace), query=query)
+            except Gone as exc:
+                if token:
+                    raise ContinueExpired(exc.code, exc.status) from exc
+                raise
             items: list[dict[str, Any]] = page.get("items") or []
             for item in items:
                 item.setdefault("apiVersion", api_version)

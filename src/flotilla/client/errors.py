@@ -49,6 +49,11 @@ class Gone(APIStatusError):
     """410: the resourceVersion asked for is older than the server's history; relist."""
 
 
+class ContinueExpired(Gone):
+    """410 on a later page of a list: the server compacted past the revision the list is read at.
+    The pages read so far are no longer one consistent list; list again, whole."""
+
+
 class Invalid(APIStatusError):
     pass
 

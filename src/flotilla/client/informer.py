@@ -34,7 +34,7 @@ import structlog
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client.compactstore import DEFAULT_HOT, CompactStore
-from flotilla.client.errors import APIStatusError, ClientError, Gone
+from flotilla.client.errors import APIStatusError, ClientError, ContinueExpired, Gone
 from flotilla.client.interfaces import ListerWatcher
 
 log = structlog.get_logger("flotilla.client.informer")
@@ -203,22 +203,13 @@ class Informer:
                 backoff = min(backoff * 2, self._max_backoff)
 
     async def _relist(self) -> None:
-        fresh = self._new_store()
-        revision = ""
-        async for items, page_revision in self.client.list_pages(
-            self.gvk,
-            namespace=self.namespace,
-            label_selector=self.label_selector,
-            field_selector=self.field_selector,
-            limit=LIST_PAGE if self._compact else 0,
-        ):
-            for item in items:
-                _strip_managed_fields(item)
-                if isinstance(fresh, CompactStore):
-                    fresh.load(ObjectKey.of(item), item)
-                else:
-                    fresh[ObjectKey.of(item)] = item
-            revision = page_revision
+        try:
+            fresh, revision = await self._list(LIST_PAGE if self._compact else 0)
+        except ContinueExpired:
+            # The hub compacted past the list's revision while it was paged (a big collection on a
+            # busy hub): one full list, as client-go's reflector falls back to.
+            log.info("informer.list_expired", kind=self.gvk.kind, fallback="full list")
+            fresh, revision = await self._list(0)
         old = self.store
         self.store = fresh
         self.resource_version = revision
@@ -239,6 +230,26 @@ class Informer:
         for key in old.keys() - fresh.keys():
             self._emit("DELETED", None, old[key])
         self._synced.set()
+
+    async def _list(self, limit: int) -> tuple[MutableMapping[ObjectKey, dict[str, Any]], str]:
+        """A fresh store of every matching object, and the list's resourceVersion."""
+        fresh = self._new_store()
+        revision = ""
+        async for items, page_revision in self.client.list_pages(
+            self.gvk,
+            namespace=self.namespace,
+            label_selector=self.label_selector,
+            field_selector=self.field_selector,
+            limit=limit,
+        ):
+            for item in items:
+                _strip_managed_fields(item)
+                if isinstance(fresh, CompactStore):
+                    fresh.load(ObjectKey.of(item), item)
+                else:
+                    fresh[ObjectKey.of(item)] = item
+            revision = page_revision
+        return fresh, revision
 
     async def _watch_once(self) -> None:
         async for event in self.client.watch(
