@@ -39,6 +39,14 @@ EVENT_DROPPED = "EvictWorkloadFromClusterSucceed"
 Object = Mapping[str, Any]
 
 
+_WITH_TASKS = "gracefulEviction.withTasks"
+"""The binding informers' index of the bindings that hold graceful eviction tasks (value True)."""
+
+
+def _tasks(binding: dict[str, Any]) -> list[Any]:
+    return list((binding.get("spec") or {}).get("gracefulEvictionTasks") or [])
+
+
 class GracefulEvictionController(HubController):
     NAME = "gracefulEviction"
 
@@ -48,15 +56,18 @@ class GracefulEvictionController(HubController):
         self.metrics = TaskMetrics()
 
     def metric_families(self) -> list[Metric]:
+        # From an index: a scrape must not decode every binding (200,000 at 100 members x 10,000
+        # workloads; a scrape every second took most of a restarted manager's CPU).
         pending = sum(
-            len((binding.get("spec") or {}).get("gracefulEvictionTasks") or [])
+            len(_tasks(binding))
             for informer in self._bindings.values()
-            for binding in informer.list()
+            for binding in informer.indexed(_WITH_TASKS, True)
         )
         return self.metrics.families(pending)
 
     def setup(self) -> None:
         for kind, informer in self._bindings.items():
+            informer.add_index(_WITH_TASKS, lambda binding: (True,) if _tasks(binding) else ())
             informer.add_handler(self._binding_handler(kind))
 
     def _binding_handler(
