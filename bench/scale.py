@@ -290,17 +290,21 @@ async def follow(hub: Client, kind: GroupVersionKind, apply: Any, stop: asyncio.
 
 @dataclass
 class Placement:
-    """How far placement got: when it ended (all READY, or the deadline), how many were READY, and
-    the READY count over time (for the rate)."""
+    """How far placement got: the READY count over time, its last sample when placement ended (all
+    READY, or the deadline)."""
 
-    ended: float
-    ready: int
     progress: list[tuple[float, int]]
+
+    @property
+    def ended(self) -> float:
+        return self.progress[-1][0]
+
+    @property
+    def ready(self) -> int:
+        return self.progress[-1][1]
 
     def projected_all_ready(self, total: int, window: float = 300.0) -> float | None:
         """When all `total` would be READY at the rate of the last `window` seconds (None: no rate)."""
-        if not self.progress:
-            return None
         last_time, last_count = self.progress[-1]
         earlier = [(t, c) for t, c in self.progress if t <= last_time - window] or self.progress[:1]
         first_time, first_count = earlier[-1]
@@ -329,7 +333,7 @@ async def wait_all_ready(hub: Client, total: int, deadline: float) -> Placement:
                 last_report = time.monotonic()
             await asyncio.sleep(0.2)
         progress.append((time.monotonic(), readiness.count()))
-        return Placement(time.monotonic(), readiness.count(), progress)
+        return Placement(progress)
     finally:
         stop.set()
         for task in followers:
