@@ -3,8 +3,8 @@
 A session owns the hub client, the agent's scoped informers — the Works of `karmada-es-<cluster>`
 and its own Cluster (`metadata.name=<cluster>`), all RBAC lets it list — the controllers it runs
 for its cluster (execution, work status, cluster status; the same code as the controller manager's,
-with a context whose `sync_mode` is Pull and whose only member is the local one) and the Lease
-renewer. When the certificate is renewed the agent stops the session and starts a new one with the
+with a context whose `sync_mode` is Pull and whose only member is the local one), the Lease
+renewer and the cluster-proxy tunnel (`tunnel.py`). When the certificate is renewed the agent stops the session and starts a new one with the
 new credentials: every connection is then made with the new certificate, and since every
 controller is level-based the new session simply picks up where the old one was.
 
@@ -22,6 +22,7 @@ import structlog
 
 from flotilla.agent.clusterstatus import ClusterStatusController
 from flotilla.agent.lease import LeaseRenewer
+from flotilla.agent.tunnel import TunnelClient
 from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ClusterSyncMode
 from flotilla.api.karmada.names import execution_namespace
@@ -80,6 +81,7 @@ class AgentSession:
             clock,
             interval=lease_seconds,
         )
+        self.tunnel = TunnelClient(cluster_name, hub_config, member.client.config)
         self._cluster_name = cluster_name
         self._starting: asyncio.Task[None] | None = None
         self.running = False
@@ -95,6 +97,7 @@ class AgentSession:
         for controller in self.controllers:
             controller.start()
         self.lease.start()
+        self.tunnel.start()
         self.running = True
         log.info("agent.session_started", cluster=self._cluster_name, hub=self.hub.server)
 
@@ -105,6 +108,7 @@ class AgentSession:
                 await self._starting
             self._starting = None
         self.running = False
+        await self.tunnel.stop()
         await self.lease.stop()
         await asyncio.gather(*(c.stop() for c in self.controllers), return_exceptions=True)
         await self.ctx.informers.stop()

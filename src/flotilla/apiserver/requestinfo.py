@@ -15,6 +15,9 @@ from aiohttp import web
 from multidict import MultiMapping
 
 NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
+PATH_SUBRESOURCES = frozenset({"proxy"})
+"""Subresources followed by a path of their own (`clusters/<name>/proxy/api/v1/pods`), which kube's
+RequestInfo leaves to the handler."""
 
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
 
@@ -52,7 +55,7 @@ def parse_request_info(path: str, method: str, query: MultiMapping[str]) -> Requ
         namespace = rest[1]
         if len(rest) > 2 and rest[2] not in NAMESPACE_SUBRESOURCES:
             rest = rest[2:]
-    if len(rest) > 3:
+    if len(rest) > 3 and rest[2] not in PATH_SUBRESOURCES:
         return None
     resource = rest[0]
     name = rest[1] if len(rest) > 1 else ""

@@ -30,6 +30,7 @@ from flotilla.apiserver.authn.clusterinfo import cluster_info_kubeconfig
 from flotilla.apiserver.authn.install import read_token_file, token_authentication
 from flotilla.apiserver.authn.serviceaccounts import ServiceAccountKey, load_or_create_key
 from flotilla.apiserver.authz.publicinfo import PublicClusterInfo
+from flotilla.apiserver.clusterproxy.install import ClusterProxy
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.clusterinfo import ClusterInfoPublisher
@@ -176,6 +177,7 @@ class APIServer:
         self.audit = AuditLog(audit)
         self._tls: ssl.SSLContext | None = None
         self._reloader: ServingCertificateReloader | None = None
+        self._cluster_proxy: ClusterProxy | None = None
         self._token_controllers: list[ClusterInfoPublisher | TokenCleaner] = []
 
     @property
@@ -198,6 +200,7 @@ class APIServer:
         await self.embedded.start()
         if self.settings.karmada:
             await install_karmada_crds(self.context)
+            self._cluster_proxy = ClusterProxy(self.context)
         authentication = token_authentication(
             self.context.lookup, self.context.clock, service_account_key, static_tokens
         )
@@ -285,6 +288,8 @@ class APIServer:
             await controller.stop()
         await self.compactor.stop()
         await self.embedded.controllers.stop()
+        if self._cluster_proxy is not None:
+            await self._cluster_proxy.close()
         await self.cache.stop()
         if self._runner is not None:
             with contextlib.suppress(Exception):

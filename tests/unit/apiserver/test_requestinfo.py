@@ -146,12 +146,20 @@ def test_discovery_and_non_resource_paths_are_not_resource_requests(path: str) -
     assert parse(path) is None
 
 
-def test_a_path_deeper_than_a_subresource_is_not_a_resource_request() -> None:
-    """resource/name/subresource is the deepest form served; kube would hand the rest to a proxy."""
-    assert parse("/api/v1/namespaces/default/services/web/proxy/healthz") is None
+def test_a_path_deeper_than_a_subresource_is_not_a_resource_request_unless_it_is_a_proxy() -> None:
+    """resource/name/subresource is the deepest form served; what follows `proxy` is the proxy's own path."""
     assert parse("/api/v1/pods/web/status/extra") is None
+    info = parse("/api/v1/namespaces/default/services/web/proxy/healthz")
+    assert info == RequestInfo("", "v1", "default", "services", "web", "proxy", "get")
 
 
 def test_empty_segments_are_ignored() -> None:
     """Doubled and trailing slashes do not shift the segments."""
     assert parse("/api/v1//namespaces/default/pods/") == parse("/api/v1/namespaces/default/pods")
+
+
+@pytest.mark.parametrize(("method", "verb"), [("GET", "get"), ("POST", "create"), ("DELETE", "delete")])
+def test_a_proxy_path_is_the_clusters_proxy_subresource_whatever_follows(method: str, verb: str) -> None:
+    """kube's RequestInfo leaves what follows `proxy` to the handler: the request is `clusters/proxy`."""
+    info = parse("/apis/cluster.karmada.io/v1alpha1/clusters/edge-12/proxy/api/v1/pods", method, watch="true")
+    assert info == RequestInfo("cluster.karmada.io", "v1alpha1", "", "clusters", "edge-12", "proxy", verb)

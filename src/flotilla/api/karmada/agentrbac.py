@@ -8,6 +8,8 @@ the same way), so a leaked agent credential cannot read or change another member
 - its own Cluster and `clusters/status`: get/list/watch/update/patch, by resource name (a list or
   watch is allowed only when it selects that name with `fieldSelector=metadata.name=<cluster>`);
 - the Works of its execution namespace `karmada-es-<cluster>` and their status, nothing elsewhere;
+- `clusters/tunnel` of its own Cluster: the WebSocket that carries the hub's cluster-proxy
+  requests to a member behind NAT (the hub also checks that only that cluster's agent opens it);
 - its heartbeat Lease `karmada-cluster/<cluster>` (`coordination.k8s.io`): create in that namespace
   (a create request carries no name for RBAC to match), get/list/watch/update/patch by name;
 - events (create/patch/update) in those two namespaces only, about its Works and its Cluster;
@@ -75,6 +77,7 @@ def agent_rbac_objects(cluster_name: str) -> list[dict[str, Any]]:
     labels = {CLUSTER_LABEL: cluster_name}
     cluster_rules = [
         _rule(_READ_WRITE, CLUSTER_GROUP, ("clusters", "clusters/status"), (cluster_name,)),
+        _rule(("get",), CLUSTER_GROUP, ("clusters/tunnel",), (cluster_name,)),
         _rule(("create",), CERTIFICATES_GROUP, ("certificatesigningrequests",)),
         _rule(("create",), CERTIFICATES_GROUP, ("certificatesigningrequests/selfclusteragent",)),
     ]

@@ -44,7 +44,8 @@ from flotilla.apiserver.http.flowcontrol import (
 
 READ_ONLY_VERBS = frozenset({"get", "list", "watch"})
 LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
-LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})
+LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward", "tunnel"})
+"""`tunnel` is Flotilla's: the connection a Pull member's agent holds open for the cluster proxy."""
 RETRY_AFTER_SECONDS = 1
 TOO_MANY_REQUESTS = "Too many requests, please try again later."
 TIMED_OUT = "Timeout: request did not complete within the allotted timeout"

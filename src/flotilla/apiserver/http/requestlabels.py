@@ -32,7 +32,7 @@ from multidict import MultiMapping
 from flotilla.apiserver.requestinfo import RequestInfo
 
 APPLY_PATCH = "application/apply-patch+yaml"
-CONNECT_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy"})
+CONNECT_SUBRESOURCES = frozenset({"log", "exec", "portforward", "attach", "proxy", "tunnel"})
 REPORTED_VERBS = frozenset(
     {
         "APPLY",

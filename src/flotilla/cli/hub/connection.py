@@ -4,8 +4,10 @@ Every verb that talks to a running hub (`get`, `describe`, `apply`, `promote`, `
 takes the same `--kubeconfig` / `--context` options as kubectl (with `KUBECONFIG` honoured, including a
 list of files), and `--hub-endpoints` (or `FLOTILLA_HUB_ENDPOINTS`) for the other API servers of a
 highly available hub; it runs one coroutine, and turns client failures into a one-line error instead
-of a traceback. Member clusters are reached the way the controllers reach them: with the endpoint of the
-`Cluster` object and the credentials in the Secret it references.
+of a traceback. Member clusters are reached either through the hub's cluster proxy as the hub user
+(`proxy_client`: Push and Pull members alike, the member's RBAC deciding, as karmadactl does), or the
+way the controllers reach them, with the endpoint of the `Cluster` object and the credentials in the
+Secret it references (`member_client`, for verbs that need the member's own identity).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -109,6 +111,20 @@ def _status_message(exc: APIStatusError) -> str:
         field = cause.get("field")
         lines.append(f"  {field}: {cause.get('message', '')}" if field else f"  {cause.get('message', '')}")
     return "\n".join(lines)
+
+
+PROXY_PATH = "/apis/cluster.karmada.io/v1alpha1/clusters/{}/proxy"
+
+
+def proxy_client(hub: Client, cluster_name: str, field_manager: str = "flotilla") -> Client:
+    """A client of member `cluster_name` through the hub's cluster proxy, with the hub user's credentials."""
+    path = PROXY_PATH.format(cluster_name)
+    config = replace(
+        hub.config,
+        server=hub.config.server.rstrip("/") + path,
+        endpoints=tuple(endpoint.rstrip("/") + path for endpoint in hub.config.endpoints),
+    )
+    return Client(config, field_manager=field_manager, timeout=15.0)
 
 
 async def member_client(hub: Client, cluster_name: str, field_manager: str = "flotilla") -> Client:

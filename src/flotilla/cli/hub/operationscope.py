@@ -2,8 +2,8 @@
 
 `karmada` is the hub alone (what kubectl would show), `members` every member cluster — or only
 those named with `--clusters` — and `all` the hub followed by the members. Members are reached
-as the controllers reach them, with the endpoint of their Cluster object and the credentials its
-Secret holds (`flotilla.cli.hub.connection.member_client`).
+through the hub's cluster proxy as the hub user (`flotilla.cli.hub.connection.proxy_client`), as
+karmadactl does: Pull members behind NAT too, and each member's RBAC decides what the user sees.
 
 Every member joined to the hub is asked, Ready or not, as karmadactl does: a member that cannot
 be reached (or whose credentials are missing) becomes a failure of its own, reported beside the
@@ -19,11 +19,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from flotilla.api.karmada.constants import CLUSTER
-from flotilla.cli.hub.connection import member_client
-from flotilla.cli.output.kubectlerrors import Failure, KubectlError, failure_of
+from flotilla.cli.hub.connection import proxy_client
+from flotilla.cli.output.kubectlerrors import Failure, KubectlError
 from flotilla.cli.output.printers import HUB_CLUSTER
-from flotilla.client import Client, ClientError
-from flotilla.runtime.members import MemberCredentialsError
+from flotilla.client import Client
 
 
 class OperationScope(enum.StrEnum):
@@ -85,12 +84,7 @@ async def open_targets(
         missing = [name for name in cluster_names if name not in known]
         if missing:
             raise KubectlError(Failure(f"clusters don't exist: {','.join(missing)}"))
-        for name in cluster_names or known:
-            try:
-                targets.append(Target(name, await member_client(hub, name)))
-            except (ClientError, MemberCredentialsError) as error:
-                failure = failure_of(error) if isinstance(error, ClientError) else Failure(str(error))
-                targets.append(Target(name, None, failure.on_cluster(name)))
+        targets.extend(Target(name, proxy_client(hub, name)) for name in cluster_names or known)
     try:
         yield targets
     finally:

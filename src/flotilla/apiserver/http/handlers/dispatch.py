@@ -55,6 +55,16 @@ async def handle_resource(request: web.Request) -> web.StreamResponse:
     if not served.namespaced and info.namespace and served.type.plural != "namespaces":
         raise errors.path_not_found()
     if info.subresource:
+        served_by_component = ctx.subresource_handlers.get(
+            (served.type.group, served.type.plural, info.subresource)
+        )
+        if served_by_component is not None and served.type.subresource(info.subresource) is None:
+            # A subresource the kind does not declare, served by a component (the cluster proxy on
+            # the Cluster CRD): the component's verbs are the only ones.
+            component_handler = served_by_component.get(info.verb)
+            if component_handler is None:
+                raise _not_allowed(request)
+            return await component_handler(request, ctx, info, served)
         sub = served.type.subresource(info.subresource)
         handlers = SUBRESOURCE_HANDLERS.get(info.subresource) if sub else None
         extra = ctx.subresource_handlers.get((served.type.group, served.type.plural, info.subresource))

@@ -1,0 +1,90 @@
+"""Wiring the cluster proxy into a hub's API server: the `clusters/proxy` and `clusters/tunnel` handlers."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from flotilla.api.karmada.agentrbac import cluster_of_agent
+from flotilla.api.karmada.constants import CLUSTER, CLUSTER_GROUP, CLUSTERS, ClusterSyncMode
+from flotilla.apiserver import errors
+from flotilla.apiserver.clusterproxy.direct import DirectForwarder
+from flotilla.apiserver.clusterproxy.headers import is_upgrade, request_headers
+from flotilla.apiserver.clusterproxy.targets import DirectTarget, proxy_target
+from flotilla.apiserver.clusterproxy.tunnels import TunnelRegistry, forward_through_tunnel
+from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.requestinfo import RequestInfo
+from flotilla.apiserver.users import USER_KEY
+
+PROXY = "proxy"
+TUNNEL = "tunnel"
+PROXY_VERBS = ("get", "create", "update", "patch", "delete")
+
+
+def proxied_path(request: web.Request, cluster: str) -> str:
+    """What follows `clusters/<name>/proxy` in the request's path, as sent (`/` when nothing does)."""
+    raw = request.rel_url.raw_path
+    marker = f"/{CLUSTERS.resource}/{cluster}/{PROXY}"
+    tail = raw[raw.index(marker) + len(marker) :] if marker in raw else ""
+    return tail if tail.startswith("/") else "/" + tail
+
+
+class ClusterProxy:
+    """The proxy of one hub API server: Push members dialled directly, Pull members through tunnels."""
+
+    def __init__(self, ctx: APIContext) -> None:
+        self.ctx = ctx
+        self.direct = DirectForwarder()
+        self.tunnels = TunnelRegistry()
+        ctx.subresource_handlers[(CLUSTER_GROUP, CLUSTERS.resource, PROXY)] = dict.fromkeys(
+            PROXY_VERBS, self.proxy
+        )
+        ctx.subresource_handlers[(CLUSTER_GROUP, CLUSTERS.resource, TUNNEL)] = {"get": self.tunnel}
+
+    async def proxy(
+        self, request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+    ) -> web.StreamResponse:
+        pairs = list(request.headers.items())
+        if is_upgrade(pairs):
+            raise errors.BadRequest(
+                "upgrade requests (exec, attach, port-forward) are not supported through the cluster "
+                f"proxy yet; reach cluster {info.name} with its own kubeconfig for them"
+            )
+        target = proxy_target(ctx, info.name)
+        headers = request_headers(pairs, request[USER_KEY])
+        path = proxied_path(request, info.name)
+        query = request.rel_url.raw_query_string
+        if isinstance(target, DirectTarget):
+            return await self.direct.forward(request, target, path + (f"?{query}" if query else ""), headers)
+        tunnel = self.tunnels.get(target.cluster)
+        if tunnel is None:
+            raise errors.ServiceUnavailable(
+                f"cluster {target.cluster} is in Pull mode and its agent has no tunnel open to this API "
+                "server (is the agent running and connected?)"
+            )
+        return await forward_through_tunnel(request, tunnel, path, query, headers)
+
+    async def tunnel(
+        self, request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+    ) -> web.StreamResponse:
+        """The WebSocket a Pull cluster's agent opens: only that cluster's agent may open it."""
+        cluster = ctx.lookup(CLUSTER, "", info.name)
+        if cluster is None:
+            raise errors.not_found(CLUSTERS, info.name)
+        if (cluster.get("spec") or {}).get("syncMode") != ClusterSyncMode.PULL:
+            message = f"cluster {info.name} is in Push mode: the hub dials it and needs no tunnel"
+            raise errors.BadRequest(message)
+        user = request[USER_KEY]
+        if cluster_of_agent(user.username) != info.name:
+            raise errors.Forbidden(
+                f'clusters.{CLUSTER_GROUP} "{info.name}" is forbidden: User "{user.username}" cannot open '
+                f"the tunnel of cluster {info.name}: only that cluster's agent may",
+                name=info.name,
+                group=CLUSTER_GROUP,
+                kind=CLUSTERS.resource,
+            )
+        return await self.tunnels.serve(request, info.name)
+
+    async def close(self) -> None:
+        await self.tunnels.close()
+        await self.direct.close()
