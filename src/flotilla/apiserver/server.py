@@ -34,7 +34,7 @@ from flotilla.apiserver.clusterproxy.install import ClusterProxy
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.clusterinfo import ClusterInfoPublisher
-from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds
+from flotilla.apiserver.housekeeping.karmadacrds import install_karmada_crds, install_member_crds
 from flotilla.apiserver.housekeeping.tokencleaner import TokenCleaner
 from flotilla.apiserver.http.app import build_app
 from flotilla.apiserver.http.audit import AuditLog, AuditSettings
@@ -85,6 +85,9 @@ class ServerSettings:
     """Seconds between compactions of the store to the last `api.history_window` revisions."""
     karmada: bool = True
     """Serve Karmada's API groups (a hub does; a member cluster's API server does not)."""
+    clusterset_member: bool = False
+    """Serve the Multi-Cluster Services API and ClusterProperty, as a member of a clusterset (simulated
+    members do; a hub serves the MCS API with Karmada's groups)."""
     token_auth_file: Path | None = None
     """CSV of static bearer tokens (`token,user,uid,"group1,group2"`), kube's --token-auth-file."""
     audit: AuditSettings = field(default_factory=AuditSettings)
@@ -201,6 +204,8 @@ class APIServer:
         if self.settings.karmada:
             await install_karmada_crds(self.context)
             self._cluster_proxy = ClusterProxy(self.context)
+        if self.settings.clusterset_member:
+            await install_member_crds(self.context)
         authentication = token_authentication(
             self.context.lookup, self.context.clock, service_account_key, static_tokens
         )

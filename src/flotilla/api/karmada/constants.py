@@ -18,6 +18,7 @@ POLICY_GROUP = "policy.karmada.io"
 WORK_GROUP = "work.karmada.io"
 CLUSTER_GROUP = "cluster.karmada.io"
 APPS_GROUP = "apps.karmada.io"
+NETWORKING_GROUP = "networking.karmada.io"
 CATEGORY = "karmada-io"
 """The discovery category of the policy and work kinds: `kubectl get karmada-io`."""
 
@@ -31,6 +32,7 @@ CLUSTER_RESOURCE_BINDING = GroupVersionKind(WORK_GROUP, "v1alpha2", "ClusterReso
 CLUSTER = GroupVersionKind(CLUSTER_GROUP, "v1alpha1", "Cluster")
 CLUSTER_TAINT_POLICY = GroupVersionKind(POLICY_GROUP, "v1alpha1", "ClusterTaintPolicy")
 WORKLOAD_REBALANCER = GroupVersionKind(APPS_GROUP, "v1alpha1", "WorkloadRebalancer")
+MULTI_CLUSTER_SERVICE = GroupVersionKind(NETWORKING_GROUP, "v1alpha1", "MultiClusterService")
 
 PROPAGATION_POLICIES = GroupResource(POLICY_GROUP, "propagationpolicies")
 CLUSTER_PROPAGATION_POLICIES = GroupResource(POLICY_GROUP, "clusterpropagationpolicies")
@@ -42,6 +44,7 @@ CLUSTER_RESOURCE_BINDINGS = GroupResource(WORK_GROUP, "clusterresourcebindings")
 CLUSTERS = GroupResource(CLUSTER_GROUP, "clusters")
 CLUSTER_TAINT_POLICIES = GroupResource(POLICY_GROUP, "clustertaintpolicies")
 WORKLOAD_REBALANCERS = GroupResource(APPS_GROUP, "workloadrebalancers")
+MULTI_CLUSTER_SERVICES = GroupResource(NETWORKING_GROUP, "multiclusterservices")
 
 PLURALS: dict[GroupVersionKind, str] = {
     PROPAGATION_POLICY: PROPAGATION_POLICIES.resource,
@@ -54,6 +57,7 @@ PLURALS: dict[GroupVersionKind, str] = {
     CLUSTER: CLUSTERS.resource,
     CLUSTER_TAINT_POLICY: CLUSTER_TAINT_POLICIES.resource,
     WORKLOAD_REBALANCER: WORKLOAD_REBALANCERS.resource,
+    MULTI_CLUSTER_SERVICE: MULTI_CLUSTER_SERVICES.resource,
 }
 """The resource name of every Karmada kind the hub serves."""
 
@@ -68,6 +72,7 @@ NAMESPACED: dict[GroupVersionKind, bool] = {
     CLUSTER: False,
     CLUSTER_TAINT_POLICY: False,
     WORKLOAD_REBALANCER: False,
+    MULTI_CLUSTER_SERVICE: True,
 }
 
 # --- namespaces -----------------------------------------------------------------------------------
@@ -87,6 +92,12 @@ CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL = "clusterresourcebinding.karmada.io
 WORK_PERMANENT_ID_LABEL = "work.karmada.io/permanent-id"
 MANAGED_BY_KARMADA_LABEL = "karmada.io/managed"
 """`"true"` on member objects Karmada manages (the ADOPTION column of `karmadactl get`)."""
+BINDING_MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
+"""On a ResourceBinding another controller than the detector made: `MultiClusterService` for a Service's."""
+MULTI_CLUSTER_SERVICE_BINDING_MANAGER = "MultiClusterService"
+ENDPOINT_SLICE_DISPATCH_MANAGER = "endpointslice-dispatch-controller.karmada.io"
+"""`endpointslice.kubernetes.io/managed-by` of the slices a MultiClusterService copies into consumers."""
+ENDPOINT_SLICE_PROVISION_CLUSTER_ANNOTATION = "endpointslice.karmada.io/provision-cluster"
 DELETION_PROTECTION_LABEL = "resourcetemplate.karmada.io/deletion-protected"
 DELETION_PROTECTION_ALWAYS = "Always"
 RETAIN_REPLICAS_LABEL = "resourcetemplate.karmada.io/retain-replicas"
@@ -133,6 +144,7 @@ CLUSTER_RESOURCE_BINDING_CONTROLLER_FINALIZER = "karmada.io/cluster-resource-bin
 CLUSTER_CONTROLLER_FINALIZER = "karmada.io/cluster-controller"
 PROPAGATION_POLICY_CONTROLLER_FINALIZER = "karmada.io/propagation-policy-controller"
 CLUSTER_PROPAGATION_POLICY_CONTROLLER_FINALIZER = "karmada.io/cluster-propagation-policy-controller"
+MULTI_CLUSTER_SERVICE_FINALIZER = "karmada.io/multiclusterservice-controller"
 
 # --- cluster taints, conditions, secrets ----------------------------------------------------------
 

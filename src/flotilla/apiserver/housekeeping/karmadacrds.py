@@ -1,5 +1,10 @@
 """Install (or bring up to date) the Karmada CRDs on a hub, and wait until they are served.
 
+A hub also gets the Multi-Cluster Services API (`multicluster.x-k8s.io`), which Karmada's own
+install puts on its control plane, so ServiceExports can be propagated by policy. A member of a
+clusterset (the simulated ones) gets the MCS API and ClusterProperty the same way
+(`install_member_crds`): a real member has them from whoever installs its MCS implementation.
+
 Runs at hub start, after the embedded API is up and before the listener opens, so the first
 client already finds `kubectl get pp` working. Each CRD goes through the in-process write
 pipeline like any client's: created when missing, otherwise its spec is replaced by ours — an
@@ -21,6 +26,7 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.registry.karmada import karmada_crds
+from flotilla.apiserver.registry.multicluster import member_crds, multicluster_service_crds
 
 log = structlog.get_logger("flotilla.apiserver.registry.karmada")
 
@@ -30,10 +36,21 @@ POLL_SECONDS = 0.01
 
 
 async def install_karmada_crds(ctx: APIContext, *, timeout: float = 30.0) -> None:
-    """Create or update every Karmada CRD, then wait (up to `timeout` s) until all are served."""
+    """Create or update every Karmada CRD (and the MCS API's), then wait (up to `timeout` s) until all
+    are served."""
+    await install_crds(ctx, [*karmada_crds(), *multicluster_service_crds()], timeout=timeout)
+
+
+async def install_member_crds(ctx: APIContext, *, timeout: float = 30.0) -> None:
+    """Create or update what a clusterset member serves: the MCS API and ClusterProperty."""
+    await install_crds(ctx, member_crds(), timeout=timeout)
+
+
+async def install_crds(ctx: APIContext, crds: list[dict[str, Any]], *, timeout: float = 30.0) -> None:
+    """Create or update each of `crds`, then wait (up to `timeout` s) until all are served."""
     client = LocalClient(ctx, MANAGER)
     stored: list[dict[str, Any]] = []
-    for crd in karmada_crds():
+    for crd in crds:
         name = crd["metadata"]["name"]
         if client.peek(CRD, name) is None:
             try:
@@ -59,7 +76,7 @@ async def _wait_served(ctx: APIContext, crds: list[dict[str, Any]], timeout: flo
             return
         if time.monotonic() > deadline:
             kinds = ", ".join(str(gvk) for gvk, _ in pending)
-            raise TimeoutError(f"Karmada CRDs not served after {timeout}s: {kinds}")
+            raise TimeoutError(f"CRDs not served after {timeout}s: {kinds}")
         await asyncio.sleep(POLL_SECONDS)
 
 

@@ -1,8 +1,9 @@
 """Karmada's API groups on a Flotilla hub: the CRDs, their built-in admission, and their install.
 
-A hub serves policy.karmada.io, work.karmada.io, cluster.karmada.io and apps.karmada.io as
-CustomResourceDefinitions that Flotilla writes itself (`policy` with `taintpolicy`, `work`,
-`cluster`, `apps`, built from `schemas`), so Karmada's manifests apply unchanged and nothing a
+A hub serves policy.karmada.io, work.karmada.io, cluster.karmada.io, apps.karmada.io and
+networking.karmada.io as CustomResourceDefinitions that Flotilla writes itself (`policy` with
+`taintpolicy`, `work`, `cluster`, `apps`, `networking`, built from `schemas`), so Karmada's
+manifests apply unchanged and nothing a
 Karmada user sets is pruned. Karmada's webhook defaults and validation are built in (`rules`,
 applied by the write strategy). `housekeeping.karmadacrds.install_karmada_crds` creates or updates
 the CRDs through the API server's own write pipeline when a hub starts.
@@ -17,6 +18,7 @@ from typing import Any
 
 from flotilla.apiserver.registry.karmada.apps import apps_crds
 from flotilla.apiserver.registry.karmada.cluster import cluster_crd
+from flotilla.apiserver.registry.karmada.networking import networking_crds
 from flotilla.apiserver.registry.karmada.policy import policy_crds
 from flotilla.apiserver.registry.karmada.taintpolicy import cluster_taint_policy_crd
 from flotilla.apiserver.registry.karmada.work import work_crds
@@ -24,7 +26,14 @@ from flotilla.apiserver.registry.karmada.work import work_crds
 
 def karmada_crds() -> list[dict[str, Any]]:
     """Every Karmada CRD the hub serves, as fresh dicts (callers may change them)."""
-    return [*policy_crds(), cluster_taint_policy_crd(), *work_crds(), cluster_crd(), *apps_crds()]
+    return [
+        *policy_crds(),
+        cluster_taint_policy_crd(),
+        *work_crds(),
+        cluster_crd(),
+        *apps_crds(),
+        *networking_crds(),
+    ]
 
 
 __all__ = ["karmada_crds"]

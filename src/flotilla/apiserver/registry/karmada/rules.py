@@ -162,6 +162,9 @@ _SETTING_FREE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
     constants.WORKLOAD_REBALANCER: _rules(
         validation.validate_workload_rebalancer, validation.validate_workload_rebalancer_update
     ),
+    constants.MULTI_CLUSTER_SERVICE: _rules(
+        validation.validate_multi_cluster_service, validation.validate_multi_cluster_service_update
+    ),
 }
 
 

@@ -66,7 +66,7 @@ BINDINGS_V1ALPHA1 = {
 
 
 def test_there_is_one_crd_per_karmada_kind_at_its_version() -> None:
-    """Ten kinds in four groups, each stored at its version; bindings also served at v1alpha1, as Karmada
+    """Eleven kinds in five groups, each stored at its version; bindings also served at v1alpha1, as Karmada
     serves them (converted)."""
     assert set(crds_by_kind()) == set(constants.PLURALS) | BINDINGS_V1ALPHA1
     for crd in karmada_crds():
@@ -98,6 +98,7 @@ def test_crds_are_structural_and_their_columns_parse(crd: dict[str, Any]) -> Non
         (constants.CLUSTER, None, False, False, True),
         (constants.CLUSTER_TAINT_POLICY, None, False, False, False),
         (constants.WORKLOAD_REBALANCER, None, False, False, True),
+        (constants.MULTI_CLUSTER_SERVICE, ["mcs"], True, True, True),
     ],
 )
 def test_names_scope_and_subresources_are_karmadas(

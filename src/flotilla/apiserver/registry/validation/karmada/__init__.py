@@ -15,6 +15,8 @@ rules that need more than one field live here, one module per kind family:
 - `taintpolicies`: ClusterTaintPolicies — NoExecute only where the API server allows it, taints
   unique and valid, condition tests well formed;
 - `rebalancers`: WorkloadRebalancers — at least one workload, each named in full;
+- `multiclusterservices`: MultiClusterServices — one immutable exposure type, valid unique ports,
+  valid cluster names;
 - `fieldchecks`: what several of them share (enumerated fields, resource selectors).
 
 Messages use Karmada's wording where it has one, at the most precise field path: Karmada reports
@@ -31,6 +33,10 @@ from flotilla.apiserver.registry.validation.karmada.bindings import (
     validate_resource_binding_update,
 )
 from flotilla.apiserver.registry.validation.karmada.clusters import validate_cluster, validate_cluster_update
+from flotilla.apiserver.registry.validation.karmada.multiclusterservices import (
+    validate_multi_cluster_service,
+    validate_multi_cluster_service_update,
+)
 from flotilla.apiserver.registry.validation.karmada.overrides import (
     validate_override_policy,
     validate_override_policy_update,
@@ -58,6 +64,8 @@ __all__ = [
     "validate_cluster_taint_policy",
     "validate_cluster_taint_policy_update",
     "validate_cluster_update",
+    "validate_multi_cluster_service",
+    "validate_multi_cluster_service_update",
     "validate_override_policy",
     "validate_override_policy_update",
     "validate_propagation_policy",
