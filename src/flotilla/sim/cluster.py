@@ -2,7 +2,9 @@
 
 Its state lives under `<data-dir>/<name>/` (store and PKI), so it survives a restart of the process;
 it listens on its own HTTPS port (kept across restarts when free) and writes
-`<data-dir>/<name>.kubeconfig`. Fault injection closes its port (unreachable), slows every request
+`<data-dir>/<name>.kubeconfig`. As a member of a clusterset it serves the MCS API, says who it is
+(ClusterProperty), allocates clusterset IPs and answers DNS on a loopback UDP port of its own
+(`sim.multicluster`). Fault injection closes its port (unreachable), slows every request
 (latency) or marks its nodes NotReady.
 """
 
@@ -20,6 +22,7 @@ from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.sim.controllers import WorkloadControllers
 from flotilla.sim.kubelet import Kubelet
 from flotilla.sim.kubescheduler import KubeScheduler
+from flotilla.sim.multicluster import ClusterIdentity, ClusterSetIPAllocator, DNSServer
 from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.spec import ClusterSpec
 
@@ -56,15 +59,21 @@ class SimulatedCluster:
                 any_port_if_taken=True,
                 api=APISettings(kubernetes_version=spec.kubernetes_version, history_window=history_window),
                 karmada=False,
+                clusterset_member=True,
             )
         )
         embedded = self.server.embedded
         self.nodes = NodeSimulator(embedded.client("kubelet"), spec, self.clock)
+        self.dns = DNSServer(embedded.client("clusterset-dns"), host=bind_address)
         self.components: list[Component] = [
             self.nodes,
             KubeScheduler(embedded.client("kube-scheduler"), spec, self.clock),
             Kubelet(embedded.client("kubelet"), spec, self.clock),
             WorkloadControllers(embedded.client("kube-controller-manager"), spec, self.clock),
+            # Its part in a clusterset: identity, clusterset IPs and DNS (`sim.multicluster`).
+            ClusterIdentity(embedded.client("clusterset-identity"), spec.name),
+            ClusterSetIPAllocator(embedded.client("clusterset-ip-allocator"), spec, self.clock),
+            self.dns,
         ]
         self.latency_ms = 0
 

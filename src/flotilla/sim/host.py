@@ -76,7 +76,7 @@ class SimHost:
             "admin": self.admin_url,
             "token": self._token,
             "clusters": {
-                name: {"url": c.url, "kubeconfig": str(c.kubeconfig_path)}
+                name: {"url": c.url, "kubeconfig": str(c.kubeconfig_path), "dns": c.dns.address}
                 for name, c in self.clusters.items()
             },
         }

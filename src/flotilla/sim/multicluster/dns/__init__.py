@@ -1,0 +1,1 @@
+"""A member's DNS for multi-cluster services: what to answer (`records`) and a UDP server (`server`)."""

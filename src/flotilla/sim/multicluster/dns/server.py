@@ -1,0 +1,112 @@
+"""A tiny DNS server per simulated member, on loopback over UDP, answering from `records`.
+
+Why a DNS server rather than an HTTP API: what the MCS specification pins down is DNS names and
+record types, and a test (or `dig @127.0.0.1 -p PORT`) then checks exactly what a pod's resolver
+would get — record types, NXDOMAIN, SRV targets — with any DNS client. The wire format is dnslib's;
+each query is answered from the member's watch cache at once (no cache of its own, so answers follow
+the objects). Its address (`127.0.0.1:<port>`) is in the sim's state file under each cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import structlog
+from dnslib import AAAA, QTYPE, RCODE, RR, SRV, TXT, A, DNSError, DNSRecord
+
+from flotilla.api import multicluster
+from flotilla.apiserver.localclient import LocalClient
+from flotilla.sim.multicluster.dns.records import TTL, Answer, Record, resolve
+
+log = structlog.get_logger("flotilla.sim.multicluster")
+
+
+class _LocalObjects:
+    """The member's objects, read from its watch cache (read-only)."""
+
+    def __init__(self, client: LocalClient) -> None:
+        self.client = client
+
+    def service_import(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return self.client.peek(multicluster.SERVICE_IMPORT, name, namespace=namespace)
+
+    def service(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return self.client.peek(multicluster.SERVICE, name, namespace=namespace)
+
+    def endpoint_slices(self, namespace: str) -> Sequence[Mapping[str, Any]]:
+        return self.client.list(multicluster.ENDPOINT_SLICE, namespace=namespace)
+
+
+def _resource_record(record: Record) -> Any:
+    rdata: Any
+    if record.type == "A":
+        rdata = A(record.value)
+    elif record.type == "AAAA":
+        rdata = AAAA(record.value)
+    elif record.type == "SRV":
+        rdata = SRV(priority=0, weight=100, port=record.port, target=record.value + ".")
+    else:
+        rdata = TXT(record.value)
+    return RR(record.name + ".", getattr(QTYPE, record.type), rdata=rdata, ttl=TTL)
+
+
+def answer_packet(objects: Any, packet: bytes) -> bytes | None:
+    """The reply to one DNS query packet (None: not a query worth answering)."""
+    try:
+        request = DNSRecord.parse(packet)
+    except DNSError:
+        return None
+    reply = request.reply()
+    for question in request.questions:
+        answer: Answer = resolve(objects, str(question.qname), QTYPE.get(question.qtype, ""))
+        if not answer.exists:
+            reply.header.rcode = RCODE.NXDOMAIN
+        for record in answer.records:
+            reply.add_answer(_resource_record(record))
+    packed: bytes = reply.pack()
+    return packed
+
+
+class _Protocol(asyncio.DatagramProtocol):
+    def __init__(self, objects: _LocalObjects) -> None:
+        self.objects = objects
+        self.transport: asyncio.DatagramTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's UDP transport is not a subclass of asyncio's, though it has its methods.
+        self.transport = cast(asyncio.DatagramTransport, transport)
+
+    def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
+        reply = answer_packet(self.objects, data)
+        if reply is not None and self.transport is not None:
+            self.transport.sendto(reply, addr)
+
+
+class DNSServer:
+    """The member's DNS on `host`:`port` (0: any free port; `address` says which after `start`)."""
+
+    def __init__(self, client: LocalClient, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.objects = _LocalObjects(client)
+        self.host = host
+        self.port = port
+        self._transport: asyncio.DatagramTransport | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}" if self._transport is not None else ""
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_datagram_endpoint(
+            lambda: _Protocol(self.objects), local_addr=(self.host, self.port)
+        )
+        self._transport = transport
+        self.port = int(transport.get_extra_info("sockname")[1])
+        log.info("sim.dns_serving", address=self.address)
+
+    async def stop(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
