@@ -18,6 +18,7 @@ from flotilla.controllers.execution.controller import ExecutionController
 from flotilla.controllers.failback import FailbackController
 from flotilla.controllers.failover.gracefuleviction import GracefulEvictionController
 from flotilla.controllers.failover.taintmanager import TaintManager
+from flotilla.controllers.mcs import MultiClusterServiceController, ServiceExportController
 from flotilla.controllers.namespaces import NamespaceSyncController
 from flotilla.controllers.rebalancer import WorkloadRebalancerController
 from flotilla.controllers.status.bindingstatus import BindingStatusController
@@ -52,6 +53,11 @@ FACTORIES[ApplicationFailoverController.NAME] = ApplicationFailoverController
 # On by default: it moves nothing unless a policy carries failover.flotilla.io/failback-after.
 FACTORIES[FailbackController.NAME] = FailbackController
 
+# Multi-cluster services: the MCS API (on by default, as Karmada's serviceExport controller) and
+# Karmada's MultiClusterService (behind Karmada's `MultiClusterService` gate, off by default).
+FACTORIES[ServiceExportController.NAME] = ServiceExportController
+FACTORIES[MultiClusterServiceController.NAME] = MultiClusterServiceController
+
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""
 
@@ -62,11 +68,14 @@ CLUSTER_TAINT_POLICY = ClusterTaintPolicyController.NAME
 def switched_off(settings: ManagerSettings) -> frozenset[str]:
     """Controllers the settings keep from running whatever `--controllers` says.
 
-    As in karmada-controller-manager: the `Failover` gate off stops the taint manager and the
+    As in karmada-controller-manager: the `MultiClusterService` gate off (its default) stops the
+    multiclusterservice controller; the `Failover` gate off stops the taint manager and the
     ClusterTaintPolicy controller; `--enable-taint-manager=false` or
     `--enable-no-execute-taint-eviction=false` stop the taint manager.
     """
     off = set()
+    if not settings.feature_gates.enabled("MultiClusterService"):
+        off.add(MultiClusterServiceController.NAME)
     if not settings.feature_gates.failover:
         off |= {TaintManager.NAME, CLUSTER_TAINT_POLICY}
     if not (settings.enable_taint_manager and settings.enable_no_execute_taint_eviction):
