@@ -8,6 +8,7 @@ from the hub by a PropagationPolicy, as Karmada users do).
 from __future__ import annotations
 
 import ipaddress
+import time
 
 import pytest
 
@@ -286,3 +287,48 @@ def test_a_source_cluster_that_stops_being_ready_loses_its_endpoints_everywhere(
     eventually(
         lambda: sources(clients["member2"]), until=lambda found: found == {"member1", "member3"}, what="back"
     )
+
+
+def test_a_converged_export_is_left_alone_and_survives_a_controller_manager_restart(
+    federation: Federation, members: dict[str, Kubectl], clients: dict[str, Member], namespace: str
+) -> None:
+    """Level-based and idempotent: once converged nothing is rewritten, and a restarted manager
+    (which meets every object anew) changes nothing either."""
+    export_from(members, "member1", namespace, "web", service("web", HTTP), deployment("web"))
+    selector = "multicluster.kubernetes.io/service-name=web"
+
+    def versions() -> dict[str, tuple[str, ...]]:
+        found = {}
+        for cluster, member in clients.items():
+            service_import = member.service_import(namespace, "web") or {}
+            slices = member.endpoint_slices(namespace, selector)
+            found[cluster] = (
+                service_import.get("metadata", {}).get("resourceVersion", ""),
+                *sorted(s["metadata"]["resourceVersion"] for s in slices if s.get("endpoints")),
+            )
+        export = clients["member1"].service_export(namespace, "web") or {}
+        found["export"] = (export.get("metadata", {}).get("resourceVersion", ""),)
+        return found
+
+    eventually(
+        lambda: clients["member1"].service_export(namespace, "web"),
+        until=lambda e: condition(e, "Ready") == ("True", "Exported"),
+        what="export Ready",
+    )
+    settled = eventually(
+        versions,
+        until=lambda found: (
+            all(len(v) == 2 for c, v in found.items() if c != "export")
+            and all(
+                (clients[c].service_import(namespace, "web") or {}).get("spec", {}).get("ips")
+                for c in MEMBERS
+            )
+        ),
+        what="imports with IPs and slices with the pod",
+    )
+    time.sleep(2)
+    assert versions() == settled
+    federation.manager.stop()
+    federation.manager.start()
+    time.sleep(3)
+    assert versions() == settled
