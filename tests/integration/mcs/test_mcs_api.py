@@ -332,3 +332,33 @@ def test_a_converged_export_is_left_alone_and_survives_a_controller_manager_rest
     federation.manager.start()
     time.sleep(3)
     assert versions() == settled
+
+
+def test_source_clusters_are_named_by_their_cluster_id_cluster_property(
+    members: dict[str, Kubectl], clients: dict[str, Member], namespace: str
+) -> None:
+    """The ClusterId KEP: a member's `cluster.clusterset.k8s.io` names it in imports and slices."""
+    rename = '{"spec": {"value": "%s"}}'
+    members["member3"](
+        "patch", "clusterproperty", "cluster.clusterset.k8s.io", "--type=merge", "-p", rename % "edge-3"
+    )
+    try:
+        export_from(members, "member3", namespace, "web", service("web", HTTP), deployment("web"))
+        eventually(
+            lambda: imports(clients, namespace, "web").get("member1", {}).get("status", {}).get("clusters"),
+            until=lambda clusters: clusters == [{"cluster": "edge-3"}],
+            what="edge-3 in member1's import",
+        )
+        slices = eventually(
+            lambda: clients["member1"].endpoint_slices(
+                namespace, "multicluster.kubernetes.io/service-name=web"
+            ),
+            what="member3's slice in member1",
+        )
+        assert {s["metadata"]["labels"]["multicluster.kubernetes.io/source-cluster"] for s in slices} == {
+            "edge-3"
+        }
+    finally:
+        members["member3"](
+            "patch", "clusterproperty", "cluster.clusterset.k8s.io", "--type=merge", "-p", rename % "member3"
+        )

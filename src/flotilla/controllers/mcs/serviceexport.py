@@ -89,6 +89,7 @@ class ServiceExportController(HubController):
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._watches = MemberWatches(ctx.members, self._on_member_event)
         self._not_served: dict[str, float] = {}
+        self._has_identity: dict[str, bool] = {}
 
     def setup(self) -> None:
         self._clusters.add_handler(self._on_cluster)
@@ -129,6 +130,10 @@ class ServiceExportController(HubController):
         obj = new if new is not None else old or {}
         if gvk in ALWAYS_WATCHED:
             self.enqueue(ObjectKey.of(obj))
+        elif gvk == multicluster.CLUSTER_PROPERTY:
+            if _name(obj) == multicluster.CLUSTER_ID_PROPERTY:
+                for key in self._known_in_namespace_all():
+                    self.enqueue(key)
         elif gvk == multicluster.NAMESPACE:
             for key in self._known_in_namespace(_name(obj)):
                 self.enqueue(key)
@@ -168,8 +173,31 @@ class ServiceExportController(HubController):
                 log.warning("mcs.api_not_served", cluster=name, retry_in=NOT_SERVED_RETRY)
                 self._not_served[name] = now + NOT_SERVED_RETRY
                 continue
+            try:
+                await client.resource(multicluster.CLUSTER_PROPERTY)
+                self._has_identity[name] = True
+            except NotFound:
+                self._has_identity[name] = False
             found.append(cluster)
         return found
+
+    async def _cluster_ids(self, members: list[dict[str, Any]]) -> dict[str, str] | None:
+        """Each member's cluster id (ClusterId KEP): its `cluster.clusterset.k8s.io` ClusterProperty,
+        or its Cluster name when it has none; None while a member's properties have not listed yet."""
+        ids = {}
+        for cluster in members:
+            name = _name(cluster)
+            ids[name] = name
+            if not self._has_identity.get(name):
+                continue
+            informer = await self._watches.informer(cluster, multicluster.CLUSTER_PROPERTY)
+            if not informer.synced:
+                return None
+            found = informer.get(multicluster.CLUSTER_ID_PROPERTY)
+            value = str(((found or {}).get("spec") or {}).get("value") or "")
+            if value:
+                ids[name] = value
+        return ids
 
     async def reconcile(self, key: Any) -> float | None:
         if isinstance(key, tuple):
@@ -237,6 +265,9 @@ class ServiceExportController(HubController):
             for cluster, export in exports.items()
         ]
         merged = merge_exports(cluster_exports)
+        ids = await self._cluster_ids(members)
+        if ids is None:
+            return INFORMER_WAIT
         sources = {
             cluster: source_slices(
                 informers[(cluster, multicluster.ENDPOINT_SLICE)].list(namespace=namespace), name
@@ -256,12 +287,12 @@ class ServiceExportController(HubController):
                     await self._remove_import(client, cluster_name, namespace, name)
                 continue
             try:
-                service_import = await self._apply_import(client, existing, merged, namespace, name)
+                service_import = await self._apply_import(client, existing, merged, ids, namespace, name)
                 await self._sync_slices(
                     client,
                     informers[(cluster_name, multicluster.ENDPOINT_SLICE)],
                     service_import,
-                    sources,
+                    {ids[source]: found for source, found in sources.items()},
                     namespace,
                     name,
                 )
@@ -278,11 +309,12 @@ class ServiceExportController(HubController):
         client: Client,
         existing: dict[str, Any] | None,
         merged: MergedImport,
+        ids: Mapping[str, str],
         namespace: str,
         name: str,
     ) -> dict[str, Any]:
         labels = {**merged.labels, multicluster.IMPORT_MANAGED_BY_LABEL: multicluster.MCS_CONTROLLER}
-        status = {"clusters": [{"cluster": cluster} for cluster in merged.clusters]}
+        status = {"clusters": [{"cluster": cluster} for cluster in sorted(ids[c] for c in merged.clusters)]}
         current = existing or {}
         meta = current.get("metadata") or {}
         current_spec = {k: v for k, v in (current.get("spec") or {}).items() if k != "ips"}
