@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import time
+import uuid
 
 import pytest
 
@@ -362,3 +363,21 @@ def test_source_clusters_are_named_by_their_cluster_id_cluster_property(
         members["member3"](
             "patch", "clusterproperty", "cluster.clusterset.k8s.io", "--type=merge", "-p", rename % "member3"
         )
+
+
+def test_a_serviceimport_is_created_only_where_the_services_namespace_exists(
+    members: dict[str, Kubectl], clients: dict[str, Member]
+) -> None:
+    """A namespace made in member1 alone (not on the hub, so not synced): the import stays there."""
+    local = f"local-{uuid.uuid4().hex[:6]}"
+    members["member1"]("create", "namespace", local)
+    export_from(members, "member1", local, "web", service("web", HTTP), deployment("web"))
+    eventually(
+        lambda: imports(clients, local, "web"), until=lambda f: "member1" in f, what="member1's import"
+    )
+    members["member2"]("create", "namespace", local)
+    eventually(
+        lambda: imports(clients, local, "web"),
+        until=lambda f: set(f) == {"member1", "member2"},
+        what="an import in member2 once the namespace is there",
+    )
