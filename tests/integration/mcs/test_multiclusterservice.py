@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.mcs.clusterset import Member, deployment, port, service
+from tests.integration.mcs.clusterset import Member, deployment, port, service, stateful_set
 from tests.support.kubectl import Kubectl
 from tests.support.waiting import eventually
 
@@ -151,3 +151,33 @@ def _json(obj: dict[str, Any]) -> str:
     import json
 
     return json.dumps(obj)
+
+
+def test_consumers_reach_the_providers_through_the_services_own_cluster_local_name(
+    hub: Kubectl, members: dict[str, Kubectl], clients: dict[str, Member], namespace: str
+) -> None:
+    """The point of MultiClusterService: member2 runs no pod of the headless `db`, yet its own
+    `db.<ns>.svc.cluster.local` answers with member1's pod, through the dispatched slice."""
+    policy = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": "db"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"}],
+            "placement": {"clusterAffinity": {"clusterNames": ["member1"]}},
+        },
+    }
+    hub.apply_yaml([stateful_set("db"), service("db", HTTP, headless=True), policy], "-n", namespace)
+    hub.apply_yaml(multi_cluster_service("db", ["member1"], ["member2"]), "-n", namespace)
+    pods = eventually(
+        lambda: members["member1"].json("get", "pods", "-n", namespace, "-l", "app=db")["items"],
+        until=lambda found: bool(found) and all(p.get("status", {}).get("podIP") for p in found),
+        what="db-0 running in member1",
+    )
+    address = pods[0]["status"]["podIP"]
+    eventually(
+        lambda: clients["member2"].dns(f"db.{namespace}.svc.cluster.local"),
+        until=lambda answer: answer == ("NOERROR", [address]),
+        what="member2's cluster.local name answering with member1's pod",
+    )
+    assert members["member2"].json("get", "pods", "-n", namespace)["items"] == []
