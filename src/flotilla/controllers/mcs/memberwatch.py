@@ -16,12 +16,21 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client.informer import Informer
 from flotilla.runtime.members import MemberClientProvider
 
 MemberHandler = Callable[[str, GroupVersionKind, dict[str, Any] | None, dict[str, Any] | None], None]
 """(cluster, kind, new object, old object): called for every event of a member informer."""
+
+
+def cluster_ready(cluster: Mapping[str, Any]) -> bool:
+    """Whether the hub says the member is Ready (a member that is not neither exports nor imports)."""
+    conditions = (cluster.get("status") or {}).get("conditions") or []
+    return any(
+        c.get("type") == constants.CLUSTER_CONDITION_READY and c.get("status") == "True" for c in conditions
+    )
 
 
 class MemberWatches:

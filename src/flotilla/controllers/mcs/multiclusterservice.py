@@ -41,8 +41,7 @@ from flotilla.controllers.mcs.dispatch import (
     dispatch_plan,
     service_binding,
 )
-from flotilla.controllers.mcs.memberwatch import MemberWatches
-from flotilla.controllers.mcs.serviceexport import cluster_ready
+from flotilla.controllers.mcs.memberwatch import MemberWatches, cluster_ready
 from flotilla.controllers.mcs.slices import differs, dispatched_slice, labels_of, source_slices
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError

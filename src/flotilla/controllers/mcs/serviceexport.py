@@ -40,7 +40,7 @@ from flotilla.controllers.mcs.conditions import (
     stamped,
 )
 from flotilla.controllers.mcs.exports import ClusterExport, MergedImport, merge_exports, validity
-from flotilla.controllers.mcs.memberwatch import MemberWatches
+from flotilla.controllers.mcs.memberwatch import MemberWatches, cluster_ready
 from flotilla.controllers.mcs.slices import differs, labels_of, mcs_slice, source_slices
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
@@ -57,13 +57,6 @@ ALWAYS_WATCHED = (multicluster.SERVICE_EXPORT, multicluster.SERVICE_IMPORT)
 """Watched in every Ready Push member: what turns multi-cluster services on, and what they leave behind."""
 WATCHED_IN_USE = (multicluster.SERVICE, multicluster.ENDPOINT_SLICE, multicluster.NAMESPACE)
 """Watched in every Ready Push member once any service is exported."""
-
-
-def cluster_ready(cluster: Mapping[str, Any]) -> bool:
-    conditions = (cluster.get("status") or {}).get("conditions") or []
-    return any(
-        c.get("type") == constants.CLUSTER_CONDITION_READY and c.get("status") == "True" for c in conditions
-    )
 
 
 def _name(obj: Mapping[str, Any]) -> str:
