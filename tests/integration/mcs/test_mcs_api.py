@@ -381,3 +381,14 @@ def test_a_serviceimport_is_created_only_where_the_services_namespace_exists(
         until=lambda f: set(f) == {"member1", "member2"},
         what="an import in member2 once the namespace is there",
     )
+
+
+def test_session_affinity_and_internal_traffic_policy_of_a_clusterset_ip_import_match_the_exported_services(
+    members: dict[str, Kubectl], clients: dict[str, Member], namespace: str
+) -> None:
+    sticky = service("web", HTTP, sessionAffinity="ClientIP", internalTrafficPolicy="Local")
+    export_from(members, "member1", namespace, "web", sticky, deployment("web"))
+    found = eventually(lambda: imports(clients, namespace, "web").get("member2"), what="import")
+    assert found["spec"]["sessionAffinity"] == "ClientIP"
+    assert found["spec"]["sessionAffinityConfig"] == {"clientIP": {"timeoutSeconds": 10800}}
+    assert found["spec"]["internalTrafficPolicy"] == "Local"
