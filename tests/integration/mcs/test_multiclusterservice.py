@@ -113,6 +113,7 @@ def test_empty_provider_and_consumer_lists_mean_every_cluster_and_no_cluster_get
 def test_a_cluster_that_stops_being_a_consumer_and_a_deleted_multiclusterservice_lose_their_copies(
     hub: Kubectl, clients: dict[str, Member], namespace: str
 ) -> None:
+    """…and the Service's binding stays, released (no managed-by label), as in Karmada."""
     workload_on(hub, namespace, "web", ["member1"])
     hub.apply_yaml(multi_cluster_service("web", ["member1"], ["member2", "member3"]), "-n", namespace)
     eventually(lambda: copies(clients["member3"], namespace), what="copies in member3")
@@ -121,7 +122,8 @@ def test_a_cluster_that_stops_being_a_consumer_and_a_deleted_multiclusterservice
     hub("delete", "mcs", "web", "-n", namespace)
     eventually(lambda: not copies(clients["member2"], namespace), what="member2's copies removed")
     assert hub.json_or_none("get", "mcs", "web", "-n", namespace) is None
-    assert hub.succeeds("get", "resourcebinding", "web-service", "-n", namespace)
+    binding = hub.json("get", "resourcebinding", "web-service", "-n", namespace)
+    assert "binding.karmada.io/managed-by" not in binding["metadata"].get("labels", {})
 
 
 def test_the_webhook_rules_refuse_bad_multiclusterservices_with_field_causes(

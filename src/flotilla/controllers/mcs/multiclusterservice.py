@@ -11,8 +11,9 @@ whose readiness changed. A reconcile, as Karmada's controllers do between them:
    out) into every Ready consumer but the provider itself (`slices.dispatched_slice`), and deletes
    dispatched copies that no longer have a source — also from clusters that stopped being
    consumers or providers, or stopped being Ready;
-4. on deletion, removes every dispatched copy, then the finalizer; the Service's binding stays, as
-   in Karmada, so deleting the MultiClusterService does not pull the Service out of members.
+4. on deletion (or without the CrossCluster type), removes every dispatched copy, releases the
+   Service's binding (its managed-by label goes) and then the finalizer; the binding itself stays,
+   as in Karmada, so deleting the MultiClusterService does not pull the Service out of members.
 
 Karmada routes the slices through Works on the hub (endpointslice-collect, then -dispatch); here
 they go member to member through the same member clients and watches as the MCS API's controller
@@ -122,8 +123,9 @@ class MultiClusterServiceController(HubController):
         service = self._services.get(key.name, namespace=key.namespace)
         if service is None:
             return None
-        deleting = bool((service.get("metadata") or {}).get("deletionTimestamp"))
-        if not deleting and not await self._ensure_finalizer(service):
+        # A MultiClusterService without CrossCluster is not acted on (Karmada's controller lets go of it).
+        active = cross_cluster(service) and not (service.get("metadata") or {}).get("deletionTimestamp")
+        if active and not await self._ensure_finalizer(service):
             return None
         members = {_name(c): c for c in self._clusters.list() if self.ctx.reaches(c) and cluster_ready(c)}
         slice_informers = {}
@@ -135,15 +137,16 @@ class MultiClusterServiceController(HubController):
             if not informer.synced:
                 return INFORMER_WAIT
             slice_informers[name] = informer
-        plan = {} if deleting or not cross_cluster(service) else dispatch_plan(service, sorted(members))
+        plan = dispatch_plan(service, sorted(members)) if active else {}
         for consumer, informer in slice_informers.items():
             await self._dispatch(
                 consumer, members[consumer], informer, plan.get(consumer, []), slice_informers, key
             )
-        if deleting:
+        if not active:
+            await self._release_binding(key)
             await self._remove_finalizer(service)
             return None
-        applied = await self._apply_binding(service, key) if cross_cluster(service) else False
+        applied = await self._apply_binding(service, key)
         await self._write_status(service, applied, sum(len(p) for p in plan.values()))
         return None
 
@@ -170,8 +173,29 @@ class MultiClusterServiceController(HubController):
             return False
         return True
 
+    async def _release_binding(self, key: ObjectKey) -> None:
+        """Leave the Service's binding in place but no longer ours (Karmada keeps it, for stability)."""
+        binding_name = names.binding_name("Service", key.name)
+        binding = self._bindings.get(binding_name, namespace=key.namespace)
+        labels = ((binding or {}).get("metadata") or {}).get("labels") or {}
+        if constants.BINDING_MANAGED_BY_LABEL not in labels:
+            return
+        try:
+            await self.ctx.hub.patch(
+                constants.RESOURCE_BINDING,
+                binding_name,
+                {"metadata": {"labels": {constants.BINDING_MANAGED_BY_LABEL: None}}},
+                namespace=key.namespace,
+                patch_type="application/merge-patch+json",
+                field_manager=FIELD_MANAGER,
+            )
+        except NotFound:
+            return
+
     async def _remove_finalizer(self, service: dict[str, Any]) -> None:
         meta = service["metadata"]
+        if constants.MULTI_CLUSTER_SERVICE_FINALIZER not in (meta.get("finalizers") or []):
+            return
         finalizers = [
             f for f in meta.get("finalizers") or [] if f != constants.MULTI_CLUSTER_SERVICE_FINALIZER
         ]
