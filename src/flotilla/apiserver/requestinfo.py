@@ -15,9 +15,9 @@ from aiohttp import web
 from multidict import MultiMapping
 
 NAMESPACE_SUBRESOURCES = frozenset({"status", "finalize"})
-PATH_SUBRESOURCES = frozenset({"proxy"})
-"""Subresources followed by a path of their own (`clusters/<name>/proxy/api/v1/pods`), which kube's
-RequestInfo leaves to the handler."""
+PATH_SUBRESOURCES = frozenset({"proxy", "api", "apis"})
+"""Subresources followed by a path of their own (`clusters/<name>/proxy/api/v1/pods`, the search API's
+`search/cache/api/v1/pods`), which kube's RequestInfo leaves to the handler."""
 
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
 

@@ -43,6 +43,7 @@ from flotilla.apiserver.http.metrics import install_metrics
 from flotilla.apiserver.pki import directory as pki
 from flotilla.apiserver.pki.lifetime import ServingCertificateReloader
 from flotilla.apiserver.pki.signing import load_signing_authority
+from flotilla.apiserver.search.install import Search
 from flotilla.apiserver.store.compactor import CompactionSettings, Compactor
 from flotilla.apiserver.store.encryption import ENCRYPTION_KEYS_FILE, SecretEncryption, load_or_create
 from flotilla.runtime.privatefiles import make_private
@@ -181,6 +182,7 @@ class APIServer:
         self._tls: ssl.SSLContext | None = None
         self._reloader: ServingCertificateReloader | None = None
         self._cluster_proxy: ClusterProxy | None = None
+        self._search: Search | None = None
         self._token_controllers: list[ClusterInfoPublisher | TokenCleaner] = []
 
     @property
@@ -204,6 +206,7 @@ class APIServer:
         if self.settings.karmada:
             await install_karmada_crds(self.context)
             self._cluster_proxy = ClusterProxy(self.context)
+            self._search = Search(self.context)
         if self.settings.clusterset_member:
             await install_member_crds(self.context)
         authentication = token_authentication(
@@ -251,6 +254,8 @@ class APIServer:
             controller.start()
         self._reloader = ServingCertificateReloader(self._tls, self.pki, self.settings.cert_reload_interval)
         self._reloader.start()
+        if self._search is not None:
+            self._search.start(self.pki, self.url)  # it reads the members through this server's proxy
         log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
 
     async def listen(self, port: int) -> None:
@@ -293,6 +298,8 @@ class APIServer:
             await controller.stop()
         await self.compactor.stop()
         await self.embedded.controllers.stop()
+        if self._search is not None:
+            await self._search.stop()
         if self._cluster_proxy is not None:
             await self._cluster_proxy.close()
         await self.cache.stop()

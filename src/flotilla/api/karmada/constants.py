@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 
+from flotilla.api.karmada.search import RESOURCE_REGISTRIES, RESOURCE_REGISTRY
 from flotilla.api.scheme import GroupResource, GroupVersionKind
 
 # --- groups, kinds, resources ---------------------------------------------------------------------
@@ -58,6 +59,7 @@ PLURALS: dict[GroupVersionKind, str] = {
     CLUSTER_TAINT_POLICY: CLUSTER_TAINT_POLICIES.resource,
     WORKLOAD_REBALANCER: WORKLOAD_REBALANCERS.resource,
     MULTI_CLUSTER_SERVICE: MULTI_CLUSTER_SERVICES.resource,
+    RESOURCE_REGISTRY: RESOURCE_REGISTRIES.resource,
 }
 """The resource name of every Karmada kind the hub serves."""
 
@@ -73,6 +75,7 @@ NAMESPACED: dict[GroupVersionKind, bool] = {
     CLUSTER_TAINT_POLICY: False,
     WORKLOAD_REBALANCER: False,
     MULTI_CLUSTER_SERVICE: True,
+    RESOURCE_REGISTRY: False,
 }
 
 # --- namespaces -----------------------------------------------------------------------------------

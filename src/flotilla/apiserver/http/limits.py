@@ -44,8 +44,12 @@ from flotilla.apiserver.http.flowcontrol import (
 
 READ_ONLY_VERBS = frozenset({"get", "list", "watch"})
 LONG_RUNNING_VERBS = frozenset({"watch", "proxy"})
-LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward", "tunnel"})
-"""`tunnel` is Flotilla's: the connection a Pull member's agent holds open for the cluster proxy."""
+LONG_RUNNING_SUBRESOURCES = frozenset(
+    {"attach", "exec", "proxy", "log", "portforward", "tunnel", "api", "apis"}
+)
+"""`tunnel` is Flotilla's: the connection a Pull member's agent holds open for the cluster proxy. `api` and
+`apis` are the search API's (`search/cache/api/v1/pods?watch=true`): kube reads every search request, a
+watch too, as a `get` of `search/cache` with one of them, so its lists count as long-running as well."""
 RETRY_AFTER_SECONDS = 1
 TOO_MANY_REQUESTS = "Too many requests, please try again later."
 TIMED_OUT = "Timeout: request did not complete within the allotted timeout"

@@ -2,7 +2,8 @@
 
 A hub serves policy.karmada.io, work.karmada.io, cluster.karmada.io, apps.karmada.io and
 networking.karmada.io as CustomResourceDefinitions that Flotilla writes itself (`policy` with
-`taintpolicy`, `work`, `cluster`, `apps`, `networking`, built from `schemas`), so Karmada's
+`taintpolicy`, `work`, `cluster`, `apps`, `networking`, built from `schemas`), and search.karmada.io's
+ResourceRegistry (`search`; Karmada serves it from karmada-search, the hub as a CRD), so Karmada's
 manifests apply unchanged and nothing a
 Karmada user sets is pruned. Karmada's webhook defaults and validation are built in (`rules`,
 applied by the write strategy). `housekeeping.karmadacrds.install_karmada_crds` creates or updates
@@ -20,6 +21,7 @@ from flotilla.apiserver.registry.karmada.apps import apps_crds
 from flotilla.apiserver.registry.karmada.cluster import cluster_crd
 from flotilla.apiserver.registry.karmada.networking import networking_crds
 from flotilla.apiserver.registry.karmada.policy import policy_crds
+from flotilla.apiserver.registry.karmada.search import resource_registry_crd
 from flotilla.apiserver.registry.karmada.taintpolicy import cluster_taint_policy_crd
 from flotilla.apiserver.registry.karmada.work import work_crds
 
@@ -33,6 +35,7 @@ def karmada_crds() -> list[dict[str, Any]]:
         cluster_crd(),
         *apps_crds(),
         *networking_crds(),
+        resource_registry_crd(),
     ]
 
 

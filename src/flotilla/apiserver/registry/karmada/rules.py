@@ -29,6 +29,7 @@ from typing import Any
 
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.search import RESOURCE_REGISTRY
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.registry.defaults import karmada as defaults
 from flotilla.apiserver.registry.validation import karmada as validation
@@ -164,6 +165,9 @@ _SETTING_FREE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
     ),
     constants.MULTI_CLUSTER_SERVICE: _rules(
         validation.validate_multi_cluster_service, validation.validate_multi_cluster_service_update
+    ),
+    RESOURCE_REGISTRY: _rules(
+        validation.validate_resource_registry, validation.validate_resource_registry_update
     ),
 }
 

@@ -17,6 +17,8 @@ rules that need more than one field live here, one module per kind family:
 - `rebalancers`: WorkloadRebalancers — at least one workload, each named in full;
 - `multiclusterservices`: MultiClusterServices — one immutable exposure type, valid unique ports,
   valid cluster names;
+- `resourceregistries`: ResourceRegistries — target clusters as a placement's, resource selectors that
+  name a group version and a kind, OpenSearch addresses that are URLs;
 - `fieldchecks`: what several of them share (enumerated fields, resource selectors).
 
 Messages use Karmada's wording where it has one, at the most precise field path: Karmada reports
@@ -51,6 +53,10 @@ from flotilla.apiserver.registry.validation.karmada.rebalancers import (
     validate_workload_rebalancer,
     validate_workload_rebalancer_update,
 )
+from flotilla.apiserver.registry.validation.karmada.resourceregistries import (
+    validate_resource_registry,
+    validate_resource_registry_update,
+)
 from flotilla.apiserver.registry.validation.karmada.taintpolicies import (
     validate_cluster_taint_policy,
     validate_cluster_taint_policy_update,
@@ -72,6 +78,8 @@ __all__ = [
     "validate_propagation_policy_update",
     "validate_resource_binding",
     "validate_resource_binding_update",
+    "validate_resource_registry",
+    "validate_resource_registry_update",
     "validate_work",
     "validate_work_update",
     "validate_workload_rebalancer",
