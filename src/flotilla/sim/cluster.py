@@ -64,7 +64,7 @@ class SimulatedCluster:
         )
         embedded = self.server.embedded
         self.nodes = NodeSimulator(embedded.client("kubelet"), spec, self.clock)
-        self.dns = DNSServer(embedded.client("clusterset-dns"), host=bind_address)
+        self.dns = DNSServer.of_member(embedded.client("clusterset-dns"), host=bind_address)
         self.components: list[Component] = [
             self.nodes,
             KubeScheduler(embedded.client("kube-scheduler"), spec, self.clock),

@@ -10,8 +10,8 @@ simulated member does the same from its own API objects, through its in-process 
 - `clustersetips` allocates `spec.ips` of every `ClusterSetIP` ServiceImport from a clusterset
   range distinct from the Service range, like kube's Service IP allocator;
 - `dns` answers what the specification's DNS (schema 1.0.0) requires — `records` decides from the
-  member's ServiceImports, EndpointSlices and Services (pure), `server` is a tiny UDP DNS server on
-  loopback per member whose address the sim's state file gives.
+  member's ServiceImports, EndpointSlices and Services (pure), `server` is a tiny DNS server (UDP
+  and TCP) on loopback per member whose address the sim's state file gives.
 
 The MCS controller in the controller manager writes the ServiceImports and EndpointSlices; none of
 this reads the hub.
