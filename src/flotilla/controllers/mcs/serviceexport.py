@@ -83,6 +83,7 @@ class ServiceExportController(HubController):
         self._watches = MemberWatches(ctx.members, self._on_member_event)
         self._not_served: dict[str, float] = {}
         self._has_identity: dict[str, bool] = {}
+        self._identity_checked: dict[str, float] = {}
 
     def setup(self) -> None:
         self._clusters.add_handler(self._on_cluster)
@@ -166,11 +167,15 @@ class ServiceExportController(HubController):
                 log.warning("mcs.api_not_served", cluster=name, retry_in=NOT_SERVED_RETRY)
                 self._not_served[name] = now + NOT_SERVED_RETRY
                 continue
-            try:
-                await client.resource(multicluster.CLUSTER_PROPERTY)
-                self._has_identity[name] = True
-            except NotFound:
-                self._has_identity[name] = False
+            if now >= self._identity_checked.get(name, 0.0):
+                # Asked again now and then: a member without the ClusterProperty CRD would otherwise
+                # cost a discovery round trip at every reconcile.
+                try:
+                    await client.resource(multicluster.CLUSTER_PROPERTY)
+                    self._has_identity[name] = True
+                except NotFound:
+                    self._has_identity[name] = False
+                self._identity_checked[name] = now + NOT_SERVED_RETRY
             found.append(cluster)
         return found
 
