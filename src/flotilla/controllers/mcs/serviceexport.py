@@ -12,6 +12,9 @@ namespace and ServiceImport of that name, merges the valid exports (`exports.mer
    more, deletes the ServiceImport it wrote and its slices;
 2. writes each ServiceExport's Valid, Ready and Conflict conditions (`conditions`) into its status.
 
+Where the specification wants a cluster id (`status.clusters`, the `source-cluster` label) a member
+is named by its `cluster.clusterset.k8s.io` ClusterProperty (ClusterId KEP), else its Cluster name.
+
 A member that is not Ready (its health probes fail, or a Pull member's lease expired) neither
 exports nor imports: its slices leave every other member at the next reconcile, which its Cluster's
 change triggers. Only Push members are reached (the controller manager has no client of a Pull
