@@ -4,9 +4,10 @@ A session owns the hub client, the agent's scoped informers — the Works of `ka
 and its own Cluster (`metadata.name=<cluster>`), all RBAC lets it list — the controllers it runs
 for its cluster (execution, work status, cluster status; the same code as the controller manager's,
 with a context whose `sync_mode` is Pull and whose only member is the local one), the Lease
-renewer and the cluster-proxy tunnel (`tunnel.py`). When the certificate is renewed the agent stops the session and starts a new one with the
-new credentials: every connection is then made with the new certificate, and since every
-controller is level-based the new session simply picks up where the old one was.
+renewer and the cluster-proxy tunnel (`tunnel.py`). When the certificate is renewed the agent stops
+the session and starts a new one with the new credentials: every connection is then made with the
+new certificate, and since every controller is level-based the new session simply picks up where
+the old one was.
 
 Starting does not wait for the hub: the informers list (and retry with backoff while the hub is
 away), and the controllers and the heartbeat start once they have listed, so an agent started
