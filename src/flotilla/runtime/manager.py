@@ -159,7 +159,9 @@ class ControllerManager:
 
     async def _start_controllers(self, hub: Client) -> None:
         informers = SharedInformers(hub)
-        members = MemberClients(informers, field_manager=FIELD_MANAGER, timeout=self._settings.member_timeout)
+        members = MemberClients(
+            informers, field_manager=FIELD_MANAGER, timeout=self._settings.member_timeout, hub=hub.config
+        )
         self.ctx = ControllerContext(hub, informers, members, self._settings, SystemClock())
         self.controllers = [self._factories[name](self.ctx) for name in self._enabled]
         for controller in self.controllers:

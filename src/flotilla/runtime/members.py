@@ -10,6 +10,11 @@ for the client of a Cluster. Two providers exist:
 - `LocalMemberClient`, in a Pull cluster's agent: the one member the agent runs beside, reached
   with the agent's own kubeconfig; any other cluster has no client there.
 
+- Through the hub's cluster proxy (`proxied_config`): a Pull member, which only its agent can dial,
+  is reached at `clusters/<name>/proxy` on the hub with the process's own hub credentials (the
+  hub forwards through the tunnel the agent holds open). The controller manager's multi-cluster
+  services do this (`client_for(..., pull_through_proxy=True)`); the CLI reads members this way.
+
 Either way members are reached only through their API over the network.
 """
 
@@ -18,10 +23,12 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+from dataclasses import replace
 from typing import Any, Protocol
 
 import orjson
 
+from flotilla.api.karmada.constants import CLUSTER_GROUP, CLUSTERS, ClusterSyncMode
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client
 from flotilla.client.kubeconfig import ClusterConfig
@@ -63,11 +70,24 @@ def member_config(cluster: dict[str, Any], secret: dict[str, Any] | None) -> Clu
     )
 
 
+def proxied_config(hub: ClusterConfig, cluster_name: str) -> ClusterConfig:
+    """`hub`'s user reaching member `cluster_name` through the hub's cluster proxy (every hub endpoint)."""
+    path = f"/apis/{CLUSTER_GROUP}/v1alpha1/{CLUSTERS.resource}/{cluster_name}/proxy"
+    return replace(
+        hub,
+        server=hub.server.rstrip("/") + path,
+        endpoints=tuple(endpoint.rstrip("/") + path for endpoint in hub.endpoints),
+    )
+
+
 class MemberClientProvider(Protocol):
     """Where controllers get the client of a member cluster."""
 
-    async def client_for(self, cluster: dict[str, Any]) -> Client:
-        """The client of the member of `cluster`; `MemberCredentialsError` when there is none."""
+    async def client_for(self, cluster: dict[str, Any], *, pull_through_proxy: bool = False) -> Client:
+        """The client of the member of `cluster`; `MemberCredentialsError` when there is none.
+
+        `pull_through_proxy`: a Pull member is reached through the hub's cluster proxy, where the
+        provider knows the hub (otherwise a Pull member has no client here)."""
 
     async def forget(self, name: str) -> None:
         """Drop what is kept for a cluster that is gone."""
@@ -77,10 +97,19 @@ class MemberClientProvider(Protocol):
 
 
 class MemberClients:
-    """Clients of Push members, from their Cluster objects and credential Secrets on the hub."""
+    """Clients of Push members, from their Cluster objects and credential Secrets on the hub; of Pull
+    members through the hub's cluster proxy, when asked and given the hub's connection (`hub`)."""
 
-    def __init__(self, informers: SharedInformers, *, field_manager: str, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        informers: SharedInformers,
+        *,
+        field_manager: str,
+        timeout: float = 10.0,
+        hub: ClusterConfig | None = None,
+    ) -> None:
         self._informers = informers
+        self._hub = hub
         self._field_manager = field_manager
         self._timeout = timeout
         self._clients: dict[str, tuple[str, Client]] = {}
@@ -97,14 +126,19 @@ class MemberClients:
                 await informer.wait_synced(self._timeout)
         return informer.get(ref["name"], namespace=namespace)
 
-    async def client_for(self, cluster: dict[str, Any]) -> Client:
+    async def client_for(self, cluster: dict[str, Any], *, pull_through_proxy: bool = False) -> Client:
         """The client of a member cluster (raises MemberCredentialsError when it cannot be built)."""
         name = (cluster.get("metadata") or {}).get("name", "")
-        secret = await self._secret(cluster)
-        config = member_config(cluster, secret)
-        fingerprint = hashlib.sha256(
-            orjson.dumps([config.server, (secret or {}).get("data"), config.insecure_skip_tls_verify])
-        ).hexdigest()
+        pull = (cluster.get("spec") or {}).get("syncMode") == ClusterSyncMode.PULL
+        if pull and pull_through_proxy and self._hub is not None:
+            config = proxied_config(self._hub, name)
+            fingerprint = "proxy " + config.server
+        else:
+            secret = await self._secret(cluster)
+            config = member_config(cluster, secret)
+            fingerprint = hashlib.sha256(
+                orjson.dumps([config.server, (secret or {}).get("data"), config.insecure_skip_tls_verify])
+            ).hexdigest()
         cached = self._clients.get(name)
         if cached is not None and cached[0] == fingerprint:
             return cached[1]
@@ -141,7 +175,7 @@ class LocalMemberClient:
         self.cluster_name = cluster_name
         self.client = client
 
-    async def client_for(self, cluster: dict[str, Any]) -> Client:
+    async def client_for(self, cluster: dict[str, Any], *, pull_through_proxy: bool = False) -> Client:
         name = (cluster.get("metadata") or {}).get("name", "")
         if name != self.cluster_name:
             raise MemberCredentialsError(

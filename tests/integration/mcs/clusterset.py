@@ -17,7 +17,7 @@ from dnslib import QTYPE, RCODE, DNSRecord
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
-from tests.integration.federation import FAST_CLUSTER_STATUS, Federation, members_named
+from tests.integration.federation import FAST_CLUSTER_STATUS, Federation, MemberCluster
 
 MEMBERS = ("member1", "member2", "member3")
 MCS_GROUP = "multicluster.x-k8s.io"
@@ -29,9 +29,16 @@ MANAGER_ARGS = (
 )
 
 
+PULL_MEMBER = "member3"
+"""Registered in Pull mode: the controller manager reaches it through the hub's cluster proxy, so every
+MCS test also shows a Pull member exporting and importing like the Push ones."""
+
+
 def clusterset(root: Path) -> Iterator[Federation]:
-    """A started hub with `MEMBERS` (one node each, Push) and a controller manager with the MCS gate on."""
-    with Federation(root, members_named(*MEMBERS), manager_args=MANAGER_ARGS) as federation:
+    """A started hub with `MEMBERS` (one node each; member3 in Pull mode with its agent) and a controller
+    manager with the MCS gate on."""
+    members = [MemberCluster(name, sync_mode="Pull" if name == PULL_MEMBER else "Push") for name in MEMBERS]
+    with Federation(root, members, manager_args=MANAGER_ARGS) as federation:
         federation.start()
         yield federation
 

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -27,7 +27,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.cli.arguments.hubendpoints import ENVIRONMENT_VARIABLE, hub_endpoints_option
 from flotilla.client import APIStatusError, Client, ClientError, ClusterConfig, load_kubeconfig
 from flotilla.client.kubeconfig import KubeconfigError
-from flotilla.runtime.members import MemberCredentialsError, member_config
+from flotilla.runtime.members import MemberCredentialsError, member_config, proxied_config
 
 CLUSTER = GroupVersionKind("cluster.karmada.io", "v1alpha1", "Cluster")
 SECRET = GroupVersionKind("", "v1", "Secret")
@@ -113,18 +113,9 @@ def _status_message(exc: APIStatusError) -> str:
     return "\n".join(lines)
 
 
-PROXY_PATH = "/apis/cluster.karmada.io/v1alpha1/clusters/{}/proxy"
-
-
 def proxy_client(hub: Client, cluster_name: str, field_manager: str = "flotilla") -> Client:
     """A client of member `cluster_name` through the hub's cluster proxy, with the hub user's credentials."""
-    path = PROXY_PATH.format(cluster_name)
-    config = replace(
-        hub.config,
-        server=hub.config.server.rstrip("/") + path,
-        endpoints=tuple(endpoint.rstrip("/") + path for endpoint in hub.config.endpoints),
-    )
-    return Client(config, field_manager=field_manager, timeout=15.0)
+    return Client(proxied_config(hub.config, cluster_name), field_manager=field_manager, timeout=15.0)
 
 
 async def member_client(hub: Client, cluster_name: str, field_manager: str = "flotilla") -> Client:

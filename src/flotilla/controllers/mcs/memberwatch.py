@@ -17,12 +17,21 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.constants import ClusterSyncMode
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client.informer import Informer
+from flotilla.runtime.hubcontroller import ControllerContext
 from flotilla.runtime.members import MemberClientProvider
 
 MemberHandler = Callable[[str, GroupVersionKind, dict[str, Any] | None, dict[str, Any] | None], None]
 """(cluster, kind, new object, old object): called for every event of a member informer."""
+
+
+def reaches(ctx: ControllerContext, cluster: Mapping[str, Any]) -> bool:
+    """Whether multi-cluster services in this process take `cluster` in: in the controller manager every
+    member, a Pull one through the hub's cluster proxy (its agent's tunnel); elsewhere what the
+    process reaches anyway."""
+    return ctx.reaches(cluster) or ctx.sync_mode == ClusterSyncMode.PUSH
 
 
 def cluster_ready(cluster: Mapping[str, Any]) -> bool:
@@ -51,7 +60,7 @@ class MemberWatches:
         """The running informer of every `gvk` object of `cluster` (`MemberCredentialsError` without
         credentials)."""
         name = str((cluster.get("metadata") or {}).get("name") or "")
-        client = await self._members.client_for(dict(cluster))
+        client = await self._members.client_for(dict(cluster), pull_through_proxy=True)
         existing = self._informers.get((name, gvk))
         if existing is not None and existing.client is client:
             return existing

@@ -18,8 +18,8 @@ whose readiness changed. A reconcile, as Karmada's controllers do between them:
 Karmada routes the slices through Works on the hub (endpointslice-collect, then -dispatch); here
 they go member to member through the same member clients and watches as the MCS API's controller
 (`serviceexport`), which keeps the slices' contents identical and the path one hop shorter. The
-status gets `ServiceApplied` and `EndpointSliceDispatched`. Push members only; off unless the
-`MultiClusterService` feature gate is on, as in Karmada.
+status gets `ServiceApplied` and `EndpointSliceDispatched`. Pull members are reached through the
+hub's cluster proxy. Off unless the `MultiClusterService` feature gate is on, as in Karmada.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from flotilla.controllers.mcs.dispatch import (
     dispatch_plan,
     service_binding,
 )
-from flotilla.controllers.mcs.memberwatch import MemberWatches, cluster_ready
+from flotilla.controllers.mcs.memberwatch import MemberWatches, cluster_ready, reaches
 from flotilla.controllers.mcs.slices import differs, dispatched_slice, labels_of, source_slices
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
@@ -115,7 +115,7 @@ class MultiClusterServiceController(HubController):
     async def reconcile(self, key: Any) -> float | None:
         if isinstance(key, tuple):
             cluster = self._clusters.get(key[1])
-            if cluster is None or not self.ctx.reaches(cluster):
+            if cluster is None or not reaches(self.ctx, cluster):
                 await self._watches.forget(key[1])
             for listed in self._services.list():
                 self.enqueue(ObjectKey.of(listed))
@@ -127,7 +127,7 @@ class MultiClusterServiceController(HubController):
         active = cross_cluster(service) and not (service.get("metadata") or {}).get("deletionTimestamp")
         if active and not await self._ensure_finalizer(service):
             return None
-        members = {_name(c): c for c in self._clusters.list() if self.ctx.reaches(c) and cluster_ready(c)}
+        members = {_name(c): c for c in self._clusters.list() if reaches(self.ctx, c) and cluster_ready(c)}
         slice_informers = {}
         for name, cluster in sorted(members.items()):
             try:
@@ -235,7 +235,7 @@ class MultiClusterServiceController(HubController):
         existing = dispatched_copies(informer.list(namespace=namespace), name)
         if not wanted and not existing:
             return
-        client = await self.ctx.members.client_for(cluster)
+        client = await self.ctx.members.client_for(cluster, pull_through_proxy=True)
         for slice_name, copy in wanted.items():
             if differs(copy, existing.get(slice_name)):
                 try:

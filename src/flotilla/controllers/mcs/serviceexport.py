@@ -17,8 +17,9 @@ is named by its `cluster.clusterset.k8s.io` ClusterProperty (ClusterId KEP), els
 
 A member that is not Ready (its health probes fail, or a Pull member's lease expired) neither
 exports nor imports: its slices leave every other member at the next reconcile, which its Cluster's
-change triggers. Only Push members are reached (the controller manager has no client of a Pull
-member); writes happen only when what is there differs, so reconciles are idempotent.
+change triggers. Pull members are reached through the hub's cluster proxy (the tunnel their agent
+holds open), so they export and import like the others; writes happen only when what is there
+differs, so reconciles are idempotent.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from flotilla.controllers.mcs.conditions import (
     stamped,
 )
 from flotilla.controllers.mcs.exports import ClusterExport, MergedImport, merge_exports, validity
-from flotilla.controllers.mcs.memberwatch import MemberWatches, cluster_ready
+from flotilla.controllers.mcs.memberwatch import MemberWatches, cluster_ready, reaches
 from flotilla.controllers.mcs.slices import differs, labels_of, mcs_slice, source_slices
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
@@ -156,13 +157,13 @@ class ServiceExportController(HubController):
         found = []
         now = self.ctx.clock.now().timestamp()
         for cluster in sorted(self._clusters.list(), key=_name):
-            if not self.ctx.reaches(cluster) or not cluster_ready(cluster):
+            if not reaches(self.ctx, cluster) or not cluster_ready(cluster):
                 continue
             name = _name(cluster)
             if now < self._not_served.get(name, 0.0):
                 continue
             try:
-                client = await self.ctx.members.client_for(cluster)
+                client = await self.ctx.members.client_for(cluster, pull_through_proxy=True)
                 await client.resource(multicluster.SERVICE_EXPORT)
             except MemberCredentialsError as exc:
                 raise RuntimeError(f"no client for cluster {name}: {exc}") from exc
@@ -207,7 +208,7 @@ class ServiceExportController(HubController):
 
     async def _reconcile_cluster(self, name: str) -> float | None:
         cluster = self._clusters.get(name)
-        if cluster is None or not self.ctx.reaches(cluster):
+        if cluster is None or not reaches(self.ctx, cluster):
             await self._watches.forget(name)
         elif cluster_ready(cluster) and cluster in await self._members():
             await self._informers([cluster], ALWAYS_WATCHED)
@@ -278,7 +279,7 @@ class ServiceExportController(HubController):
         imported = True
         for cluster in members:
             cluster_name = _name(cluster)
-            client = await self.ctx.members.client_for(cluster)
+            client = await self.ctx.members.client_for(cluster, pull_through_proxy=True)
             existing = informers[(cluster_name, multicluster.SERVICE_IMPORT)].get(name, namespace=namespace)
             namespace_there = merged is not None and _alive(
                 informers[(cluster_name, multicluster.NAMESPACE)].get(namespace)
@@ -414,7 +415,7 @@ class ServiceExportController(HubController):
         cluster = self._clusters.get(export.cluster)
         if cluster is None:
             return
-        client = await self.ctx.members.client_for(cluster)
+        client = await self.ctx.members.client_for(cluster, pull_through_proxy=True)
         now = format_time(self.ctx.clock.now())
         try:
             await client.apply_status(

@@ -19,7 +19,7 @@ class OneMember:
     def __init__(self) -> None:
         self.client = Client(UNREACHABLE)
 
-    async def client_for(self, cluster: dict[str, Any]) -> Client:
+    async def client_for(self, cluster: dict[str, Any], *, pull_through_proxy: bool = False) -> Client:
         return self.client
 
     async def forget(self, name: str) -> None:
