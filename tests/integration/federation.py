@@ -100,8 +100,11 @@ class Federation:
         manager_args: Sequence[str] = FAST_CLUSTER_STATUS,
         agent_args: Sequence[str] = FAST_AGENT_STATUS,
         pod_start_seconds: float | None = 0.1,
+        sim_config: Mapping[str, Any] | None = None,
     ) -> None:
         self.root = root
+        self.sim_config = dict(sim_config or {})
+        """Top-level fields of the sim's config file beside `clusters` (its `execs` and `logs`)."""
         self.members = {member.name: member for member in members}
         self.hub = ServerProcess(root / "hub")
         pod_start = [] if pod_start_seconds is None else ["--pod-start-seconds", str(pod_start_seconds)]
@@ -133,7 +136,7 @@ class Federation:
     def start_hub_and_sim(self) -> None:
         """Start the hub and the sim side by side (neither needs the other to come up)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        config = {"clusters": [member.sim_entry() for member in self.members.values()]}
+        config = {**self.sim_config, "clusters": [member.sim_entry() for member in self.members.values()]}
         (self.root / "sim.yaml").write_text(yaml.safe_dump(config))
         with ThreadPoolExecutor(2) as pool:
             hub, sim = pool.submit(self.hub.start), pool.submit(self.sim.start)

@@ -7,6 +7,9 @@ member, with the member credential of its kubeconfig and the hub user's identity
 (the hub sets `Impersonate-User`/`Impersonate-Group`; the member's RBAC decides). That credential
 must be allowed to impersonate in the member. Each request runs as its own task, so a watch does
 not hold up a get; a dropped tunnel is dialled again with backoff, and the requests it carried end.
+An UPGRADE (exec, attach, port-forward) dials the member's WebSocket offering the client's
+subprotocols; the member's refusal goes back whole (status and body), its acceptance as a 101 naming
+the chosen subprotocol, then messages are relayed as MESSAGE frames until either end closes.
 """
 
 from __future__ import annotations
@@ -25,12 +28,17 @@ from flotilla.client.tunnelframes import (
     Frame,
     FrameError,
     FrameType,
+    MessageAssembler,
+    MessageKind,
     data_frames,
     decode,
     headers_of,
+    message_frames,
+    protocols_of,
     reset_frame,
     response_frame,
 )
+from flotilla.client.websocketdial import Refused, dial, handshake_trace
 
 log = structlog.get_logger("flotilla.agent")
 
@@ -97,6 +105,7 @@ class TunnelClient:
             connector=aiohttp.TCPConnector(ssl=self._member.ssl_context(), limit=0),
             auto_decompress=False,
             timeout=aiohttp.ClientTimeout(total=None, connect=CONNECT_TIMEOUT),
+            trace_configs=[handshake_trace()],
         )
         try:
             while True:
@@ -132,9 +141,10 @@ class TunnelClient:
                     if message.type != aiohttp.WSMsgType.BINARY:
                         continue
                     frame = decode(message.data)
-                    if frame.type == FrameType.REQUEST:
+                    if frame.type in (FrameType.REQUEST, FrameType.UPGRADE):
                         body: asyncio.Queue[Frame] = asyncio.Queue()
-                        task = asyncio.create_task(self._answer(member_session, sender, frame, body))
+                        serve = self._answer if frame.type == FrameType.REQUEST else self._upgrade
+                        task = asyncio.create_task(serve(member_session, sender, frame, body))
                         streams[frame.stream] = (body, task)
                         task.add_done_callback(_forget_stream(streams, frame.stream))
                     elif frame.stream in streams:
@@ -188,6 +198,12 @@ class TunnelClient:
                     if name.decode("latin-1").lower() not in _DROPPED_ANSWER_HEADERS
                 ]
                 await sender.send(response_frame(stream, upstream.status, answer_headers))
+                if upstream.status == 101:
+                    # An SPDY upgrade the member accepted: the hub relays none, so the switched
+                    # connection is dropped (a kubelet runs nothing until the client opens its streams).
+                    upstream.close()
+                    await sender.send(Frame(stream, FrameType.END))
+                    return
                 async for chunk in upstream.content.iter_any():
                     for frame in data_frames(stream, chunk):
                         await sender.send(frame)
@@ -196,3 +212,88 @@ class TunnelClient:
             reason = str(exc) or type(exc).__name__
             with contextlib.suppress(ConnectionError, aiohttp.ClientError):
                 await sender.send(reset_frame(stream, f"the agent could not reach its member: {reason}"))
+
+    async def _upgrade(
+        self,
+        member_session: aiohttp.ClientSession,
+        sender: _Sender,
+        head: Frame,
+        inbox: asyncio.Queue[Frame],
+    ) -> None:
+        """Open the member's WebSocket for one proxied upgrade and relay it until either end closes."""
+        stream = head.stream
+        try:
+            request = head.json()
+            headers = headers_of(request)
+            protocols = protocols_of(request)
+        except FrameError as exc:
+            await sender.send(reset_frame(stream, str(exc)))
+            return
+        query = str(request.get("query") or "")
+        url = self._member.server + str(request.get("path") or "/") + (f"?{query}" if query else "")
+        try:
+            member = await dial(
+                member_session,
+                url,
+                headers=[*headers, *self._member.headers().items()],
+                protocols=protocols,
+                server_hostname=self._member.tls_server_name,
+            )
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            reason = str(exc) or type(exc).__name__
+            with contextlib.suppress(ConnectionError, aiohttp.ClientError):
+                await sender.send(reset_frame(stream, f"the agent could not reach its member: {reason}"))
+            return
+        if isinstance(member, Refused):
+            kept = [(n, v) for n, v in member.headers if n.lower() not in _DROPPED_ANSWER_HEADERS]
+            await sender.send(response_frame(stream, member.status, kept))
+            for frame in data_frames(stream, member.body):
+                await sender.send(frame)
+            await sender.send(Frame(stream, FrameType.END))
+            return
+        try:
+            chosen = [("Sec-WebSocket-Protocol", member.protocol)] if member.protocol else []
+            await sender.send(response_frame(stream, 101, chosen))
+            await _relay(member, sender, stream, inbox)
+        finally:
+            await member.close()
+
+
+async def _relay(
+    member: aiohttp.ClientWebSocketResponse, sender: _Sender, stream: int, inbox: asyncio.Queue[Frame]
+) -> None:
+    """Member messages up the tunnel, the hub's MESSAGE frames to the member, until either closes."""
+
+    async def up() -> None:
+        with contextlib.suppress(ConnectionError, aiohttp.ClientError):
+            async for message in member:
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    frames = message_frames(stream, MessageKind.BINARY, message.data)
+                elif message.type == aiohttp.WSMsgType.TEXT:
+                    frames = message_frames(stream, MessageKind.TEXT, message.data.encode())
+                else:
+                    continue
+                for frame in frames:
+                    await sender.send(frame)
+            await sender.send(Frame(stream, FrameType.END))
+
+    async def down() -> None:
+        assembler = MessageAssembler()
+        while (frame := await inbox.get()).type == FrameType.MESSAGE:
+            whole = assembler.add(frame)
+            if whole is None:
+                continue
+            kind, data = whole
+            with contextlib.suppress(ConnectionError, aiohttp.ClientError):
+                if kind == MessageKind.TEXT:
+                    await member.send_str(data.decode("utf-8", "replace"))
+                else:
+                    await member.send_bytes(data)
+
+    tasks = [asyncio.create_task(up()), asyncio.create_task(down())]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -3,13 +3,20 @@
 `APIServer` puts HTTPS in front of one of these; the simulator's controllers and fast unit tests
 use it directly (with the in-memory store), through `LocalClient`. `InProcessControllers` are the
 housekeeping controllers and the Certificates API's, started and stopped together.
+`serve_pod_subresource` lets a component outside the API server (the sim's kubelet) serve a pod's
+`exec` or `log` without reaching into the HTTP layer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import timedelta
 
+from aiohttp import web
+
 from flotilla.apiserver.admission.webhooks import WebhookAdmission
+from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.certificates.install import CertificateControllers
 from flotilla.apiserver.context import APIContext, APISettings
 from flotilla.apiserver.housekeeping.bootstrap import ensure_default_namespaces
@@ -19,11 +26,22 @@ from flotilla.apiserver.housekeeping.garbagecollector import GarbageCollector
 from flotilla.apiserver.housekeeping.namespaces import NamespaceController
 from flotilla.apiserver.housekeeping.rbacaggregation import ClusterRoleAggregation
 from flotilla.apiserver.housekeeping.rbacbootstrap import ensure_bootstrap_policy
+from flotilla.apiserver.http.app import forbidden
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.resources import ResourceRegistry
+from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
+from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import WatchCache
+from flotilla.apiserver.users import USER_KEY
 from flotilla.storage import Backend
+
+PodSubresourceHandler = Callable[[web.Request, str, str], Awaitable[web.StreamResponse]]
+"""Serves one pod subresource: called with the request, the pod's namespace and its name, once the
+request is authenticated and authorized."""
+
+CONNECT_SUBRESOURCES = frozenset({"exec", "attach", "portforward"})
+"""kube's connect subresources: a WebSocket (a GET) needs `create` on them as well as `get`, as an
+SPDY POST does (kube-apiserver ≥ 1.30, AuthorizePodWebsocketUpgradeCreatePermission)."""
 
 
 class InProcessControllers:
@@ -74,6 +92,35 @@ class EmbeddedAPI:
         self.admission = WebhookAdmission(self.registry, self.cache)
         self.context.admission = self.admission
         self.controllers = InProcessControllers(self.context)
+
+    def serve_pod_subresource(
+        self, subresource: str, verbs: tuple[str, ...], handler: PodSubresourceHandler
+    ) -> None:
+        """Serve `pods/<name>/<subresource>` for `verbs` with `handler` (404 for an unnamed pod)."""
+
+        async def serve(
+            request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+        ) -> web.StreamResponse:
+            if subresource in CONNECT_SUBRESOURCES and info.verb == "get":
+                attributes = AuthorizationAttributes(
+                    request[USER_KEY],
+                    "get",
+                    True,
+                    info.group,
+                    info.version,
+                    info.resource,
+                    info.subresource,
+                    info.namespace,
+                    info.name,
+                    request.path,
+                )
+                create = replace(attributes, verb="create")
+                decision = ctx.authorizer.authorize(create)
+                if not decision.allowed:
+                    raise forbidden(create, decision.reason)
+            return await handler(request, info.namespace, info.name)
+
+        self.context.subresource_handlers[("", "pods", subresource)] = dict.fromkeys(verbs, serve)
 
     def client(self, manager: str) -> LocalClient:
         return LocalClient(self.context, manager)

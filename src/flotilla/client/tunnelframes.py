@@ -14,6 +14,13 @@ Clusternet's and OCM's cluster proxies carry theirs. Every frame is one binary W
 - `END`      the sender's body is complete.
 - `RESET`    either way: the stream is abandoned (the client went away, the member failed); JSON
   {message}. A `RESET` before any `RESPONSE` is answered to the client as 503 with that message.
+- `UPGRADE`  hub → agent: JSON {path, query, headers, protocols}: open a WebSocket to the member
+  (exec, attach, port-forward) offering those subprotocols. The agent answers `RESPONSE`: status 101
+  with the subprotocol the member chose in `Sec-WebSocket-Protocol`, or the member's refusal (its
+  status, then its body as `DATA` and `END`).
+- `MESSAGE`  either way, once upgraded: one WebSocket message, a kind byte (1 text, 2 binary; 0x80
+  set when the next `MESSAGE` frame continues it: messages larger than MAX_CHUNK are cut) then the
+  data. `END` either way closes the WebSocket; `RESET` drops it.
 
 This module only encodes and decodes (no I/O): the hub (`apiserver/clusterproxy`) and the agent
 (`agent/tunnel.py`) share it.
@@ -39,6 +46,18 @@ class FrameType(enum.IntEnum):
     DATA = 3
     END = 4
     RESET = 5
+    UPGRADE = 6
+    MESSAGE = 7
+
+
+class MessageKind(enum.IntEnum):
+    """What a `MESSAGE` frame carries: the WebSocket message type."""
+
+    TEXT = 1
+    BINARY = 2
+
+
+_MORE = 0x80
 
 
 class FrameError(ValueError):
@@ -114,3 +133,48 @@ def headers_of(payload: dict[str, Any]) -> Headers:
             raise FrameError("tunnel frame headers must be [name, value] string pairs")
         found.append((entry[0], entry[1]))
     return found
+
+
+def upgrade_frame(stream: int, path: str, query: str, headers: Headers, protocols: list[str]) -> Frame:
+    payload = {"path": path, "query": query, "headers": [list(h) for h in headers], "protocols": protocols}
+    return Frame(stream, FrameType.UPGRADE, orjson.dumps(payload))
+
+
+def protocols_of(payload: dict[str, Any]) -> list[str]:
+    """The subprotocols of an UPGRADE payload; FrameError when they are not strings."""
+    found = payload.get("protocols") or []
+    if not isinstance(found, list) or not all(isinstance(p, str) for p in found):
+        raise FrameError("tunnel frame protocols must be a list of strings")
+    return found
+
+
+def message_frames(stream: int, kind: MessageKind, data: bytes) -> list[Frame]:
+    """One WebSocket message as MESSAGE frames of at most MAX_CHUNK data bytes each."""
+    chunks = [data[i : i + MAX_CHUNK] for i in range(0, len(data), MAX_CHUNK)] or [b""]
+    last = len(chunks) - 1
+    return [
+        Frame(stream, FrameType.MESSAGE, bytes([kind | (_MORE if i < last else 0)]) + chunk)
+        for i, chunk in enumerate(chunks)
+    ]
+
+
+class MessageAssembler:
+    """Joins the MESSAGE frames of one stream back into whole WebSocket messages."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def add(self, frame: Frame) -> tuple[MessageKind, bytes] | None:
+        """The message `frame` completes, or None while more frames are to come."""
+        if not frame.payload:
+            raise FrameError("tunnel frame MESSAGE carries no kind byte")
+        flags = frame.payload[0]
+        try:
+            kind = MessageKind(flags & ~_MORE)
+        except ValueError as exc:
+            raise FrameError(f"unknown tunnel message kind {flags & ~_MORE}") from exc
+        self._parts.append(frame.payload[1:])
+        if flags & _MORE:
+            return None
+        data, self._parts = b"".join(self._parts), []
+        return kind, data

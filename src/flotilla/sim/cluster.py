@@ -4,7 +4,8 @@ Its state lives under `<data-dir>/<name>/` (store and PKI), so it survives a res
 it listens on its own HTTPS port (kept across restarts when free) and writes
 `<data-dir>/<name>.kubeconfig`. As a member of a clusterset it serves the MCS API, says who it is
 (ClusterProperty), allocates clusterset IPs and answers DNS on a loopback UDP port of its own
-(`sim.multicluster`). Fault injection closes its port (unreachable), slows every request
+(`sim.multicluster`). Its pods answer `kubectl exec` and `kubectl logs` as configured
+(`sim.podstreams`). Fault injection closes its port (unreachable), slows every request
 (latency) or marks its nodes NotReady.
 """
 
@@ -24,6 +25,8 @@ from flotilla.sim.kubelet import Kubelet
 from flotilla.sim.kubescheduler import KubeScheduler
 from flotilla.sim.multicluster import ClusterIdentity, ClusterSetIPAllocator, DNSServer
 from flotilla.sim.nodes import NodeSimulator
+from flotilla.sim.podstreams.execs import ExecServer
+from flotilla.sim.podstreams.logs import LogServer
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim")
@@ -76,6 +79,12 @@ class SimulatedCluster:
             self.dns,
         ]
         self.latency_ms = 0
+        # kwok's exec and logs: configured local commands and files (`sim.podstreams`).
+        streams_client = embedded.client("kubelet")
+        embedded.serve_pod_subresource(
+            "exec", ("get", "create"), ExecServer(streams_client, spec.streams).serve
+        )
+        embedded.serve_pod_subresource("log", ("get",), LogServer(streams_client, spec.streams).serve)
 
     @property
     def name(self) -> str:

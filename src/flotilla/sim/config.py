@@ -8,6 +8,15 @@ clusters:
   nodePods: 110
   kubernetesVersion: v1.32.4
   labels: {topology.kubernetes.io/region: cn-south, topology.kubernetes.io/zone: cn-south-1a, provider: sim}
+execs:                      # kwok's ClusterExec: `kubectl exec` runs the command here (off unless given)
+- selector: {matchNamespaces: [default], matchNames: [web-0]}   # no selector: every pod
+  containers: [app]                                             # none: every container
+  local: {workDir: /tmp, envs: [{name: GREETING, value: hello}]}
+  timeoutSeconds: 300
+logs:                       # kwok's ClusterLogs: a container's log is this file
+- logsFile: /var/log/app.log
+  previousLogsFile: /var/log/app.1.log                          # what `logs --previous` shows
+`execs` and `logs` at the top apply to every cluster; a cluster's own `execs`/`logs` replace them.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from flotilla.sim.spec import ClusterSpec, Timing
+from flotilla.sim.spec import ClusterSpec, ExecRule, LogRule, PodSelector, PodStreams, Timing
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 
@@ -75,16 +84,33 @@ def clusters_from_file(path: Path, timing: Timing) -> list[ClusterSpec]:
     entries = data.get("clusters") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise ConfigError(f"{path}: expected a top-level 'clusters:' list with at least one cluster")
-    specs = [_spec(entry, index, path, timing) for index, entry in enumerate(entries)]
+    assert isinstance(data, dict)  # narrowed above, for the type checker
+    unknown = sorted(set(data) - {"clusters", "execs", "logs"})
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown top-level field(s) {', '.join(unknown)}; known: clusters, execs, logs"
+        )
+    streams = pod_streams(data, str(path))
+    specs = [_spec(entry, index, path, timing, streams) for index, entry in enumerate(entries)]
     _check_unique([s.name for s in specs])
     return specs
 
 
-def _spec(entry: Any, index: int, path: Path, timing: Timing) -> ClusterSpec:
+def _spec(entry: Any, index: int, path: Path, timing: Timing, streams: PodStreams) -> ClusterSpec:
     where = f"{path}: clusters[{index}]"
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
         raise ConfigError(f"{where} needs a 'name'")
-    known = {"name", "nodes", "nodeCPU", "nodeMemory", "nodePods", "labels", "kubernetesVersion"}
+    known = {
+        "name",
+        "nodes",
+        "nodeCPU",
+        "nodeMemory",
+        "nodePods",
+        "labels",
+        "kubernetesVersion",
+        "execs",
+        "logs",
+    }
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ConfigError(
@@ -108,6 +134,86 @@ def _spec(entry: Any, index: int, path: Path, timing: Timing) -> ClusterSpec:
         labels={**default_labels(index), **labels},
         kubernetes_version=version,
         timing=timing,
+        streams=pod_streams(entry, where, streams),
+    )
+
+
+def pod_streams(data: dict[str, Any], where: str, inherited: PodStreams | None = None) -> PodStreams:
+    """The `execs` and `logs` of a mapping (the file's top level or one cluster's entry); what it does not
+    give is `inherited`."""
+    inherited = inherited or PodStreams()
+    execs = inherited.execs
+    if "execs" in data:
+        execs = tuple(_exec_rule(e, f"{where}.execs[{i}]") for i, e in enumerate(_list(data["execs"], where)))
+    logs = inherited.logs
+    if "logs" in data:
+        logs = tuple(_log_rule(e, f"{where}.logs[{i}]") for i, e in enumerate(_list(data["logs"], where)))
+    return PodStreams(execs=execs, logs=logs)
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: execs and logs must be lists")
+    return value
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings")
+    return tuple(value)
+
+
+def _fields(entry: Any, where: str, known: set[str]) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where} must be a mapping")
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    return entry
+
+
+def _selector(entry: dict[str, Any], where: str) -> PodSelector:
+    selector = _fields(entry.get("selector") or {}, f"{where}.selector", {"matchNamespaces", "matchNames"})
+    return PodSelector(
+        match_namespaces=_strings(selector.get("matchNamespaces"), f"{where}.selector.matchNamespaces"),
+        match_names=_strings(selector.get("matchNames"), f"{where}.selector.matchNames"),
+    )
+
+
+def _exec_rule(entry: Any, where: str) -> ExecRule:
+    rule = _fields(entry, where, {"selector", "containers", "local", "timeoutSeconds"})
+    local = _fields(rule.get("local"), f"{where}.local", {"workDir", "envs"})
+    envs: list[tuple[str, str]] = []
+    for index, env in enumerate(local.get("envs") or []):
+        pair = _fields(env, f"{where}.local.envs[{index}]", {"name", "value"})
+        if not isinstance(pair.get("name"), str) or not pair["name"]:
+            raise ConfigError(f"{where}.local.envs[{index}] needs a 'name'")
+        envs.append((pair["name"], str(pair.get("value", ""))))
+    timeout = rule.get("timeoutSeconds", 300)
+    if not isinstance(timeout, int | float) or timeout <= 0:
+        raise ConfigError(f"{where}.timeoutSeconds must be a positive number")
+    return ExecRule(
+        selector=_selector(rule, where),
+        containers=_strings(rule.get("containers"), f"{where}.containers"),
+        work_dir=str(local.get("workDir") or ""),
+        envs=tuple(envs),
+        timeout_seconds=float(timeout),
+    )
+
+
+def _log_rule(entry: Any, where: str) -> LogRule:
+    rule = _fields(entry, where, {"selector", "containers", "logsFile", "previousLogsFile"})
+    if not isinstance(rule.get("logsFile"), str) or not rule["logsFile"]:
+        raise ConfigError(f"{where} needs a 'logsFile'")
+    return LogRule(
+        logs_file=rule["logsFile"],
+        selector=_selector(rule, where),
+        containers=_strings(rule.get("containers"), f"{where}.containers"),
+        previous_logs_file=str(rule.get("previousLogsFile") or ""),
     )
 
 

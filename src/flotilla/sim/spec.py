@@ -1,4 +1,5 @@
-"""What a simulated cluster looks like: its name, nodes and their capacity, labels, version, timing."""
+"""What a simulated cluster looks like: its name, nodes and their capacity, labels, version, timing, and
+what exec and logs do on its pods."""
 
 from __future__ import annotations
 
@@ -21,6 +22,69 @@ class Timing:
 
 
 @dataclass(frozen=True, slots=True)
+class PodSelector:
+    """Which pods a rule is for (kwok's `selector`): every pod when both lists are empty."""
+
+    match_namespaces: tuple[str, ...] = ()
+    match_names: tuple[str, ...] = ()
+
+    def selects(self, namespace: str, name: str) -> bool:
+        return (not self.match_namespaces or namespace in self.match_namespaces) and (
+            not self.match_names or name in self.match_names
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ExecRule:
+    """kwok's `Exec` with a `local` target: an exec into a selected container runs its command here."""
+
+    selector: PodSelector = field(default_factory=PodSelector)
+    containers: tuple[str, ...] = ()
+    """Containers it is for (every container when empty)."""
+    work_dir: str = ""
+    """Where the command runs ("": the sim's working directory)."""
+    envs: tuple[tuple[str, str], ...] = ()
+    """Variables added to the sim's environment for the command."""
+    timeout_seconds: float = 300.0
+    """The command is killed after this long (or when the client goes away)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogRule:
+    """kwok's `Logs`: a selected container's log is a local file."""
+
+    logs_file: str
+    selector: PodSelector = field(default_factory=PodSelector)
+    containers: tuple[str, ...] = ()
+    previous_logs_file: str = ""
+    """The log of the container's previous instance (`logs --previous`); none when empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class PodStreams:
+    """What exec and logs do on a cluster's pods; the first rule selecting a pod and container wins."""
+
+    execs: tuple[ExecRule, ...] = ()
+    logs: tuple[LogRule, ...] = ()
+
+    def exec_rule(self, namespace: str, name: str, container: str) -> ExecRule | None:
+        return next(
+            (r for r in self.execs if _selects(r.selector, r.containers, namespace, name, container)), None
+        )
+
+    def log_rule(self, namespace: str, name: str, container: str) -> LogRule | None:
+        return next(
+            (r for r in self.logs if _selects(r.selector, r.containers, namespace, name, container)), None
+        )
+
+
+def _selects(
+    selector: PodSelector, containers: tuple[str, ...], namespace: str, name: str, container: str
+) -> bool:
+    return selector.selects(namespace, name) and (not containers or container in containers)
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterSpec:
     name: str
     nodes: int = 3
@@ -31,6 +95,8 @@ class ClusterSpec:
     """Labels of the cluster (region, zone, provider); nodes get the topology ones."""
     kubernetes_version: str = "v1.32.4"
     timing: Timing = field(default_factory=Timing)
+    streams: PodStreams = field(default_factory=PodStreams)
+    """What `kubectl exec` and `kubectl logs` do on its pods (nothing unless configured)."""
 
     @property
     def region(self) -> str:

@@ -9,12 +9,17 @@ from flotilla.client.tunnelframes import (
     Frame,
     FrameError,
     FrameType,
+    MessageAssembler,
+    MessageKind,
     data_frames,
     decode,
     headers_of,
+    message_frames,
+    protocols_of,
     request_frame,
     reset_frame,
     response_frame,
+    upgrade_frame,
 )
 
 
@@ -58,3 +63,42 @@ def test_what_is_not_a_frame_is_refused(message: bytes) -> None:
 def test_headers_that_are_not_string_pairs_are_refused() -> None:
     with pytest.raises(FrameError):
         headers_of({"headers": [["only-a-name"]]})
+
+
+def test_an_upgrade_carries_the_offered_subprotocols() -> None:
+    frame = decode(
+        upgrade_frame(
+            9, "/api/v1/namespaces/d/pods/p/exec", "command=ls", [("A", "b")], ["v5", "v4"]
+        ).encode()
+    )
+    assert frame.type == FrameType.UPGRADE
+    assert protocols_of(frame.json()) == ["v5", "v4"]
+    assert headers_of(frame.json()) == [("A", "b")]
+    with pytest.raises(FrameError):
+        protocols_of({"protocols": "v5"})
+
+
+@pytest.mark.parametrize("size", [0, 1, MAX_CHUNK, MAX_CHUNK + 1, 3 * MAX_CHUNK + 5])
+@pytest.mark.parametrize("kind", [MessageKind.BINARY, MessageKind.TEXT])
+def test_a_websocket_message_is_cut_and_joined_back_whole(size: int, kind: MessageKind) -> None:
+    data = bytes(i % 251 for i in range(size))
+    frames = message_frames(4, kind, data)
+    assert len(frames) == max(1, -(-size // MAX_CHUNK))
+    assembler = MessageAssembler()
+    results = [assembler.add(decode(frame.encode())) for frame in frames]
+    assert results[:-1] == [None] * (len(frames) - 1)
+    assert results[-1] == (kind, data)
+
+
+def test_messages_follow_one_another_on_one_assembler() -> None:
+    assembler = MessageAssembler()
+    for data in (b"\x01stdout", b"x" * (MAX_CHUNK + 3), b""):
+        *head, last = message_frames(1, MessageKind.BINARY, data)
+        assert all(assembler.add(frame) is None for frame in head)
+        assert assembler.add(last) == (MessageKind.BINARY, data)
+
+
+@pytest.mark.parametrize("payload", [b"", b"\x09data"])
+def test_a_message_frame_without_a_known_kind_is_refused(payload: bytes) -> None:
+    with pytest.raises(FrameError):
+        MessageAssembler().add(Frame(1, FrameType.MESSAGE, payload))

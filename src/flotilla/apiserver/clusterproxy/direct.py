@@ -18,6 +18,7 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.clusterproxy.headers import Headers, response_headers
 from flotilla.apiserver.clusterproxy.targets import DirectTarget
 from flotilla.client.kubeconfig import ClusterConfig
+from flotilla.client.websocketdial import handshake_trace
 
 log = structlog.get_logger("flotilla.apiserver.clusterproxy")
 
@@ -46,7 +47,8 @@ class DirectForwarder:
     def __init__(self) -> None:
         self._sessions: dict[str, tuple[str, aiohttp.ClientSession]] = {}
 
-    async def _session(self, target: DirectTarget) -> aiohttp.ClientSession:
+    async def session(self, target: DirectTarget) -> aiohttp.ClientSession:
+        """The pooled session of `target`'s member credential (it also dials upgrades: `upgrades.py`)."""
         fingerprint = _fingerprint(target.config)
         cached = self._sessions.get(target.cluster)
         if cached is not None and cached[0] == fingerprint and not cached[1].closed:
@@ -57,6 +59,7 @@ class DirectForwarder:
             connector=aiohttp.TCPConnector(ssl=target.config.ssl_context(), limit=0),
             auto_decompress=False,
             timeout=aiohttp.ClientTimeout(total=None, connect=CONNECT_TIMEOUT),
+            trace_configs=[handshake_trace()],
         )
         self._sessions[target.cluster] = (fingerprint, session)
         return session
@@ -64,7 +67,7 @@ class DirectForwarder:
     async def forward(
         self, request: web.Request, target: DirectTarget, path_and_query: str, headers: Headers
     ) -> web.StreamResponse:
-        session = await self._session(target)
+        session = await self.session(target)
         outgoing = CIMultiDict(headers)
         outgoing.update(target.config.headers())
         if request.content_length is not None:

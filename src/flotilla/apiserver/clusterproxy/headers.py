@@ -59,6 +59,16 @@ def request_headers(incoming: Iterable[tuple[str, str]], user: UserInfo) -> Head
     return kept
 
 
+def upgrade_request_headers(incoming: Iterable[tuple[str, str]], user: UserInfo) -> Headers:
+    """`request_headers` of a WebSocket upgrade, less the client's handshake (`Sec-WebSocket-*`): the
+    hub makes its own handshake with the member, offering the client's subprotocols."""
+    return [
+        (name, value)
+        for name, value in request_headers(incoming, user)
+        if not name.lower().startswith("sec-websocket-")
+    ]
+
+
 def response_headers(incoming: Iterable[tuple[str, str]]) -> Headers:
     """The member's answer headers to pass back to the client (hop-by-hop and length left out)."""
     pairs = list(incoming)

@@ -8,9 +8,17 @@ from flotilla.api.karmada.agentrbac import cluster_of_agent
 from flotilla.api.karmada.constants import CLUSTER, CLUSTER_GROUP, CLUSTERS, ClusterSyncMode
 from flotilla.apiserver import errors
 from flotilla.apiserver.clusterproxy.direct import DirectForwarder
-from flotilla.apiserver.clusterproxy.headers import is_upgrade, request_headers
+from flotilla.apiserver.clusterproxy.headers import request_headers, upgrade_request_headers
 from flotilla.apiserver.clusterproxy.targets import DirectTarget, proxy_target
 from flotilla.apiserver.clusterproxy.tunnels import TunnelRegistry, forward_through_tunnel
+from flotilla.apiserver.clusterproxy.upgrades import (
+    spdy_direct,
+    spdy_refused,
+    spdy_request_headers,
+    upgrade_direct,
+    upgrade_protocol,
+    upgrade_through_tunnel,
+)
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry.resources import ServedResource
 from flotilla.apiserver.requestinfo import RequestInfo
@@ -45,24 +53,32 @@ class ClusterProxy:
         self, request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
     ) -> web.StreamResponse:
         pairs = list(request.headers.items())
-        if is_upgrade(pairs):
-            raise errors.BadRequest(
-                "upgrade requests (exec, attach, port-forward) are not supported through the cluster "
-                f"proxy yet; reach cluster {info.name} with its own kubeconfig for them"
-            )
+        upgrade = upgrade_protocol(pairs)
+        websocket = upgrade == "websocket"
         target = proxy_target(ctx, info.name)
-        headers = request_headers(pairs, request[USER_KEY])
+        user = request[USER_KEY]
+        headers = upgrade_request_headers(pairs, user) if websocket else request_headers(pairs, user)
+        if upgrade and not websocket:
+            headers = spdy_request_headers(headers, request.headers["Upgrade"])
         path = proxied_path(request, info.name)
         query = request.rel_url.raw_query_string
         if isinstance(target, DirectTarget):
-            return await self.direct.forward(request, target, path + (f"?{query}" if query else ""), headers)
+            path_and_query = path + (f"?{query}" if query else "")
+            if upgrade:
+                session = await self.direct.session(target)
+                relay = upgrade_direct if websocket else spdy_direct
+                return await relay(request, session, target, path_and_query, headers)
+            return await self.direct.forward(request, target, path_and_query, headers)
         tunnel = self.tunnels.get(target.cluster)
         if tunnel is None:
             raise errors.ServiceUnavailable(
                 f"cluster {target.cluster} is in Pull mode and its agent has no tunnel open to this API "
                 "server (is the agent running and connected?)"
             )
-        return await forward_through_tunnel(request, tunnel, path, query, headers)
+        if websocket:
+            return await upgrade_through_tunnel(request, tunnel, path, query, headers)
+        refused = spdy_refused(target.cluster) if upgrade else None
+        return await forward_through_tunnel(request, tunnel, path, query, headers, when_switched=refused)
 
     async def tunnel(
         self, request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource

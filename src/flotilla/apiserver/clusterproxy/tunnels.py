@@ -146,9 +146,18 @@ class TunnelRegistry:
 
 
 async def forward_through_tunnel(
-    request: web.Request, tunnel: Tunnel, path: str, query: str, headers: Headers
+    request: web.Request,
+    tunnel: Tunnel,
+    path: str,
+    query: str,
+    headers: Headers,
+    *,
+    when_switched: errors.APIError | None = None,
 ) -> web.StreamResponse:
-    """Send the request down the tunnel and stream the agent's answer back to the client."""
+    """Send the request down the tunnel and stream the agent's answer back to the client.
+
+    An SPDY upgrade the member accepts (101, which the agent answers at once and drops) is raised as
+    `when_switched`: the proxy passes only the member's refusals of it through."""
     stream_id, stream = tunnel.open()
     finished = False
     try:
@@ -187,6 +196,13 @@ async def forward_through_tunnel(
         except (FrameError, ValueError) as exc:
             message = f"the agent of cluster {tunnel.cluster} answered badly: {exc}"
             raise errors.ServiceUnavailable(message) from exc
+        if status == 101:
+            while (await stream.frames.get()).type == FrameType.DATA:
+                pass
+            finished = True
+            raise when_switched or errors.ServiceUnavailable(
+                f"cluster {tunnel.cluster} switched protocols on a request that asked for none"
+            )
         response = web.StreamResponse(status=status, headers=CIMultiDict(response_headers(pairs)))
         await response.prepare(request)
         while True:
