@@ -12,6 +12,7 @@ import asyncio
 import base64
 import json
 import ssl
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -206,3 +207,26 @@ def test_a_user_the_member_does_not_allow_exec_gets_403(
     refused = proxied.run("exec", POD, "--", "true", check=False)
     assert refused.returncode != 0
     assert f'User "{subject}" cannot create resource "pods/exec"' in refused.stderr  # its SPDY retry
+
+
+def _running(marker: str) -> bool:
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, check=False)
+    return found.returncode == 0
+
+
+@pytest.mark.parametrize("cluster", [PUSH, PULL])
+def test_a_client_that_goes_away_ends_the_command(
+    federation: Federation, tmp_path: Path, cluster: str
+) -> None:
+    """Killing kubectl closes the hub's WebSocket, then the member's, and the member kills the command."""
+    marker = f"sleep 41.{[PUSH, PULL].index(cluster) + 1}7"
+    proxied = through_proxy(federation.hub.kubeconfig, cluster, tmp_path)
+    running = proxied.popen("exec", POD, "--", "sh", "-c", f"echo started; exec {marker}")
+    try:
+        assert running.stdout is not None
+        assert running.stdout.readline() == "started\n"
+        assert _running(marker)
+    finally:
+        running.kill()
+        running.communicate(timeout=10)
+    eventually(lambda: not _running(marker), timeout=15, what="the command killed")

@@ -7,5 +7,6 @@ member credential the Cluster names and the user's identity impersonated (`Imper
 `Impersonate-Group`), so the member's own RBAC decides what that user may do there. A Push member
 is dialled at its `spec.apiEndpoint`; a Pull member behind NAT is reached through the tunnel its
 agent holds open to the hub (`clusters/{name}/tunnel`, a WebSocket carrying many proxied requests,
-as Clusternet's agents do). Bodies stream both ways, so watches work through the proxy.
+as Clusternet's agents do). Bodies stream both ways, so watches work through the proxy; exec, attach
+and port-forward pass as WebSockets relayed message by message (`upgrades.py`).
 """

@@ -74,8 +74,3 @@ def response_headers(incoming: Iterable[tuple[str, str]]) -> Headers:
     pairs = list(incoming)
     dropped = _RESPONSE_DROPPED | _named_in_connection(pairs)
     return [(name, value) for name, value in pairs if name.lower() not in dropped]
-
-
-def is_upgrade(incoming: Iterable[tuple[str, str]]) -> bool:
-    """Whether the request asks to switch protocols (exec, attach, port-forward)."""
-    return any(name.lower() == "upgrade" and value.strip() for name, value in incoming)

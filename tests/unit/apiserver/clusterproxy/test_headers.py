@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flotilla.apiserver.clusterproxy.headers import is_upgrade, request_headers, response_headers
+from flotilla.apiserver.clusterproxy.headers import request_headers, response_headers
 from flotilla.apiserver.users import UserInfo
 
 ALICE = UserInfo("alice", ("devs", "system:authenticated"))
@@ -37,8 +37,3 @@ def test_hop_by_hop_headers_and_those_named_in_connection_are_dropped() -> None:
     incoming = [("Connection", "keep-alive, X-Trace"), ("X-Trace", "1"), ("Transfer-Encoding", "chunked")]
     assert response_headers([*incoming, ("Content-Type", "text/plain")]) == [("Content-Type", "text/plain")]
     assert [name for name, _ in request_headers(incoming, ALICE)] == ["Impersonate-User", "Impersonate-Group"]
-
-
-def test_an_upgrade_is_recognised() -> None:
-    assert is_upgrade([("Connection", "Upgrade"), ("Upgrade", "websocket")])
-    assert not is_upgrade([("Accept", "*/*")])
