@@ -31,6 +31,8 @@ pytestmark = pytest.mark.kubectl
 
 PUSH, PULL = "push1", "pull1"
 POD = "shell"
+SHORT = "short-lived"
+"""A pod whose exec rule stops commands after a second."""
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,8 @@ def federation(tmp_path_factory: pytest.TempPathFactory, log_file: Path) -> Iter
     members = [MemberCluster(PUSH), MemberCluster(PULL, sync_mode="Pull")]
     streams = {
         "execs": [
-            {"local": {"envs": [{"name": "GREETING", "value": "hello from the sim"}]}, "timeoutSeconds": 20}
+            {"selector": {"matchNames": [SHORT]}, "local": {}, "timeoutSeconds": 1},
+            {"local": {"envs": [{"name": "GREETING", "value": "hello from the sim"}]}, "timeoutSeconds": 20},
         ],
         "logs": [{"selector": {"matchNames": [POD]}, "logsFile": str(log_file)}],
     }
@@ -55,16 +58,17 @@ def federation(tmp_path_factory: pytest.TempPathFactory, log_file: Path) -> Iter
         for name in (PUSH, PULL):
             member = federation.member(name, root / f"{name}-cache")
             member("run", POD, "--image=busybox", "--restart=Never")
+        federation.member(PUSH, root / f"{PUSH}-cache")("run", SHORT, "--image=busybox", "--restart=Never")
         for name in (PUSH, PULL):
             _wait_running(federation.member(name, root / f"{name}-cache"))
         yield federation
 
 
-def _wait_running(member: Kubectl) -> None:
+def _wait_running(member: Kubectl, pod: str = POD) -> None:
     eventually(
-        lambda: member.json("get", "pod", POD)["status"].get("phase") == "Running",
+        lambda: member.json("get", "pod", pod)["status"].get("phase") == "Running",
         timeout=30,
-        what=f"pod {POD} running",
+        what=f"pod {pod} running",
     )
 
 
@@ -82,6 +86,12 @@ def test_kubectl_exec_and_logs_on_a_simulated_member(federation: Federation, tmp
     assert 'pods "nowhere" not found' in missing.stderr
     wrong = member.run("exec", POD, "-c", "sidecar", "--", "true", check=False)
     assert f"container sidecar is not valid for pod {POD}" in wrong.stderr
+    _wait_running(member, SHORT)
+    started = time.monotonic()
+    stopped = member.run("exec", SHORT, "--", "sleep", "30", check=False, timeout=20)
+    assert stopped.returncode != 0
+    assert "the command was stopped after 1s" in stopped.stderr
+    assert time.monotonic() - started < 10
     previous = member.run("logs", POD, "--previous", check=False)
     assert f'previous terminated container "{POD}" in pod "{POD}" not found' in previous.stderr
 
