@@ -37,6 +37,7 @@ from flotilla.client.interfaces import ObjectClient
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.controller import ControllerLoop
 from flotilla.runtime.informers import SharedInformers
+from flotilla.runtime.interpretation import Interpretation
 from flotilla.runtime.members import MemberClientProvider
 
 KARMADA_FEATURE_GATES: Mapping[str, bool] = {
@@ -259,9 +260,20 @@ class ControllerContext:
     own Pull cluster in an agent."""
     member_informers: MemberInformers = field(init=False)
     """The process's informers on member objects (stopped by the controllers that use them)."""
+    _interpretation: Interpretation | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.member_informers = MemberInformers(self.members)
+
+    def interpretation(self) -> Interpretation:
+        """The hub's ResourceInterpreterCustomizations over the built-in interpreter, shared by the
+        process's controllers (its informer is created by the first controller that asks, in its
+        constructor, so it is listed with the others). An agent interprets with the built-in rules
+        only: its credentials do not read the hub's customizations."""
+        if self._interpretation is None:
+            informers = self.informers if self.sync_mode == ClusterSyncMode.PUSH else None
+            self._interpretation = Interpretation(informers, self.clock)
+        return self._interpretation
 
     def reaches(self, cluster: Mapping[str, Any]) -> bool:
         """Whether this process delivers to (and reads) the member of `cluster`."""

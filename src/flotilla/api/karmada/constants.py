@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import enum
 
+from flotilla.api.karmada.config import (
+    RESOURCE_INTERPRETER_CUSTOMIZATION,
+    RESOURCE_INTERPRETER_CUSTOMIZATIONS,
+)
 from flotilla.api.karmada.search import RESOURCE_REGISTRIES, RESOURCE_REGISTRY
 from flotilla.api.scheme import GroupResource, GroupVersionKind
 
@@ -60,6 +64,7 @@ PLURALS: dict[GroupVersionKind, str] = {
     WORKLOAD_REBALANCER: WORKLOAD_REBALANCERS.resource,
     MULTI_CLUSTER_SERVICE: MULTI_CLUSTER_SERVICES.resource,
     RESOURCE_REGISTRY: RESOURCE_REGISTRIES.resource,
+    RESOURCE_INTERPRETER_CUSTOMIZATION: RESOURCE_INTERPRETER_CUSTOMIZATIONS.resource,
 }
 """The resource name of every Karmada kind the hub serves."""
 
@@ -76,6 +81,7 @@ NAMESPACED: dict[GroupVersionKind, bool] = {
     WORKLOAD_REBALANCER: False,
     MULTI_CLUSTER_SERVICE: True,
     RESOURCE_REGISTRY: False,
+    RESOURCE_INTERPRETER_CUSTOMIZATION: False,
 }
 
 # --- namespaces -----------------------------------------------------------------------------------

@@ -139,6 +139,7 @@ class BindingController(HubController):
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._override_policies = ctx.informers.get(constants.OVERRIDE_POLICY)
         self._cluster_override_policies = ctx.informers.get(constants.CLUSTER_OVERRIDE_POLICY)
+        self._interpretation = ctx.interpretation()
         self._index = WorksByBinding()
         self._written = WrittenWorks()
         self._template_kinds: set[GroupVersionKind] = set()
@@ -313,6 +314,7 @@ class BindingController(HubController):
             return
         work_namespace = names.execution_namespace(cluster_name)
         template_namespace = str((template.get("metadata") or {}).get("namespace") or "")
+        interpreter = self._interpretation.interpreter()
         try:
             rendered = render_manifest(
                 template,
@@ -327,11 +329,14 @@ class BindingController(HubController):
                 override_policies=self._override_policies.list(namespace=template_namespace)
                 if template_namespace
                 else (),
+                interpreter=interpreter,
             )
         except (InterpreterError, OverrideError) as exc:
             raise RenderError(
                 f"cannot render {binding.kind} {binding.namespace}/{binding.name} for {cluster_name}: {exc}"
             ) from exc
+        finally:
+            await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
         desired = work_object(
             rendered,
             binding=binding,

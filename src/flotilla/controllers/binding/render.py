@@ -36,8 +36,9 @@ from flotilla.api.karmada import constants
 from flotilla.api.karmada.constants import ConflictResolution, PurgeMode, ReplicaSchedulingType
 from flotilla.api.karmada.work import ResourceBindingSpec, TargetCluster
 from flotilla.api.objects import copy_object
-from flotilla.interpreter import REVISE_REPLICA_KINDS, group_kind, revise_replica
+from flotilla.interpreter import group_kind
 from flotilla.interpreter import kinds as interpreter_kinds
+from flotilla.interpreter.customized import BUILT_IN, ResourceInterpreter
 from flotilla.overrides import apply_override_policies
 from flotilla.scheduler.core.apportionment import names_descending, webster
 
@@ -192,17 +193,19 @@ def render_manifest(
     work_namespace: str,
     cluster_override_policies: Iterable[Mapping[str, Any]] = (),
     override_policies: Iterable[Mapping[str, Any]] = (),
+    interpreter: ResourceInterpreter = BUILT_IN,
 ) -> RenderedManifest:
     """The template as `cluster` receives it, with the annotations of its Work.
 
     `replicas` is the cluster's share from the scheduling result, `completions` a Job's share of
     its completions (see `job_completions`); both are ignored unless the binding divides replicas.
     Raises `interpreter.InterpreterError` or `overrides.OverrideError` on templates or override
-    rules that cannot be applied.
+    rules that cannot be applied. `interpreter` revises the replicas (a customization's
+    ReviseReplica before the built-in rules).
     """
     manifest = copy_object(dict(template))
-    if divides_replicas(spec) and group_kind(manifest) in REVISE_REPLICA_KINDS:
-        manifest = revise_replica(manifest, replicas or 0)
+    if divides_replicas(spec) and interpreter.revises_replica(manifest):
+        manifest = interpreter.revise_replica(manifest, replicas or 0)
         if completions is not None:
             manifest["spec"]["completions"] = completions
     overridden = apply_override_policies(

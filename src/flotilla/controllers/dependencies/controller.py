@@ -48,7 +48,7 @@ from flotilla.controllers.dependencies.attached import (
     refers_to,
     requires,
 )
-from flotilla.interpreter import InterpreterError, get_dependencies
+from flotilla.interpreter import InterpreterError
 from flotilla.runtime.controller import TerminalError
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
@@ -113,6 +113,7 @@ class DependenciesController(HubController):
     def __init__(self, ctx: ControllerContext) -> None:
         super().__init__(ctx)
         self._bindings = ctx.informers.get(constants.RESOURCE_BINDING)
+        self._interpretation = ctx.interpretation()
         self._dependencies: dict[GroupVersionKind, Informer] = {
             gvk: ctx.informers.get(gvk) for gvk in DEPENDENCY_KINDS
         }
@@ -197,10 +198,13 @@ class DependenciesController(HubController):
         )
         if template is None:
             return
+        interpreter = self._interpretation.interpreter()
         try:
-            found = get_dependencies(template)
+            found = interpreter.get_dependencies(template)
         except InterpreterError as exc:
             raise TerminalError(f"dependencies of {gvk.kind} {resource.get('name')}: {exc}") from exc
+        finally:
+            await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
         dependencies = [d for d in found if (d.get("namespace") or "") == key.namespace]
         wanted = dependencies_annotation(dependencies) if dependencies else None
         annotations = metadata_of(binding).get("annotations") or {}

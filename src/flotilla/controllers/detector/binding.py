@@ -51,7 +51,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.controllers.detector.claims import CLAIM_ANNOTATIONS, CLAIM_LABELS, claim_of
 from flotilla.controllers.detector.matching import Policy
 from flotilla.controllers.detector.watched import specification_fingerprint
-from flotilla.interpreter import get_replicas
+from flotilla.interpreter.customized import BUILT_IN, ResourceInterpreter
 
 Template = Mapping[str, Any]
 
@@ -150,7 +150,12 @@ def workload_affinity_groups(template: Template, policy: Policy) -> WorkloadAffi
     return groups
 
 
-def _spec(template: Template, policy: Policy, schedule_priority: int | None) -> ResourceBindingSpec:
+def _spec(
+    template: Template,
+    policy: Policy,
+    schedule_priority: int | None,
+    interpreter: ResourceInterpreter = BUILT_IN,
+) -> ResourceBindingSpec:
     metadata = metadata_of(template)
     namespace = metadata.get("namespace") or None
     spec = ResourceBindingSpec(
@@ -169,7 +174,7 @@ def _spec(template: Template, policy: Policy, schedule_priority: int | None) -> 
         conflict_resolution=conflict_resolution(template, policy),
         preserve_resources_on_deletion=policy.spec.preserve_resources_on_deletion,
     )
-    workload = get_replicas(template)
+    workload = interpreter.get_replicas(template)
     if workload is not None:
         spec.replicas = workload.replicas
         if workload.requirements is not None:
@@ -190,11 +195,13 @@ def build_binding(
     *,
     permanent_id: str,
     schedule_priority: int | None = None,
+    interpreter: ResourceInterpreter = BUILT_IN,
 ) -> dict[str, Any]:
     """The binding object to server-side apply for `template` claimed by `policy`.
 
     `permanent_id` is the binding's `…binding.karmada.io/permanent-id` (the existing binding's, or
-    a fresh one); `schedule_priority` the value of the policy's PriorityClass, if it names one.
+    a fresh one); `schedule_priority` the value of the policy's PriorityClass, if it names one;
+    `interpreter` answers the template's replicas (the hub's customizations over the built-in rules).
     """
     claim = claim_of(policy)
     namespace = metadata_of(template).get("namespace") or None
@@ -203,7 +210,7 @@ def build_binding(
         namespace=namespace,
         owner_references=[OwnerReference.from_object(owner_reference(template))],
     )
-    spec = _spec(template, policy, schedule_priority)
+    spec = _spec(template, policy, schedule_priority, interpreter)
     fingerprint = specification_fingerprint(template)
     annotations = {**claim.annotations, TEMPLATE_SPECIFICATION_ANNOTATION: fingerprint}
     if namespace:

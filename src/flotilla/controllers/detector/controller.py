@@ -128,6 +128,7 @@ class DetectorController(HubController):
         self._policy_index = PolicyIndex(self._parser(PropagationPolicy), namespaced=True)
         self._cluster_policy_index = PolicyIndex(self._parser(ClusterPropagationPolicy), namespaced=False)
         self._propagation_policies = informers.get(constants.PROPAGATION_POLICY)
+        self._interpretation = ctx.interpretation()
         self._cluster_propagation_policies = informers.get(constants.CLUSTER_PROPAGATION_POLICY)
         self._bindings = {
             constants.RESOURCE_BINDING: informers.get(constants.RESOURCE_BINDING),
@@ -374,12 +375,15 @@ class DetectorController(HubController):
             else constants.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL
         )
         permanent_id = str(labels.get(id_label) or new_permanent_id())
+        interpreter = self._interpretation.interpreter()
         desired = build_binding(
             template,
             policy,
             permanent_id=permanent_id,
             schedule_priority=await self._schedule_priority(policy),
+            interpreter=interpreter,
         )
+        await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
         if existing is not None and binding_up_to_date(existing, desired):
             return
         try:

@@ -111,6 +111,7 @@ class ExecutionController(HubController):
         self._works = ctx.informers.get(constants.WORK)
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._member_objects = ctx.member_informers
+        self._interpretation = ctx.interpretation()
         self._delivered: set[MemberKey] = set()
         """Member objects this process applied: known to be Karmada's, so applied without reading first."""
 
@@ -263,13 +264,16 @@ class ExecutionController(HubController):
         member_name, member_namespace = str(metadata.get("name") or ""), str(metadata.get("namespace") or "")
         member = (cluster, gvk, member_namespace, member_name)
         observed = None
-        if verify or member not in self._delivered or needs_observed(manifest):
+        interpreter = self._interpretation.interpreter()
+        if verify or member not in self._delivered or needs_observed(manifest, interpreter):
             observed = await client.get_or_none(gvk, member_name, namespace=member_namespace)
             if observed is not None:
                 problem = conflict(observed, manifest, cluster)
                 if problem is not None:
                     raise ManifestConflict(problem)
-        await client.apply(desired_object(manifest, observed), field_manager=FIELD_MANAGER, force=True)
+        desired = desired_object(manifest, observed, interpreter)
+        await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
+        await client.apply(desired, field_manager=FIELD_MANAGER, force=True)
         self._delivered.add(member)
 
     async def _finalize(

@@ -23,8 +23,10 @@ from flotilla.api.karmada import constants
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import metadata_of
 from flotilla.api.scheme import GroupVersion, GroupVersionKind
-from flotilla.interpreter import RETAIN_KINDS, group_kind, retain
+from flotilla.interpreter import RETAIN_KINDS, group_kind
 from flotilla.interpreter import kinds as interpreter_kinds
+from flotilla.interpreter.customized import BUILT_IN, ResourceInterpreter
+from flotilla.interpreter.lua import Operation
 
 Manifest = Mapping[str, Any]
 
@@ -95,9 +97,12 @@ def work_of_member_object(observed: Manifest) -> ObjectKey | None:
     return ObjectKey(str(namespace), str(name))
 
 
-def needs_observed(manifest: Manifest) -> bool:
-    """Whether the manifest has member-owned fields to retain, so the member object must be read first."""
+def needs_observed(manifest: Manifest, interpreter: ResourceInterpreter = BUILT_IN) -> bool:
+    """Whether the manifest has member-owned fields to retain, so the member object must be read first
+    (always, for a kind with a Retain customization)."""
     kind = group_kind(manifest)
+    if interpreter.customizes(manifest, Operation.RETAIN):
+        return True
     if kind not in RETAIN_KINDS:
         return False
     if kind == interpreter_kinds.DEPLOYMENT:
@@ -105,12 +110,15 @@ def needs_observed(manifest: Manifest) -> bool:
     return True
 
 
-def desired_object(manifest: Manifest, observed: Manifest | None) -> dict[str, Any]:
-    """What to apply: the manifest, with the member-owned fields of `observed` retained."""
-    if observed is None or not needs_observed(manifest):
+def desired_object(
+    manifest: Manifest, observed: Manifest | None, interpreter: ResourceInterpreter = BUILT_IN
+) -> dict[str, Any]:
+    """What to apply: the manifest, with the member-owned fields of `observed` retained (by the
+    kind's Retain customization, if it has one, else by the built-in rules)."""
+    if observed is None or not needs_observed(manifest, interpreter):
         return dict(manifest)
     try:
-        return retain(manifest, observed)
+        return interpreter.retain(manifest, observed)
     except Exception as exc:
         # The interpreter reads member objects of any shape; whatever it trips over is this
         # manifest's failure, reported on the Work and retried, not the reconcile loop's.

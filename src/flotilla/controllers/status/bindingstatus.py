@@ -33,7 +33,7 @@ from flotilla.controllers.status.aggregation import (
     scheduled_items,
 )
 from flotilla.controllers.status.templatestatus import status_patch
-from flotilla.interpreter import AGGREGATE_STATUS_KINDS, InterpreterError, aggregate_status, group_kind
+from flotilla.interpreter import InterpreterError
 from flotilla.runtime.controller import TerminalError
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
@@ -102,6 +102,7 @@ class BindingStatusController(HubController):
         super().__init__(ctx)
         self._bindings = {kind: ctx.informers.get(gvk) for kind, gvk in GVKS.items()}
         self._works = ctx.informers.get(constants.WORK)
+        self._interpretation = ctx.interpretation()
         self._template_kinds: set[GroupVersionKind] = set()
         self._written: dict[BindingKey, dict[str, Any]] = {}
         """The template status last written, by binding, until the template shows another one."""
@@ -183,13 +184,16 @@ class BindingStatusController(HubController):
         items = aggregated_status(works, template)
         now = self.ctx.clock.now()
         await self._write_binding_status(kind, obj, items, fully_applied_condition(obj, targets, items, now))
-        if group_kind(template) in AGGREGATE_STATUS_KINDS:
+        interpreter = self._interpretation.interpreter()
+        if interpreter.aggregates_status(template):
             try:
-                aggregated = aggregate_status(template, scheduled_items(targets, items), now=now)
+                aggregated = interpreter.aggregate_status(template, scheduled_items(targets, items), now=now)
             except InterpreterError as exc:
                 raise TerminalError(
                     f"cannot aggregate the status of {kind} {namespace}/{name}: {exc}"
                 ) from exc
+            finally:
+                await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
             patch = status_patch(template, aggregated, self._written.get(key))
             if patch is not None:
                 _, template_namespace, template_name = object_key("", template)

@@ -16,7 +16,7 @@ from typing import Any
 from flotilla.api.karmada import constants
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersion
-from flotilla.interpreter import interpret_health, reflect_status
+from flotilla.interpreter.customized import BUILT_IN, ResourceInterpreter
 
 ManifestStatus = dict[str, Any]
 
@@ -37,14 +37,20 @@ def identifier(ordinal: int, manifest: Mapping[str, Any], resource: str) -> dict
 
 
 def manifest_status(
-    ordinal: int, manifest: Mapping[str, Any], observed: Mapping[str, Any], resource: str
+    ordinal: int,
+    manifest: Mapping[str, Any],
+    observed: Mapping[str, Any],
+    resource: str,
+    interpreter: ResourceInterpreter = BUILT_IN,
 ) -> ManifestStatus:
-    """The status entry of the manifest at `ordinal`, whose member object is `observed`."""
+    """The status entry of the manifest at `ordinal`, whose member object is `observed`
+    (reflected and judged by `interpreter`: a customization's ReflectStatus and InterpretHealth
+    before the built-in rules)."""
     entry: ManifestStatus = {"identifier": identifier(ordinal, manifest, resource)}
-    reflected = reflect_status(observed)
+    reflected = interpreter.reflect_status(observed)
     if reflected is not None:
         entry["status"] = reflected
-    entry["health"] = str(interpret_health(observed))
+    entry["health"] = str(interpreter.interpret_health(observed))
     return entry
 
 

@@ -69,6 +69,7 @@ class WorkStatusController(HubController):
         self._works = ctx.informers.get(constants.WORK)
         self._clusters = ctx.informers.get(constants.CLUSTER)
         self._members = ctx.member_informers
+        self._interpretation = ctx.interpretation()
 
     def setup(self) -> None:
         self._works.add_handler(self._on_work)
@@ -128,6 +129,7 @@ class WorkStatusController(HubController):
             return None
         manifests = ((work.get("spec") or {}).get("workload") or {}).get("manifests") or []
         statuses = []
+        interpreter = self._interpretation.interpreter()
         for ordinal, manifest in enumerate(manifests):
             gvk = manifest_gvk(manifest)
             try:
@@ -146,7 +148,8 @@ class WorkStatusController(HubController):
             if observed is None or not delivered_by(observed, namespace, name):
                 continue
             resource = (await member.resource(gvk)).plural
-            statuses.append(manifest_status(ordinal, manifest, observed, resource))
+            statuses.append(manifest_status(ordinal, manifest, observed, resource, interpreter))
+        await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
         if not same_statuses(statuses_of(work), statuses):
             await self.ctx.hub.apply_status(
                 {

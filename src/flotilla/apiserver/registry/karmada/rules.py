@@ -29,6 +29,7 @@ from typing import Any
 
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.config import RESOURCE_INTERPRETER_CUSTOMIZATION
 from flotilla.api.karmada.search import RESOURCE_REGISTRY
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.registry.defaults import karmada as defaults
@@ -168,6 +169,10 @@ _SETTING_FREE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
     ),
     RESOURCE_REGISTRY: _rules(
         validation.validate_resource_registry, validation.validate_resource_registry_update
+    ),
+    RESOURCE_INTERPRETER_CUSTOMIZATION: _rules(
+        validation.validate_resource_interpreter_customization,
+        validation.validate_resource_interpreter_customization_update,
     ),
 }
 

@@ -19,6 +19,7 @@ rules that need more than one field live here, one module per kind family:
   valid cluster names;
 - `resourceregistries`: ResourceRegistries — target clusters as a placement's, resource selectors that
   name a group version and a kind, OpenSearch addresses that are URLs;
+- `customizations`: ResourceInterpreterCustomizations — every Lua script compiles;
 - `fieldchecks`: what several of them share (enumerated fields, resource selectors).
 
 Messages use Karmada's wording where it has one, at the most precise field path: Karmada reports
@@ -49,6 +50,10 @@ from flotilla.apiserver.registry.validation.karmada.policies import (
     validate_propagation_policy,
     validate_propagation_policy_update,
 )
+from flotilla.apiserver.registry.validation.karmada.customizations import (
+    validate_resource_interpreter_customization,
+    validate_resource_interpreter_customization_update,
+)
 from flotilla.apiserver.registry.validation.karmada.rebalancers import (
     validate_workload_rebalancer,
     validate_workload_rebalancer_update,
@@ -78,6 +83,8 @@ __all__ = [
     "validate_propagation_policy_update",
     "validate_resource_binding",
     "validate_resource_binding_update",
+    "validate_resource_interpreter_customization",
+    "validate_resource_interpreter_customization_update",
     "validate_resource_registry",
     "validate_resource_registry_update",
     "validate_work",

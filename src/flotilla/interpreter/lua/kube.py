@@ -1,0 +1,102 @@
+"""The `kube` module a script gets from `require("kube")`: Karmada's helper functions.
+
+Karmada's `luavm/kube.go` defines four, and scripts call them by these names:
+
+- `resourceAdd(q1, q2, ...)`: the sum of resource quantities (nil counts as zero), as a quantity
+  string in canonical form (`"1500m"`, `"3Gi"`);
+- `accuratePodRequirements(podTemplate)`: a pod template's replica requirements
+  (`{nodeClaim = {...}, resourceRequest = {...}}`, or nil when it claims and requests nothing);
+- `getPodDependencies(podTemplate, namespace)`: the ConfigMaps, Secrets, ServiceAccounts and PVCs it
+  refers to, as dependency references (`namespace` nil means `default`);
+- `getResourceQuantity(q)`: a quantity as a number (an approximation, as Go's `AsApproximateFloat64`).
+
+They reuse the built-in interpreter's own rules, so a script and the built-in interpreter agree on
+what a pod template needs.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from lupa import lua51
+
+from flotilla.api.quantities import Format, Quantity, QuantityError, canonical, parse_quantity
+from flotilla.interpreter.dependencies import pod_template_dependencies
+from flotilla.interpreter.lua import conversion
+from flotilla.interpreter.replicas import replica_requirements
+
+
+def _quantity(value: Any, position: int) -> Quantity:
+    if value is None:
+        return Quantity(Fraction(0), Format.DECIMAL_SI)
+    if not isinstance(value, str | bytes):
+        got = lua51.lua_type(value) or "number"
+        raise TypeError(f"bad argument #{position} (string expected, got {got})")
+    text = value.decode() if isinstance(value, bytes) else value
+    try:
+        return parse_quantity(text)
+    except QuantityError as error:
+        raise ValueError(f"bad argument #{position}: {error}") from error
+
+
+def _pod_template(value: Any, function: str) -> dict[str, Any]:
+    if lua51.lua_type(value) != "table":
+        raise ValueError(f"{function}: bad argument #1 (table expected)")
+    template = conversion.from_lua(value)
+    return template if isinstance(template, dict) else {}
+
+
+def kube_module(runtime: lua51.LuaRuntime) -> Any:
+    """The `kube` table for `runtime`."""
+
+    def resource_add(*values: Any) -> str:
+        total = Fraction(0)
+        notation = Format.DECIMAL_SI
+        for position, value in enumerate(values, start=1):
+            quantity = _quantity(value, position)
+            if total == 0:
+                notation = quantity.format
+            total += quantity.amount
+        return canonical(Quantity(total, notation))
+
+    def accurate_pod_requirements(*args: Any) -> Any:
+        if len(args) != 1:
+            raise ValueError("getPodRequirements only accepts one argument")
+        spec = _pod_template(args[0], "accuratePodRequirements").get("spec") or {}
+        requirements = replica_requirements(spec)
+        if requirements is not None:
+            requirements.pop("priorityClassName", None)
+        return conversion.to_lua(runtime, requirements)
+
+    def get_pod_dependencies(*args: Any) -> Any:
+        if len(args) != 2:
+            raise ValueError("getPodDependencies only accepts two argument")
+        spec = _pod_template(args[0], "getPodDependencies").get("spec") or {}
+        namespace = args[1]
+        if namespace is None:
+            namespace = "default"
+        elif isinstance(namespace, int | float):
+            namespace = str(conversion.from_lua(namespace))
+        elif isinstance(namespace, bytes):
+            namespace = namespace.decode()
+        elif not isinstance(namespace, str):
+            raise ValueError("getPodDependencies: bad argument #2 (string expected)")
+        return conversion.to_lua(runtime, pod_template_dependencies(spec, namespace))
+
+    def get_resource_quantity(*args: Any) -> float:
+        if len(args) != 1:
+            raise ValueError("getResourceQuantity only accepts one argument")
+        number = float(_quantity(args[0], 1).amount)
+        if number < 0:
+            raise ValueError(f"int approximation unexpectedly returned a negative value: {args[0]!r}")
+        return number
+
+    return runtime.table_from(
+        {
+            "resourceAdd": resource_add,
+            "accuratePodRequirements": accurate_pod_requirements,
+            "getPodDependencies": get_pod_dependencies,
+            "getResourceQuantity": get_resource_quantity,
+        }
+    )

@@ -1,0 +1,122 @@
+"""Each interpreter operation run from a customization in Karmada's shape, and the merge rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from flotilla.interpreter.lua import CustomizationIndex, CustomizedInterpreter, Operation, parse_customization
+from flotilla.interpreter.lua.customizations import conflicts
+from flotilla.interpreter.lua.operations import CustomizationError
+from tests.unit.interpreter.lua.customizations import fleet, fleet_customization
+
+
+def interpreter(*objects: dict[str, object]) -> CustomizedInterpreter:
+    return CustomizedInterpreter(CustomizationIndex.from_objects(objects or [fleet_customization()]))
+
+
+def test_get_replicas_returns_replicas_and_requirements() -> None:
+    """GetReplicas gives the count and kube.accuratePodRequirements' node claim and requests."""
+    found = interpreter().get_replicas(fleet(replicas=4))
+    assert found is not None
+    assert found.replicas == 4
+    assert found.requirements == {
+        "nodeClaim": {"nodeSelector": {"zone": "a"}},
+        "resourceRequest": {"cpu": "250m", "memory": "64Mi"},
+    }
+
+
+def test_revise_replica_keeps_empty_objects_of_the_input() -> None:
+    """The revised object keeps `selector: {}` and `labels: {}` as objects (Karmada's repair)."""
+    revised = interpreter().revise_replica(fleet(replicas=4), 1)
+    assert revised is not None
+    assert revised["spec"]["replicas"] == 1
+    assert revised["spec"]["selector"] == {}
+    assert revised["metadata"]["labels"] == {}
+
+
+def test_retain_keeps_the_members_field() -> None:
+    observed = fleet()
+    observed["spec"]["paused"] = True
+    retained = interpreter().retain(fleet(), observed)
+    assert retained is not None
+    assert retained["spec"]["paused"] is True
+
+
+def test_reflect_status_and_health() -> None:
+    custom = interpreter()
+    assert custom.reflect_status(fleet(ready=3)) == {"readyReplicas": 3, "generation": 2}
+    assert custom.reflect_status(fleet()) == {}
+    assert custom.interpret_health(fleet(replicas=3, ready=3)) is True
+    assert custom.interpret_health(fleet(replicas=3, ready=1)) is False
+
+
+def test_aggregate_status_sums_the_members() -> None:
+    """statusItems arrive as Karmada marshals them; the script's status comes back."""
+    items = [
+        {"clusterName": "member1", "status": {"readyReplicas": 2}, "applied": True, "health": "Healthy"},
+        {"clusterName": "member2", "applied": False},
+    ]
+    aggregated = interpreter().aggregate_status(fleet(), items)
+    assert aggregated is not None
+    assert aggregated["status"] == {"readyReplicas": 2, "clusters": ["member1", "member2"]}
+
+
+def test_dependencies_from_the_pod_template() -> None:
+    assert interpreter().get_dependencies(fleet()) == [
+        {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "default", "name": "web-config"}
+    ]
+
+
+def test_no_customization_means_the_built_in_rules_answer() -> None:
+    """A kind without a script for an operation gets None (the caller falls back)."""
+    other = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": {}}
+    assert interpreter().get_replicas(other) is None
+    assert interpreter(fleet_customization(statusAggregation="")).aggregate_status(fleet(), []) is None
+
+
+def test_a_wrong_result_type_names_the_customization_and_operation() -> None:
+    broken = fleet_customization(healthInterpretation="function InterpretHealth(o) return 'yes' end")
+    with pytest.raises(CustomizationError, match='"fleet" InterpretHealth: result type string is not bool'):
+        interpreter(broken).interpret_health(fleet())
+
+
+def test_a_helper_error_is_a_script_error() -> None:
+    """A bad quantity given to kube.resourceAdd fails the call, not the process."""
+    script = "function InterpretHealth(o) return require('kube').resourceAdd('1', 'lots') == '' end"
+    with pytest.raises(CustomizationError, match="InterpretHealth"):
+        interpreter(fleet_customization(healthInterpretation=script)).interpret_health(fleet())
+
+
+def test_resource_add_sums_quantities() -> None:
+    script = """function InterpretHealth(o)
+      local kube = require('kube')
+      return kube.resourceAdd('100m', '1', nil) == '1100m' and kube.resourceAdd('1Gi', '1Gi') == '2Gi'
+        and kube.getResourceQuantity('1500m') == 1.5
+    end"""
+    assert interpreter(fleet_customization(healthInterpretation=script)).interpret_health(fleet()) is True
+
+
+def test_customizations_merge_in_name_order() -> None:
+    """The first customization by name scripting an operation wins; dependency scripts all run."""
+    first = fleet_customization("a", healthInterpretation="function InterpretHealth(o) return true end")
+    second = fleet_customization("b", healthInterpretation="function InterpretHealth(o) return false end")
+    custom = interpreter(second, first)
+    assert custom.interpret_health(fleet()) is True
+    assert len(custom.get_dependencies(fleet()) or []) == 2
+
+
+def test_conflicts_are_per_target_and_operation_except_dependencies() -> None:
+    new = parse_customization(fleet_customization("new", dependencyInterpretation="x"))
+    existing = parse_customization(
+        fleet_customization("old", replicaResource="", dependencyInterpretation="x")
+    )
+    found = conflicts(new, [existing])
+    assert (Operation.INTERPRET_HEALTH, "old") in found
+    assert all(operation is not Operation.INTERPRET_DEPENDENCY for operation, _ in found)
+    assert (Operation.INTERPRET_REPLICA, "old") not in found
+
+
+def test_operation_names_parse_as_karmadactl_takes_them() -> None:
+    assert Operation.parse("interpretReplica") is Operation.INTERPRET_REPLICA
+    with pytest.raises(ValueError, match="not supported"):
+        Operation.parse("explode")
