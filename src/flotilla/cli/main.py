@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "apply": "flotilla.cli.commands.apply:apply",
     "promote": "flotilla.cli.commands.promote:promote",
     "plan": "flotilla.cli.commands.plan:plan",
+    "interpret": "flotilla.cli.commands.interpret:interpret",
     "cordon": "flotilla.cli.commands.cordon:cordon",
     "uncordon": "flotilla.cli.commands.cordon:uncordon",
     "taint": "flotilla.cli.commands.cordon:taint",

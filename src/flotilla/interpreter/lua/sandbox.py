@@ -115,6 +115,20 @@ local function run(chunk, fname, nresults, ...)
   return true, out, false
 end
 
+local function defines(chunk, fname)
+  local env = setmetatable_({}, env_meta)
+  setfenv_(chunk, env)
+  state.stopped, state.count, state.deadline = nil, 0, clock() + limits.seconds
+  real_sethook(hook, "", limits.step)
+  local ok, message = opcall(chunk)
+  real_sethook()
+  local stopped = state.stopped
+  state.stopped = nil
+  if stopped then return false, stopped end
+  if not ok then return false, message end
+  return type(env[fname]) == "function"
+end
+
 -- Helpers written in Python are called through Lua closures, so scripts see functions.
 local function install(name, functions)
   local module = {}
@@ -123,7 +137,7 @@ local function install(name, functions)
 end
 
 debug, io, package, coroutine, require, dofile, loadfile, load = nil, nil, nil, nil, nil, nil, nil, nil
-return compile, run, install
+return compile, run, defines, install
 """
 
 _LUA_OUT_OF_MEMORY = "not enough memory"
@@ -159,7 +173,7 @@ class _Runtime:
         table = self.lua.table_from(
             {"instructions": limits.instructions, "seconds": limits.seconds, "step": limits.step}
         )
-        self.compile, self.run, install = self.lua.execute(_SETUP, table)
+        self.compile, self.run, self.defines, install = self.lua.execute(_SETUP, table)
         install("kube", kube.kube_module(self.lua))
         self.compiled: OrderedDict[str, Any] = OrderedDict()
 
@@ -205,6 +219,20 @@ class LuaSandbox:
             self._runtime().chunk(script)
         except lua51.LuaError as error:
             raise LuaScriptError(str(error)) from error
+
+    def defines(self, script: str, function: str) -> bool:
+        """Whether running `script` (its top level only) defines the global `function`; raise
+        LuaScriptError if the script does not compile or its top level fails."""
+        runtime = self._runtime()
+        try:
+            result = runtime.defines(runtime.chunk(script), function)
+        except lua51.LuaError as error:
+            self._discard()
+            raise LuaScriptError(str(error)) from error
+        if isinstance(result, tuple):
+            self._discard()
+            raise LuaScriptError(str(result[1]))
+        return bool(result)
 
     def call(
         self,
