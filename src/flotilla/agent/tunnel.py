@@ -107,15 +107,20 @@ class TunnelClient:
             timeout=aiohttp.ClientTimeout(total=None, connect=CONNECT_TIMEOUT),
             trace_configs=[handshake_trace()],
         )
+        servers = self._hub.servers
+        attempt = 0
         try:
             while True:
+                # Each failure moves to the hub's next API server (its kubeconfig's endpoints, as
+                # `--hub-endpoints` gives them), so the tunnel follows the hub when one server dies.
+                server = servers[attempt % len(servers)]
+                attempt += 1
                 try:
-                    await self._serve(hub_session, member_session)
+                    await self._serve(hub_session, member_session, server)
                     backoff = 1.0
                 except (aiohttp.ClientError, OSError, TimeoutError, FrameError) as exc:
-                    log.info(
-                        "agent.tunnel_failed", cluster=self.cluster_name, error=str(exc) or type(exc).__name__
-                    )
+                    reason = str(exc) or type(exc).__name__
+                    log.info("agent.tunnel_failed", cluster=self.cluster_name, hub=server, error=reason)
                 self.connected = False
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
@@ -123,8 +128,10 @@ class TunnelClient:
             await hub_session.close()
             await member_session.close()
 
-    async def _serve(self, hub_session: aiohttp.ClientSession, member_session: aiohttp.ClientSession) -> None:
-        url = self._hub.server + tunnel_path(self.cluster_name)
+    async def _serve(
+        self, hub_session: aiohttp.ClientSession, member_session: aiohttp.ClientSession, server: str
+    ) -> None:
+        url = server + tunnel_path(self.cluster_name)
         async with hub_session.ws_connect(
             url,
             headers=self._hub.headers(),
@@ -133,7 +140,7 @@ class TunnelClient:
             server_hostname=self._hub.tls_server_name,
         ) as socket:
             self.connected = True
-            log.info("agent.tunnel_open", cluster=self.cluster_name, hub=self._hub.server)
+            log.info("agent.tunnel_open", cluster=self.cluster_name, hub=server)
             sender = _Sender(socket)
             streams: _Streams = {}
             try:

@@ -31,6 +31,7 @@ from flotilla.apiserver.authn.install import read_token_file, token_authenticati
 from flotilla.apiserver.authn.serviceaccounts import ServiceAccountKey, load_or_create_key
 from flotilla.apiserver.authz.publicinfo import PublicClusterInfo
 from flotilla.apiserver.clusterproxy.install import ClusterProxy
+from flotilla.apiserver.clusterproxy.relay import RelayCredentials, TunnelDirectory
 from flotilla.apiserver.context import APISettings
 from flotilla.apiserver.embedded import EmbeddedAPI
 from flotilla.apiserver.housekeeping.clusterinfo import ClusterInfoPublisher
@@ -182,6 +183,7 @@ class APIServer:
         self._tls: ssl.SSLContext | None = None
         self._reloader: ServingCertificateReloader | None = None
         self._cluster_proxy: ClusterProxy | None = None
+        self._peer_site: web.TCPSite | None = None
         self._search: Search | None = None
         self._token_controllers: list[ClusterInfoPublisher | TokenCleaner] = []
 
@@ -254,6 +256,11 @@ class APIServer:
             controller.start()
         self._reloader = ServingCertificateReloader(self._tls, self.pki, self.settings.cert_reload_interval)
         self._reloader.start()
+        if self._cluster_proxy is not None:
+            self._cluster_proxy.relay_through(
+                TunnelDirectory(self.context, await self._peer_url()),
+                RelayCredentials(self.pki.ca_cert, self.pki.admin_cert, self.pki.admin_key),
+            )
         if self._search is not None:
             self._search.start(self.pki, self.url)  # it reads the members through this server's proxy
         log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
@@ -276,6 +283,19 @@ class APIServer:
         sockets = getattr(server, "sockets", None) or []
         self.port = sockets[0].getsockname()[1] if sockets else port
         self._site = site
+
+    async def _peer_url(self) -> str:
+        """Where the other API servers of this hub reach this one (to relay to the tunnels it holds).
+
+        Its own URL, unless it shares its port with other workers (`reuse_port`): the kernel would
+        hand a peer's connection to any of them, so it also listens on a loopback port of its own."""
+        if not self.settings.reuse_port or self._runner is None or self._tls is None:
+            return self.url
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=self._tls)
+        await site.start()
+        sockets = getattr(site._server, "sockets", None) or []
+        self._peer_site = site
+        return server_url("127.0.0.1", sockets[0].getsockname()[1])
 
     async def stop_listening(self) -> None:
         """Close the listener and every open connection: clients get connection refused (fault injection)."""
@@ -302,6 +322,8 @@ class APIServer:
             await self._search.stop()
         if self._cluster_proxy is not None:
             await self._cluster_proxy.close()
+        if self._peer_site is not None:
+            await self._peer_site.stop()
         await self.cache.stop()
         if self._runner is not None:
             with contextlib.suppress(Exception):

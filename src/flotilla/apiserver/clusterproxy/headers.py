@@ -26,9 +26,12 @@ HOP_BY_HOP = frozenset(
 )
 """RFC 9110 §7.6.1: headers that belong to one connection, never forwarded."""
 
-_REQUEST_DROPPED = HOP_BY_HOP | {"host", "authorization", "content-length"}
+RELAYED_HEADER = "X-Flotilla-Tunnel-Relay"
+"""Set by an API server relaying a request to the peer holding a Pull cluster's tunnel (`relay.py`)."""
+
+_REQUEST_DROPPED = HOP_BY_HOP | {"host", "authorization", "content-length", RELAYED_HEADER.lower()}
 """Also dropped from a request: the hub's own host and the client's hub credential (the member gets
-the Cluster's credential instead); the length is the forwarder's to set."""
+the Cluster's credential instead), the peers' relay marker; the length is the forwarder's to set."""
 
 _RESPONSE_DROPPED = HOP_BY_HOP | {"content-length"}
 

@@ -8,7 +8,13 @@ from flotilla.api.karmada.agentrbac import cluster_of_agent
 from flotilla.api.karmada.constants import CLUSTER, CLUSTER_GROUP, CLUSTERS, ClusterSyncMode
 from flotilla.apiserver import errors
 from flotilla.apiserver.clusterproxy.direct import DirectForwarder
-from flotilla.apiserver.clusterproxy.headers import request_headers, upgrade_request_headers
+from flotilla.apiserver.clusterproxy.headers import (
+    RELAYED_HEADER,
+    Headers,
+    request_headers,
+    upgrade_request_headers,
+)
+from flotilla.apiserver.clusterproxy.relay import RelayCredentials, TunnelDirectory, relayed
 from flotilla.apiserver.clusterproxy.targets import DirectTarget, proxy_target
 from flotilla.apiserver.clusterproxy.tunnels import TunnelRegistry, forward_through_tunnel
 from flotilla.apiserver.clusterproxy.upgrades import (
@@ -44,6 +50,7 @@ class ClusterProxy:
         self.ctx = ctx
         self.direct = DirectForwarder()
         self.tunnels = TunnelRegistry()
+        self._relay: tuple[TunnelDirectory, RelayCredentials] | None = None
         ctx.subresource_handlers[(CLUSTER_GROUP, CLUSTERS.resource, PROXY)] = dict.fromkeys(
             PROXY_VERBS, self.proxy
         )
@@ -62,23 +69,48 @@ class ClusterProxy:
             headers = spdy_request_headers(headers, request.headers["Upgrade"])
         path = proxied_path(request, info.name)
         query = request.rel_url.raw_query_string
+        path_and_query = path + (f"?{query}" if query else "")
         if isinstance(target, DirectTarget):
-            path_and_query = path + (f"?{query}" if query else "")
-            if upgrade:
-                session = await self.direct.session(target)
-                relay = upgrade_direct if websocket else spdy_direct
-                return await relay(request, session, target, path_and_query, headers)
-            return await self.direct.forward(request, target, path_and_query, headers)
+            return await self._dial(request, target, path_and_query, headers, upgrade)
         tunnel = self.tunnels.get(target.cluster)
         if tunnel is None:
-            raise errors.ServiceUnavailable(
-                f"cluster {target.cluster} is in Pull mode and its agent has no tunnel open to this API "
-                "server (is the agent running and connected?)"
-            )
+            peer = self._peer_holding(request, target.cluster)
+            if peer is None:
+                raise errors.ServiceUnavailable(
+                    f"cluster {target.cluster} is in Pull mode and its agent has no tunnel open to this "
+                    "API server (is the agent running and connected?)"
+                )
+            return await self._dial(request, peer, path_and_query, relayed(headers), upgrade)
         if websocket:
             return await upgrade_through_tunnel(request, tunnel, path, query, headers)
         refused = spdy_refused(target.cluster) if upgrade else None
         return await forward_through_tunnel(request, tunnel, path, query, headers, when_switched=refused)
+
+    async def _dial(
+        self, request: web.Request, target: DirectTarget, path_and_query: str, headers: Headers, upgrade: str
+    ) -> web.StreamResponse:
+        """Send the request to a server this one dials: a Push member, or the peer holding a tunnel."""
+        if not upgrade:
+            return await self.direct.forward(request, target, path_and_query, headers)
+        session = await self.direct.session(target)
+        relay = upgrade_direct if upgrade == "websocket" else spdy_direct
+        return await relay(request, session, target, path_and_query, headers)
+
+    def relay_through(self, directory: TunnelDirectory, credentials: RelayCredentials) -> None:
+        """Announce this server's tunnels in `directory` and relay to the peers holding the others."""
+        self.tunnels.directory = directory
+        self._relay = (directory, credentials)
+
+    def _peer_holding(self, request: web.Request, cluster: str) -> DirectTarget | None:
+        """The peer API server holding `cluster`'s tunnel, as a target to relay to (None: no peer
+        does, or this request was relayed here already)."""
+        if self._relay is None or RELAYED_HEADER in request.headers:
+            return None
+        directory, credentials = self._relay
+        holder = directory.holder(cluster)
+        if holder is None or holder == directory.own_url:
+            return None
+        return DirectTarget(cluster, credentials.config_for(holder, cluster))
 
     async def tunnel(
         self, request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource

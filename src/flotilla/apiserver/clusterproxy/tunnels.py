@@ -23,6 +23,7 @@ from multidict import CIMultiDict
 
 from flotilla.apiserver import errors
 from flotilla.apiserver.clusterproxy.headers import Headers, response_headers
+from flotilla.apiserver.clusterproxy.relay import TunnelDirectory
 from flotilla.client.tunnelframes import (
     MAX_CHUNK,
     Frame,
@@ -100,6 +101,8 @@ class TunnelRegistry:
 
     def __init__(self) -> None:
         self._tunnels: dict[str, Tunnel] = {}
+        self.directory: TunnelDirectory | None = None
+        """Where this server announces the tunnels it holds to its peers (None: it has no peers' view)."""
 
     def get(self, cluster: str) -> Tunnel | None:
         return self._tunnels.get(cluster)
@@ -119,6 +122,8 @@ class TunnelRegistry:
         if previous is not None:
             await previous.close()
         log.info("clusterproxy.tunnel_opened", cluster=cluster)
+        if self.directory is not None:
+            await self.directory.announce(cluster)
         try:
             async for message in socket:
                 if message.type != WSMsgType.BINARY:
@@ -132,6 +137,8 @@ class TunnelRegistry:
         finally:
             if self._tunnels.get(cluster) is tunnel:
                 del self._tunnels[cluster]
+                if self.directory is not None:
+                    await self.directory.withdraw(cluster)
             tunnel.fail_all(f"the tunnel of cluster {cluster} closed")
             await socket.close()
             log.info("clusterproxy.tunnel_closed", cluster=cluster)
