@@ -28,13 +28,16 @@ from flotilla.api.fieldselectors import field_values
 from flotilla.api.karmada.search import CACHED_FROM_CLUSTER_ANNOTATION
 
 TRIMMED_ANNOTATIONS = frozenset({"kubectl.kubernetes.io/last-applied-configuration"})
-DICTIONARY_BYTES = 32 * 1024
-"""zlib's window: a preset dictionary longer than this is cut to its last 32 KB anyway."""
+WINDOW_BITS = 13
+DICTIONARY_BYTES = 1 << WINDOW_BITS
+"""The dictionary fills deflate's window (8 KB: four pods or so). A 32 KB one compresses pods no better,
+and each object's compressor (a copy of the primed one) would then be 256 KB of C heap instead of
+about 50 KB: allocated and freed per object, such blocks leave the heap fragmented for good."""
 DICTIONARY_SAMPLES = 16
 """Objects a kind's dictionary is made of (the first ones the cache receives)."""
 LEVEL = 6
-_WINDOW_BITS = -15  # raw deflate: no zlib header or checksum on each of many small objects
-_MEMORY_LEVEL = 8
+_WINDOW_BITS = -WINDOW_BITS  # raw deflate: no zlib header or checksum on each of many small objects
+_MEMORY_LEVEL = 5
 _REVISION_SLOT = b'"metadata":{"resourceVersion":""'
 _REVISION_SLOT_START = b'"metadata":{"resourceVersion":"'
 

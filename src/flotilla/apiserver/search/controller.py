@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 from typing import Any
 
 import structlog
@@ -34,6 +35,7 @@ from flotilla.apiserver.search.status import backend_store_condition, synced_con
 from flotilla.apiserver.search.store import SearchCache
 from flotilla.apiserver.search.targets import ALL_NAMESPACES, Target, plan
 from flotilla.apiserver.store.cachecontroller import CacheController
+from flotilla.apiserver.store.memoryrelease import release_now
 from flotilla.apiserver.store.watchcache import CacheEvent
 from flotilla.client import Client, ClusterConfig
 from flotilla.client.discovery import ResourceInfo
@@ -76,6 +78,7 @@ class SearchController(CacheController):
         self.reflectors: dict[Target, tuple[Reflector, asyncio.Task[None]]] = {}
         self.clients: dict[str, Client] = {}
         self.not_ready: set[str] = set()
+        self._listed = 0
         """Selected clusters that are not Ready: their objects are served as last seen."""
 
     def start(self) -> None:
@@ -93,6 +96,12 @@ class SearchController(CacheController):
         for registry in registries:
             await self._write_status(registry, clusters)
         syncing = any(not reflector.listed for reflector, _ in self.reflectors.values())
+        listed = sum(reflector.listed for reflector, _ in self.reflectors.values())
+        if listed != self._listed:
+            # Lists just ended: their connections (and the megabytes of buffers a page of pods needs
+            # on both ends of the proxy) are closed by now; give the freed heap back to the system.
+            self._listed = listed
+            release_now()
         return SYNCING_RECHECK if syncing else RESYNC
 
     def stale_clusters(self, cluster_names: list[str]) -> list[str]:
@@ -109,20 +118,26 @@ class SearchController(CacheController):
         custom = served.custom is not None if served is not None else True
         return CachedKind(info.group, info.version, info.kind, info.plural, info.namespaced, labels, custom)
 
+    def _new_client(self, cluster: str) -> Client:
+        config = dataclasses.replace(self.hub, server=proxy_server(self.hub.server, cluster), endpoints=())
+        return Client(config, field_manager=MANAGER, user_agent="flotilla-search")
+
     def _client(self, cluster: str) -> Client:
+        """The member's client for discovery and watches (each list gets one of its own)."""
         client = self.clients.get(cluster)
         if client is None:
-            config = dataclasses.replace(
-                self.hub, server=proxy_server(self.hub.server, cluster), endpoints=()
-            )
-            client = self.clients[cluster] = Client(
-                config, field_manager=MANAGER, user_agent="flotilla-search"
-            )
+            client = self.clients[cluster] = self._new_client(cluster)
         return client
 
     async def _run(self, wanted: set[Target]) -> None:
         for target in sorted(wanted - self.reflectors.keys()):
-            reflector = Reflector(target, self._client(target.cluster), self.cache, self.describe)
+            reflector = Reflector(
+                target,
+                self._client(target.cluster),
+                self.cache,
+                self.describe,
+                functools.partial(self._new_client, target.cluster),
+            )
             task = asyncio.create_task(reflector.run(), name=f"search-{target.cluster}-{target.gvk.kind}")
             self.reflectors[target] = (reflector, task)
         for target in sorted(self.reflectors.keys() - wanted):

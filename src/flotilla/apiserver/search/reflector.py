@@ -23,14 +23,16 @@ import structlog
 from flotilla.apiserver.search.kinds import CachedKind
 from flotilla.apiserver.search.store import ResourceCache, SearchCache
 from flotilla.apiserver.search.targets import Target
+from flotilla.apiserver.store.memoryrelease import release_now
 from flotilla.client import Client
 from flotilla.client.discovery import ResourceInfo
 from flotilla.client.errors import APIStatusError, ClientError, ContinueExpired, Gone, NotFound
 
 log = structlog.get_logger("flotilla.apiserver.search")
 
-PAGE = 500
-"""Objects per list request (a page of pods is a few MB of JSON, decoded at once)."""
+PAGE = 100
+"""Objects per list request. A member's page of pods is about 3 KB of JSON each with their managedFields,
+all of it in one response buffer, decoded at once."""
 CHUNK = 100
 """Objects compressed between two yields to the event loop (a few milliseconds of CPU)."""
 WATCH_TIMEOUT = 300
@@ -38,6 +40,9 @@ INITIAL_BACKOFF = 0.5
 
 Describe = Callable[[ResourceInfo], CachedKind]
 """The cached kind a member's discovery entry describes (with the hub's field labels for it)."""
+ListClient = Callable[[], Client]
+"""A fresh client for one list, closed after it: a connection keeps the buffer of the biggest answer it
+read, and a page of pods is megabytes; twenty members' list connections held 300 MB for nothing."""
 
 
 class Reflector:
@@ -49,6 +54,7 @@ class Reflector:
         client: Client,
         cache: SearchCache,
         describe: Describe,
+        list_client: ListClient,
         *,
         max_backoff: float = 30.0,
         watch_timeout: int = WATCH_TIMEOUT,
@@ -57,6 +63,7 @@ class Reflector:
         self.client = client
         self.cache = cache
         self.describe = describe
+        self.list_client = list_client
         self.resource: ResourceCache | None = None
         self.resource_version = ""
         self.listed = False
@@ -122,17 +129,21 @@ class Reflector:
         gvk, namespace = self.target.gvk, self._namespace(resource)
         keys: list[str] = []
         revision = ""
-        try:
-            async for items, page_revision in self.client.list_pages(gvk, namespace=namespace, limit=PAGE):
+        async with self.list_client() as client:
+            try:
+                async for items, page_revision in client.list_pages(gvk, namespace=namespace, limit=PAGE):
+                    await self._store(resource, items, keys)
+                    revision = page_revision
+            except ContinueExpired:
+                # The member compacted past the list's revision while it was paged: one full list, as
+                # client-go's reflector falls back to.
+                items, revision = await client.list(gvk, namespace=namespace)
                 await self._store(resource, items, keys)
-                revision = page_revision
-        except ContinueExpired:
-            # The member compacted past the list's revision while it was paged: one full list, as
-            # client-go's reflector falls back to.
-            items, revision = await self.client.list(gvk, namespace=namespace)
-            await self._store(resource, items, keys)
         resource.delete_missing(self.cluster, keys, namespace)
         resource.mark_listed(self.cluster)
+        # The pages were decoded and let go of between long-lived cache entries: give the free heap
+        # pages back, or the process keeps the list's high-water mark (`memoryrelease.py`).
+        release_now()
         self.resource_version = revision
         if not self.listed:
             self.listed = True
