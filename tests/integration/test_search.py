@@ -287,3 +287,27 @@ def test_the_group_is_discoverable_and_explained(federation: Federation, tmp_pat
     }
     assert "targetCluster" in hub("explain", "resourceregistries.spec")
     assert json.loads(hub("get", "--raw", "/openapi/v3/apis/search.karmada.io/v1alpha1"))["paths"]
+
+
+def test_kubectl_watches_below_search_cache(federation: Federation, tmp_path: Path) -> None:
+    """`kubectl get -w` pointed below search/cache: a Table list, then the change a member makes, as rows."""
+    searching = below_search(federation.hub.kubeconfig, tmp_path, "watching")
+    watcher = searching.popen(
+        "get", "deployments", "-A", "-w", "--field-selector", f"metadata.name=only-{PUSH1}"
+    )
+    try:
+        assert watcher.stdout is not None
+        assert watcher.stdout.readline().split()[:3] == ["NAMESPACE", "CLUSTER", "NAME"]
+        assert watcher.stdout.readline().split()[1:3] == [PUSH1, f"only-{PUSH1}"]
+        federation.member(PUSH1, tmp_path / "member-cache")(
+            "scale", "deployment", f"only-{PUSH1}", "--replicas=2"
+        )
+        for line in watcher.stdout:
+            cells = line.split()
+            if cells[1:3] == [PUSH1, f"only-{PUSH1}"] and cells[3].endswith("/2"):
+                break
+        else:
+            pytest.fail("the watch ended without the change")
+    finally:
+        watcher.terminate()
+        watcher.communicate(timeout=10)
