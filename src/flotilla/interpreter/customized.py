@@ -18,13 +18,13 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from flotilla.interpreter import dependencies, health, replicas, status
-from flotilla.interpreter.retain import RETAIN_KINDS
-from flotilla.interpreter.retain import retain as built_in_retain
 from flotilla.interpreter.health import ResourceHealth
 from flotilla.interpreter.kinds import group_kind
 from flotilla.interpreter.lua.customizations import Operation
 from flotilla.interpreter.lua.operations import CustomizationError, CustomizedInterpreter
 from flotilla.interpreter.replicas import WorkloadReplicas
+from flotilla.interpreter.retain import RETAIN_KINDS
+from flotilla.interpreter.retain import retain as built_in_retain
 from flotilla.interpreter.statusitems import StatusItems
 
 T = TypeVar("T")
@@ -64,8 +64,7 @@ class ResourceInterpreter:
 
     def revises_replica(self, obj: Mapping[str, Any]) -> bool:
         return (
-            self.customizes(obj, Operation.REVISE_REPLICA)
-            or group_kind(obj) in replicas.REVISE_REPLICA_KINDS
+            self.customizes(obj, Operation.REVISE_REPLICA) or group_kind(obj) in replicas.REVISE_REPLICA_KINDS
         )
 
     def revise_replica(self, obj: Mapping[str, Any], count: int) -> dict[str, Any]:
@@ -105,7 +104,8 @@ class ResourceInterpreter:
         self, template: Mapping[str, Any], items: StatusItems, *, now: datetime
     ) -> dict[str, Any]:
         if self.customizes(template, Operation.AGGREGATE_STATUS):
-            found = self._try(lambda custom: custom.aggregate_status(template, list(items)))
+            # Karmada hands over the binding's aggregatedStatus as it is: none is nil, not {}.
+            found = self._try(lambda custom: custom.aggregate_status(template, list(items) or None))
             if found is None:
                 return dict(template)
             # Only the status is the script's to change, as Karmada takes only `status` back.

@@ -115,7 +115,7 @@ def interpret(
         raise click.UsageError(str(error)) from error
     desired = _object(desired_file) if desired_file else None
     observed = _object(observed_file) if observed_file else None
-    items = _status_items(status_file) if status_file else []
+    items = _status_items(status_file) if status_file else None
     interpreter = CustomizedInterpreter(CustomizationIndex.from_objects(obj for _, obj in customizations))
     try:
         result = _run(interpreter, chosen, desired, observed, items, desired_replica)
@@ -212,7 +212,7 @@ def _run(
     operation: Operation,
     desired: dict[str, Any] | None,
     observed: dict[str, Any] | None,
-    items: list[dict[str, Any]],
+    items: list[dict[str, Any]] | None,
     desired_replica: int,
 ) -> Result:
     if operation is Operation.RETAIN:

@@ -19,10 +19,12 @@ built-in interpreter answers), and raises `CustomizationError` when the script f
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flotilla.api.quantities import canonical_form
 from flotilla.interpreter.lua import conversion
 from flotilla.interpreter.lua.customizations import CustomizationIndex, Operation, Script
 from flotilla.interpreter.lua.sandbox import LuaSandbox, LuaScriptError
@@ -47,6 +49,29 @@ class CustomizedReplicas:
 
 
 _REQUIREMENT_FIELDS = ("nodeClaim", "resourceRequest", "namespace", "priorityClassName")
+_REFERENCE_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector")
+
+
+def _requirements(value: Mapping[str, Any]) -> dict[str, Any]:
+    """ReplicaRequirements as Karmada decodes them: known fields only, quantities canonical
+    (Go parses `resourceRequest` into Quantities, so `1`, `"1"` and `"1000m"` are one value)."""
+    requirements = {key: value[key] for key in _REQUIREMENT_FIELDS if key in value}
+    request = requirements.get("resourceRequest")
+    if isinstance(request, Mapping):
+        requirements["resourceRequest"] = {name: canonical_form(amount) for name, amount in request.items()}
+    return requirements
+
+
+def _reference_order(reference: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(str(reference.get(key, "")) for key in _REFERENCE_FIELDS)
+
+
+def _component(value: Mapping[str, Any]) -> dict[str, Any]:
+    component = {key: value[key] for key in ("name", "replicas") if key in value}
+    requirements = value.get("replicaRequirements")
+    if isinstance(requirements, Mapping):
+        component["replicaRequirements"] = _requirements(requirements)
+    return component
 
 
 def _target(obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -104,7 +129,7 @@ class CustomizedInterpreter:
         requirements: dict[str, Any] | None = None
         if requires is not None:
             value = conversion.repair_empty(self._table(script, requires), [], expect_object=True)
-            requirements = {key: value[key] for key in _REQUIREMENT_FIELDS if key in value}
+            requirements = _requirements(value)
         return CustomizedReplicas(int(replicas), requirements)
 
     def revise_replica(self, obj: Mapping[str, Any], replicas: int) -> dict[str, Any] | None:
@@ -132,12 +157,14 @@ class CustomizedInterpreter:
         return status
 
     def aggregate_status(
-        self, template: Mapping[str, Any], items: Sequence[Mapping[str, Any]]
+        self, template: Mapping[str, Any], items: Sequence[Mapping[str, Any]] | None
     ) -> dict[str, Any] | None:
+        """`items` None is passed as nil (a binding without aggregatedStatus), [] as an empty table."""
         script = self._script(template, Operation.AGGREGATE_STATUS)
         if script is None:
             return None
-        (result,) = self._run(script, [template, [_status_item(item) for item in items]], 1)
+        status_items = None if items is None else [_status_item(item) for item in items]
+        (result,) = self._run(script, [template, status_items], 1)
         return self._object(script, result, [])
 
     def interpret_health(self, observed: Mapping[str, Any]) -> bool | None:
@@ -153,14 +180,20 @@ class CustomizedInterpreter:
         scripts = self.index.scripts(*_target(obj), Operation.INTERPRET_DEPENDENCY)
         if not scripts:
             return None
-        found: list[dict[str, Any]] = []
+        found: dict[str, dict[str, Any]] = {}
         for script in scripts:
             (result,) = self._run(script, [obj], 1)
             references = self._table(script, result)
             if isinstance(references, dict):
                 raise CustomizationError(script, "expect the returned dependencies to be an array")
-            found += [reference for reference in references if isinstance(reference, dict)]
-        return found
+            for reference in references:
+                if isinstance(reference, dict):
+                    kept = {key: reference[key] for key in _REFERENCE_FIELDS if reference.get(key)}
+                    found[json.dumps(kept, sort_keys=True)] = kept
+        # A set, in Karmada's order: apiVersion, kind, namespace, name.
+        return sorted(
+            found.values(), key=lambda ref: tuple(str(ref.get(key, "")) for key in _REFERENCE_FIELDS)
+        )
 
     def get_components(self, obj: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         script = self._script(obj, Operation.INTERPRET_COMPONENT)
@@ -172,7 +205,7 @@ class CustomizedInterpreter:
         components = self._table(script, result, "components")
         if isinstance(components, dict):
             raise CustomizationError(script, "expect the returned components to be an array")
-        return [component for component in components if isinstance(component, dict)]
+        return [_component(component) for component in components if isinstance(component, dict)]
 
     def _object(self, script: Script, result: Any, references: list[Any]) -> dict[str, Any]:
         value = conversion.repair_empty(self._table(script, result), references, expect_object=True)

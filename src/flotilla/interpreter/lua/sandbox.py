@@ -11,7 +11,7 @@ Limits, per call: a count hook stops a script after `LuaLimits.instructions` VM 
 `seconds` of wall-clock time (whichever first; `pcall` cannot swallow the stop, it is raised again
 on return); the runtime is created with a memory budget (lupa enforces it on every allocation) and
 is thrown away after a call that ran out of memory or time, so the next call starts clean. Each
-script runs in a fresh global table, so one call's globals never leak into the next.
+script runs in a fresh copy of the globals, so one call's globals never leak into the next.
 
 A runtime is not shared between threads (one per thread), so callers may run calls in worker threads
 to keep CPU-heavy scripts off an event loop.
@@ -86,15 +86,31 @@ end
 local string_meta = getmetatable("")
 string_meta.__index = base.string
 
-local loadstring_, setfenv_, setmetatable_ = loadstring, setfenv, setmetatable
-local env_meta = { __index = base }
+local loadstring_, setfenv_ = loadstring, setfenv
+local LIBRARIES = { string = true, table = true, math = true, os = true }
+
+-- A fresh copy of the globals (libraries too) per call: a script's globals are real globals, as in
+-- Karmada (a script may assign nil to `error` and read nil back), and nothing it changes outlives it.
+local function fresh_env()
+  local env = {}
+  for name, value in pairs(base) do
+    if LIBRARIES[name] then
+      local copied = {}
+      for key, fn in pairs(value) do copied[key] = fn end
+      env[name] = copied
+    else
+      env[name] = value
+    end
+  end
+  return env
+end
 
 local function compile(script, chunkname)
   return loadstring_(script, chunkname)
 end
 
 local function run(chunk, fname, nresults, ...)
-  local env = setmetatable_({}, env_meta)
+  local env = fresh_env()
   setfenv_(chunk, env)
   state.stopped, state.count, state.deadline = nil, 0, clock() + limits.seconds
   real_sethook(hook, "", limits.step)
@@ -116,7 +132,7 @@ local function run(chunk, fname, nresults, ...)
 end
 
 local function defines(chunk, fname)
-  local env = setmetatable_({}, env_meta)
+  local env = fresh_env()
   setfenv_(chunk, env)
   state.stopped, state.count, state.deadline = nil, 0, clock() + limits.seconds
   real_sethook(hook, "", limits.step)

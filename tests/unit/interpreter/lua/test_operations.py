@@ -97,12 +97,46 @@ def test_resource_add_sums_quantities() -> None:
 
 
 def test_customizations_merge_in_name_order() -> None:
-    """The first customization by name scripting an operation wins; dependency scripts all run."""
+    """The first customization by name scripting an operation wins; dependency scripts all run, their
+    references joined without duplicates and sorted."""
+    secret = (
+        "function GetDependencies(o)"
+        " return {{apiVersion='v1', kind='Secret', namespace='default', name='s'}} end"
+    )
     first = fleet_customization("a", healthInterpretation="function InterpretHealth(o) return true end")
-    second = fleet_customization("b", healthInterpretation="function InterpretHealth(o) return false end")
-    custom = interpreter(second, first)
+    second = fleet_customization(
+        "b",
+        healthInterpretation="function InterpretHealth(o) return false end",
+        dependencyInterpretation=secret,
+    )
+    third = fleet_customization("c", healthInterpretation="")
+    custom = interpreter(third, second, first)
     assert custom.interpret_health(fleet()) is True
-    assert len(custom.get_dependencies(fleet()) or []) == 2
+    assert [(ref["kind"], ref["name"]) for ref in custom.get_dependencies(fleet()) or []] == [
+        ("ConfigMap", "web-config"),
+        ("Secret", "s"),
+    ]
+
+
+def test_a_global_set_to_nil_reads_nil() -> None:
+    """Globals are real globals, as in gopher-lua: `error = nil` leaves nil, not the builtin."""
+    script = """function AggregateStatus(desiredObj, statusItems)
+      error = ''
+      for i = 1, #statusItems do error = statusItems[i].status.error end
+      desiredObj.status = { error = error, items = #statusItems }
+      return desiredObj
+    end"""
+    custom = interpreter(fleet_customization(statusAggregation=script))
+    aggregated = custom.aggregate_status(fleet(), [{"clusterName": "m1", "status": {"phase": "x"}}])
+    assert aggregated is not None
+    assert aggregated["status"] == {"items": 1}
+
+
+def test_no_status_items_is_nil_and_an_empty_list_an_empty_table() -> None:
+    script = "function AggregateStatus(d, items) d.status = { none = items == nil } return d end"
+    custom = interpreter(fleet_customization(statusAggregation=script))
+    assert (custom.aggregate_status(fleet(), None) or {})["status"] == {"none": True}
+    assert (custom.aggregate_status(fleet(), []) or {})["status"] == {"none": False}
 
 
 def test_conflicts_are_per_target_and_operation_except_dependencies() -> None:
