@@ -1,7 +1,8 @@
 """JSON values ↔ Lua tables, with the rules Karmada's scripts were written against.
 
 Into Lua (as Karmada's `decodeValue`): objects and arrays become tables (arrays from index 1),
-numbers become Lua numbers (doubles), null becomes nil (so a null field reads as absent).
+numbers become Lua numbers (doubles), null becomes nil (so a null field reads as absent, and a null
+in an array is skipped, as gopher-lua's `Append` skips nil).
 
 Out of Lua (as gopher-json's encoder): a table whose keys are all the numbers 1..n is an array, one
 whose keys are all strings is an object; an empty table is an empty array; mixed keys, a sparse
@@ -21,6 +22,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import orjson
 from lupa import lua51
 
 _MAX_SAFE_INTEGER = 2**63
@@ -36,7 +38,14 @@ class ConversionError(ValueError):
 def to_lua(runtime: lua51.LuaRuntime, value: Any) -> Any:
     """A JSON value as a Lua value (tables built in C by lupa)."""
     if isinstance(value, Mapping | list | tuple):
-        return runtime.table_from(_without_nulls(value), recursive=True)
+        # A fresh tree through orjson (in C): lupa's `table_from` turns a dict met twice (shared
+        # by two parents) into an empty table, and objects built in Python may share parts. Nulls
+        # are seldom there; the encoded text says whether a pass to drop them is needed.
+        encoded = orjson.dumps(value)
+        tree = orjson.loads(encoded)
+        if b"null" in encoded:
+            tree = _without_nulls(tree)
+        return runtime.table_from(tree, recursive=True)
     return value
 
 
@@ -44,7 +53,7 @@ def _without_nulls(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {key: _without_nulls(item) for key, item in value.items() if item is not None}
     if isinstance(value, list | tuple):
-        return [_without_nulls(item) for item in value]
+        return [_without_nulls(item) for item in value if item is not None]
     return value
 
 
@@ -54,10 +63,10 @@ def from_lua(value: Any) -> Any:
 
 
 def _encode(value: Any, depth: int) -> Any:
+    if value is None or type(value) is str or type(value) is bool or type(value) is int:
+        return value
     kind = lua51.lua_type(value)
     if kind is None:
-        if value is None or isinstance(value, bool | str):
-            return value
         if isinstance(value, bytes):
             return value.decode("utf-8", errors="replace")
         if isinstance(value, int | float):
@@ -74,14 +83,28 @@ def _encode_table(table: Any, depth: int) -> Any:
     items = list(table.items())
     if not items:
         return []
-    if all(isinstance(key, int | float) and not isinstance(key, bool) for key, _ in items):
-        ordered = sorted(items, key=lambda item: item[0])
+    first = items[0][0]
+    if type(first) is int or type(first) is float:
+        ordered = sorted(items, key=_number_key)
         if [key for key, _ in ordered] != list(range(1, len(ordered) + 1)):
             raise ConversionError("cannot encode sparse array")
         return [_encode(item, depth) for _, item in ordered]
-    if all(isinstance(key, str | bytes) for key, _ in items):
-        return {_key(key): _encode(item, depth) for key, item in items}
-    raise ConversionError("cannot encode mixed or invalid key types")
+    out: dict[str, Any] = {}
+    for key, item in items:
+        if type(key) is str:
+            out[key] = _encode(item, depth)
+        elif type(key) is bytes:
+            out[_key(key)] = _encode(item, depth)
+        else:
+            raise ConversionError("cannot encode mixed or invalid key types")
+    return out
+
+
+def _number_key(item: tuple[Any, Any]) -> float:
+    key = item[0]
+    if type(key) is not int and type(key) is not float:
+        raise ConversionError("cannot encode mixed or invalid key types")
+    return float(key)
 
 
 def _key(key: str | bytes) -> str:

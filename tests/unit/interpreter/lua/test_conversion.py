@@ -68,3 +68,15 @@ def test_repair_turns_empty_arrays_back_into_objects_where_the_reference_had_one
 def test_a_whole_empty_result_is_an_object_when_one_is_expected() -> None:
     assert repair_empty([], [], expect_object=True) == {}
     assert repair_empty([], [], expect_object=False) == []
+
+
+def test_shared_parts_of_an_input_arrive_whole() -> None:
+    """A dict shared by two parents (as Python-built objects may be) reaches Lua twice, not once."""
+    shared = {"cpu": "1"}
+    obj = {"containers": [{"resources": shared}, {"resources": shared}]}
+    assert returned("function F(o) return o.containers[2].resources.cpu end", obj) == "1"
+
+
+def test_nulls_in_arrays_are_skipped() -> None:
+    """As gopher-lua's Append skips nil: [1, null, 3] is a sequence of two."""
+    assert returned("function F(o) return #o.items end", {"items": [1, None, 3]}) == 2
