@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -193,3 +194,14 @@ def test_a_failing_script_is_reported_and_the_manager_keeps_going(
         assert federation.manager.process is not None and federation.manager.process.poll() is None
     finally:
         hub.apply_yaml(fleet_customization())
+
+
+def test_flotilla_interpret_runs_the_hubs_customizations(federation: Federation, tmp_path: Path) -> None:
+    """`--from-hub` reads the hub's customizations (KUBECONFIG names the hub) and runs them offline."""
+    observed = tmp_path / "fleet.yaml"
+    observed.write_text(json.dumps(fleet(replicas=6)), encoding="utf-8")
+    answer = federation.flotilla(
+        "interpret", "--from-hub", "--operation", "interpretReplica", "--observed-file", str(observed)
+    )
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout.split("\n")[:3] == ["---", "# [1/2] replica:", "6"]

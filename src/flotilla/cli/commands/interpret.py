@@ -16,8 +16,10 @@ The flags are `karmadactl interpret`'s: `-f` (also `--customization`) names the 
   A failing script prints `Execute OP error: ...` with the Lua line on standard error, exit code 1.
 
 It runs the same sandbox, conversions and helper functions as the controllers, offline: nothing is
-read from or written to a hub. Several customizations in the files are merged as the hub merges
-them (by name, first script wins), so a set of files behaves as it would once applied.
+written to a hub, and nothing is read from one unless `--from-hub` asks for the hub's
+customizations too (with `--kubeconfig`/`--context`; a file's customization replaces the hub's of
+the same name, as applying it would). Several customizations are merged as the hub merges them (by
+name, first script wins), so a set of files behaves as it would once applied.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from typing import Any
 import click
 import yaml
 
+from flotilla.api.karmada.config import RESOURCE_INTERPRETER_CUSTOMIZATION
 from flotilla.cli.arguments.manifests import read_manifests
+from flotilla.cli.hub.connection import HubTarget, hub_options
 from flotilla.interpreter.lua import (
     CustomizationIndex,
     CustomizedInterpreter,
@@ -62,6 +66,12 @@ Result = list[tuple[str, Any]]
 @click.option("--observed-file", "--observed", default="", help="The object passed as observedObj.")
 @click.option("--status-file", default="", help="The AggregatedStatusItems passed as statusItems.")
 @click.option("--desired-replica", type=int, default=0, help="The desiredReplica argument of ReviseReplica.")
+@click.option(
+    "--from-hub",
+    is_flag=True,
+    help="Also use the hub's customizations (a file's replaces the hub's of its name).",
+)
+@hub_options
 def interpret(
     filenames: tuple[str, ...],
     recursive: bool,
@@ -71,6 +81,9 @@ def interpret(
     observed_file: str,
     status_file: str,
     desired_replica: int,
+    from_hub: bool,
+    kubeconfig: Path | None,
+    context: str | None,
 ) -> None:
     """Check a ResourceInterpreterCustomization, or run one of its scripts on objects from files.
 
@@ -95,16 +108,22 @@ def interpret(
       flotilla interpret -f customization.yaml --operation aggregateStatus --desired-file obj.yaml \\
         --status-file status.yaml
     """
-    if not filenames:
-        raise click.UsageError("must specify -f with the customization file(s)")
+    if not filenames and not from_hub:
+        raise click.UsageError("must specify -f with the customization file(s), or --from-hub")
     manifests = read_manifests(filenames, recursive, sys.stdin)
     for error in manifests.errors:
         click.echo(f"error: {error}", err=True)
     if manifests.errors:
         sys.exit(1)
     customizations = [(m.source, m.object) for m in manifests.manifests if m.kind == CUSTOMIZATION_KIND]
+    if from_hub:
+        from flotilla.cli.hub.connection import HubTarget, run
+
+        named = {str((obj.get("metadata") or {}).get("name")) for _, obj in customizations}
+        on_hub = run(_hub_customizations(HubTarget(kubeconfig, context)))
+        customizations += [("hub", obj) for obj in on_hub if obj["metadata"].get("name") not in named]
     if not customizations:
-        raise click.UsageError(f"no {CUSTOMIZATION_KIND} in {', '.join(filenames)}")
+        raise click.UsageError(f"no {CUSTOMIZATION_KIND} in {', '.join(filenames) or 'the hub'}")
     if check:
         sys.exit(0 if _check(customizations) else 1)
     if not operation:
@@ -126,6 +145,12 @@ def interpret(
         click.echo("---")
         click.echo(f"# [{position}/{len(result)}] {name}:")
         click.echo(_yaml(value), nl=False)
+
+
+async def _hub_customizations(target: HubTarget) -> list[dict[str, Any]]:
+    async with target.client("flotilla-interpret") as hub:
+        items, _ = await hub.list(RESOURCE_INTERPRETER_CUSTOMIZATION)
+    return items
 
 
 def _yaml(value: Any) -> str:
