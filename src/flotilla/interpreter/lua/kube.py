@@ -42,7 +42,7 @@ def _quantity(value: Any, position: int) -> Quantity:
 
 def _pod_template(value: Any, function: str) -> dict[str, Any]:
     if lua51.lua_type(value) != "table":
-        raise ValueError(f"{function}: bad argument #1 (table expected)")
+        raise ValueError(f"bad argument #1 to {function} (table expected)")
     template = conversion.from_lua(value)
     return template if isinstance(template, dict) else {}
 
@@ -81,7 +81,7 @@ def kube_module(runtime: lua51.LuaRuntime) -> Any:
         elif isinstance(namespace, bytes):
             namespace = namespace.decode()
         elif not isinstance(namespace, str):
-            raise ValueError("getPodDependencies: bad argument #2 (string expected)")
+            raise ValueError("bad argument #2 (string expected)")
         return conversion.to_lua(runtime, pod_template_dependencies(spec, namespace))
 
     def get_resource_quantity(*args: Any) -> float:

@@ -145,10 +145,18 @@ local function defines(chunk, fname)
   return type(env[fname]) == "function"
 end
 
--- Helpers written in Python are called through Lua closures, so scripts see functions.
+-- Helpers written in Python are called through Lua closures, so scripts see functions and their
+-- errors carry the calling line.
 local function install(name, functions)
   local module = {}
-  for key, fn in pairs(functions) do module[key] = function(...) return fn(...) end end
+  for key, fn in pairs(functions) do
+    module[key] = function(...)
+      local ok, result = opcall(fn, ...)
+      -- Level 2: the message names the script's line that called the helper.
+      if not ok then error_(name .. "." .. key .. ": " .. tostring(result), 2) end
+      return result
+    end
+  end
   modules[name] = module
 end
 

@@ -103,3 +103,13 @@ def test_a_runtime_error_names_the_line() -> None:
     """Indexing nil reports the line where it happened."""
     with pytest.raises(LuaScriptError, match=r"luaScript:2: attempt to index"):
         run("function F(obj)\n  return obj.spec.missing.field\nend", {"spec": {}})
+
+
+def test_a_helper_error_names_the_helper_and_the_calling_line() -> None:
+    """A bad argument to a kube helper fails with the helper's name and the script's line."""
+    script = (
+        'local kube = require("kube")\nfunction F()\n'
+        '  local total = kube.resourceAdd("1", "lots")\n  return total\nend'
+    )
+    with pytest.raises(LuaScriptError, match=r"luaScript:3: kube.resourceAdd: bad argument #2"):
+        run(script)
