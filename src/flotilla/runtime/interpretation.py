@@ -5,6 +5,9 @@ The interpreter is pure, so this shell reads the customizations for it: one info
 process, and a `ResourceInterpreter` rebuilt only when the set of customizations (names and
 resourceVersions) changes; compiled scripts live in the sandbox, which is kept across rebuilds.
 
+Calls that run a script go to a worker thread (`off_loop`; the sandbox keeps one Lua runtime per
+thread), so a script at its time limit delays its own reconcile, not the controller's event loop.
+
 A script that fails is reported by `report_failures`: a structured log line and a Warning Event
 on the customization (`InterpreterOperationFailed`, naming the operation and Lua's message with
 its line), at most once a minute for the same customization, operation and message, so a script
@@ -14,8 +17,10 @@ no status, so the Event is where `kubectl describe ric NAME` shows the failure.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -35,6 +40,7 @@ from flotilla.runtime.informers import SharedInformers
 
 log = structlog.get_logger("flotilla.runtime.interpretation")
 
+T = TypeVar("T")
 _REPEAT_SECONDS = 60.0
 _FIELD_MANAGER = "flotilla-interpreter"
 
@@ -68,6 +74,14 @@ class Interpretation:
                 CustomizedInterpreter(index, self._sandbox) if index else None
             )
         return ResourceInterpreter(self._interpreter.customizations)
+
+    async def off_loop(self, call: Callable[[], T], *, customized: bool) -> T:
+        """`call()`, in a worker thread when a customization takes part (a script may use up to its
+        time limit, which the event loop must not wait for), inline otherwise (no thread's cost for
+        the built-in rules)."""
+        if not customized:
+            return call()
+        return await asyncio.to_thread(call)
 
     async def report_failures(
         self, hub: Writer, interpreter: ResourceInterpreter, *, controller: str

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 import structlog
@@ -70,6 +71,7 @@ from flotilla.controllers.detector.policydeletion import (
     release_patch,
     selected_kinds,
 )
+from flotilla.interpreter.lua import Operation
 from flotilla.runtime.controller import TerminalError
 from flotilla.runtime.events import WARNING, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
@@ -376,13 +378,16 @@ class DetectorController(HubController):
         )
         permanent_id = str(labels.get(id_label) or new_permanent_id())
         interpreter = self._interpretation.interpreter()
-        desired = build_binding(
+        build = partial(
+            build_binding,
             template,
             policy,
             permanent_id=permanent_id,
             schedule_priority=await self._schedule_priority(policy),
             interpreter=interpreter,
         )
+        customized = interpreter.customizes(template, Operation.INTERPRET_REPLICA)
+        desired = await self._interpretation.off_loop(build, customized=customized)
         await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
         if existing is not None and binding_up_to_date(existing, desired):
             return

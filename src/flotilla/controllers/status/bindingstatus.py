@@ -34,6 +34,7 @@ from flotilla.controllers.status.aggregation import (
 )
 from flotilla.controllers.status.templatestatus import status_patch
 from flotilla.interpreter import InterpreterError
+from flotilla.interpreter.lua import Operation
 from flotilla.runtime.controller import TerminalError
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
@@ -187,7 +188,11 @@ class BindingStatusController(HubController):
         interpreter = self._interpretation.interpreter()
         if interpreter.aggregates_status(template):
             try:
-                aggregated = interpreter.aggregate_status(template, scheduled_items(targets, items), now=now)
+                scheduled = scheduled_items(targets, items)
+                aggregated = await self._interpretation.off_loop(
+                    lambda: interpreter.aggregate_status(template, scheduled, now=now),
+                    customized=interpreter.customizes(template, Operation.AGGREGATE_STATUS),
+                )
             except InterpreterError as exc:
                 raise TerminalError(
                     f"cannot aggregate the status of {kind} {namespace}/{name}: {exc}"

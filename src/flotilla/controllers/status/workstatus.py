@@ -18,6 +18,7 @@ It runs in the controller manager for Push clusters and in a Pull cluster's agen
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import structlog
@@ -32,6 +33,7 @@ from flotilla.controllers.status.manifeststatus import (
     statuses_of,
     work_of_member_object,
 )
+from flotilla.interpreter.lua import Operation
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
 
@@ -148,7 +150,11 @@ class WorkStatusController(HubController):
             if observed is None or not delivered_by(observed, namespace, name):
                 continue
             resource = (await member.resource(gvk)).plural
-            statuses.append(manifest_status(ordinal, manifest, observed, resource, interpreter))
+            entry = partial(manifest_status, ordinal, manifest, observed, resource, interpreter)
+            customized = interpreter.customizes(
+                observed, Operation.INTERPRET_STATUS
+            ) or interpreter.customizes(observed, Operation.INTERPRET_HEALTH)
+            statuses.append(await self._interpretation.off_loop(entry, customized=customized))
         await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
         if not same_statuses(statuses_of(work), statuses):
             await self.ctx.hub.apply_status(
