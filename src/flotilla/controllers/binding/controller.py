@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import structlog
@@ -60,6 +61,7 @@ from flotilla.controllers.binding.works import (
     work_up_to_date,
 )
 from flotilla.interpreter import InterpreterError
+from flotilla.interpreter.lua import Operation
 from flotilla.overrides import OverrideError
 from flotilla.overrides.policies import ImplicitPriority, policy_priority
 from flotilla.runtime.controller import TerminalError
@@ -316,7 +318,8 @@ class BindingController(HubController):
         template_namespace = str((template.get("metadata") or {}).get("namespace") or "")
         interpreter = self._interpretation.interpreter()
         try:
-            rendered = render_manifest(
+            render = partial(
+                render_manifest,
                 template,
                 binding=binding,
                 spec=spec,
@@ -331,6 +334,8 @@ class BindingController(HubController):
                 else (),
                 interpreter=interpreter,
             )
+            customized = interpreter.customizes(template, Operation.REVISE_REPLICA)
+            rendered = await self._interpretation.off_loop(render, customized=customized)
         except (InterpreterError, OverrideError) as exc:
             raise RenderError(
                 f"cannot render {binding.kind} {binding.namespace}/{binding.name} for {cluster_name}: {exc}"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import structlog
@@ -49,6 +50,7 @@ from flotilla.controllers.dependencies.attached import (
     requires,
 )
 from flotilla.interpreter import InterpreterError
+from flotilla.interpreter.lua import Operation
 from flotilla.runtime.controller import TerminalError
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 
@@ -200,7 +202,10 @@ class DependenciesController(HubController):
             return
         interpreter = self._interpretation.interpreter()
         try:
-            found = interpreter.get_dependencies(template)
+            found = await self._interpretation.off_loop(
+                partial(interpreter.get_dependencies, template),
+                customized=interpreter.customizes(template, Operation.INTERPRET_DEPENDENCY),
+            )
         except InterpreterError as exc:
             raise TerminalError(f"dependencies of {gvk.kind} {resource.get('name')}: {exc}") from exc
         finally:

@@ -32,6 +32,7 @@ an object deleted while the manager was down, or before its status was ever repo
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import structlog
@@ -60,6 +61,7 @@ from flotilla.controllers.execution.ownership import (
     needs_observed,
     work_of_member_object,
 )
+from flotilla.interpreter.lua import Operation
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.runtime.members import MemberCredentialsError
 
@@ -271,7 +273,10 @@ class ExecutionController(HubController):
                 problem = conflict(observed, manifest, cluster)
                 if problem is not None:
                     raise ManifestConflict(problem)
-        desired = desired_object(manifest, observed, interpreter)
+        desired = await self._interpretation.off_loop(
+            partial(desired_object, manifest, observed, interpreter),
+            customized=interpreter.customizes(manifest, Operation.RETAIN),
+        )
         await self._interpretation.report_failures(self.ctx.hub, interpreter, controller=self.NAME)
         await client.apply(desired, field_manager=FIELD_MANAGER, force=True)
         self._delivered.add(member)
