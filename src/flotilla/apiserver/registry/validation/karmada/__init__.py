@@ -36,6 +36,10 @@ from flotilla.apiserver.registry.validation.karmada.bindings import (
     validate_resource_binding_update,
 )
 from flotilla.apiserver.registry.validation.karmada.clusters import validate_cluster, validate_cluster_update
+from flotilla.apiserver.registry.validation.karmada.customizations import (
+    validate_resource_interpreter_customization,
+    validate_resource_interpreter_customization_update,
+)
 from flotilla.apiserver.registry.validation.karmada.multiclusterservices import (
     validate_multi_cluster_service,
     validate_multi_cluster_service_update,
@@ -49,10 +53,6 @@ from flotilla.apiserver.registry.validation.karmada.policies import (
     validate_cluster_propagation_policy_update,
     validate_propagation_policy,
     validate_propagation_policy_update,
-)
-from flotilla.apiserver.registry.validation.karmada.customizations import (
-    validate_resource_interpreter_customization,
-    validate_resource_interpreter_customization_update,
 )
 from flotilla.apiserver.registry.validation.karmada.rebalancers import (
     validate_workload_rebalancer,
