@@ -55,7 +55,22 @@ def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]
             kubectl.apply_yaml(fleet_crd())
         for kubectl in kubectls:
             kubectl("wait", "--for=condition=established", f"crd/{FLEETS}", "--timeout=20s")
+        # The scheduler places a kind only on clusters whose API enablements list it.
+        eventually(
+            lambda: all(serves_fleets(kubectls[0], name) for name in MEMBERS),
+            timeout=30,
+            what="Fleets in both members' API enablements",
+        )
         yield federation
+
+
+def serves_fleets(hub: Kubectl, cluster: str) -> bool:
+    enablements = hub.json("get", "cluster", cluster).get("status", {}).get("apiEnablements") or []
+    return any(
+        enablement.get("groupVersion") == FLEET_API_VERSION
+        and any(resource.get("kind") == "Fleet" for resource in enablement.get("resources") or [])
+        for enablement in enablements
+    )
 
 
 def member_fleets(members: dict[str, Kubectl], ns: str) -> dict[str, dict[str, Any]]:
