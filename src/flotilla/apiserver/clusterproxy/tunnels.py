@@ -48,11 +48,37 @@ HEARTBEAT = 20.0
 @dataclass(eq=False)
 class _Stream:
     frames: asyncio.Queue[Frame] = field(default_factory=lambda: asyncio.Queue(STREAM_QUEUE))
+    reset: bool = False
+    """Whether the agent reset the stream before answering (nothing is owed back)."""
 
     def fail(self, stream: int, message: str) -> None:
         while self.frames.full():
             self.frames.get_nowait()  # the stream is over: what it had not read no longer matters
         self.frames.put_nowait(reset_frame(stream, message))
+
+
+async def answer_head(tunnel: Tunnel, stream: _Stream) -> tuple[int, Headers]:
+    """The status and headers the agent answered a request with (its RESPONSE frame).
+
+    503 when the agent reset the stream (the member failed: `stream.reset` is then set, no RESET
+    is owed back) or answered out of order or badly; 504 when it did not answer in time."""
+    try:
+        async with asyncio.timeout(RESPONSE_TIMEOUT):
+            head = await stream.frames.get()
+    except TimeoutError as exc:
+        raise errors.ServerTimeout(
+            f"the agent of cluster {tunnel.cluster} did not answer within {RESPONSE_TIMEOUT:.0f}s"
+        ) from exc
+    if head.type != FrameType.RESPONSE:
+        stream.reset = head.type == FrameType.RESET
+        message = head.json().get("message") if stream.reset else "an out-of-order frame"
+        raise errors.ServiceUnavailable(f"error trying to reach cluster {tunnel.cluster}: {message}")
+    try:
+        answer = head.json()
+        return int(answer.get("status") or 502), headers_of(answer)
+    except (FrameError, ValueError) as exc:
+        message = f"the agent of cluster {tunnel.cluster} answered badly: {exc}"
+        raise errors.ServiceUnavailable(message) from exc
 
 
 class Tunnel:
@@ -184,25 +210,7 @@ async def forward_through_tunnel(
             raise errors.ServiceUnavailable(
                 f"error trying to reach cluster {tunnel.cluster}: its agent's tunnel closed"
             ) from exc
-        try:
-            async with asyncio.timeout(RESPONSE_TIMEOUT):
-                answer_head = await stream.frames.get()
-        except TimeoutError as exc:
-            raise errors.ServerTimeout(
-                f"the agent of cluster {tunnel.cluster} did not answer within {RESPONSE_TIMEOUT:.0f}s"
-            ) from exc
-        if answer_head.type != FrameType.RESPONSE:
-            finished = answer_head.type == FrameType.RESET
-            reset = answer_head.type == FrameType.RESET
-            message = answer_head.json().get("message") if reset else "an out-of-order frame"
-            raise errors.ServiceUnavailable(f"error trying to reach cluster {tunnel.cluster}: {message}")
-        try:
-            answer = answer_head.json()
-            status = int(answer.get("status") or 502)
-            pairs = headers_of(answer)
-        except (FrameError, ValueError) as exc:
-            message = f"the agent of cluster {tunnel.cluster} answered badly: {exc}"
-            raise errors.ServiceUnavailable(message) from exc
+        status, pairs = await answer_head(tunnel, stream)
         if status == 101:
             while (await stream.frames.get()).type == FrameType.DATA:
                 pass
@@ -225,6 +233,6 @@ async def forward_through_tunnel(
                 return response
     finally:
         tunnel.close_stream(stream_id)
-        if not finished and not tunnel.closed:
+        if not finished and not stream.reset and not tunnel.closed:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await tunnel.send(reset_frame(stream_id, "the client went away"))

@@ -30,14 +30,13 @@ from multidict import CIMultiDict
 from flotilla.apiserver import errors
 from flotilla.apiserver.clusterproxy.headers import Headers, response_headers
 from flotilla.apiserver.clusterproxy.targets import DirectTarget
-from flotilla.apiserver.clusterproxy.tunnels import RESPONSE_TIMEOUT, Tunnel
+from flotilla.apiserver.clusterproxy.tunnels import Tunnel, answer_head
 from flotilla.client.tunnelframes import (
     Frame,
     FrameError,
     FrameType,
     MessageAssembler,
     MessageKind,
-    headers_of,
     message_frames,
     reset_frame,
     upgrade_frame,
@@ -201,24 +200,7 @@ async def upgrade_through_tunnel(
             raise errors.ServiceUnavailable(
                 f"error trying to reach cluster {tunnel.cluster}: its agent's tunnel closed"
             ) from exc
-        try:
-            async with asyncio.timeout(RESPONSE_TIMEOUT):
-                head = await stream.frames.get()
-        except TimeoutError as exc:
-            raise errors.ServerTimeout(
-                f"the agent of cluster {tunnel.cluster} did not answer within {RESPONSE_TIMEOUT:.0f}s"
-            ) from exc
-        if head.type != FrameType.RESPONSE:
-            ended = head.type == FrameType.RESET
-            message = head.json().get("message") if ended else "an out-of-order frame"
-            raise errors.ServiceUnavailable(f"error trying to reach cluster {tunnel.cluster}: {message}")
-        try:
-            answer = head.json()
-            status = int(answer.get("status") or 502)
-            answer_headers = headers_of(answer)
-        except (FrameError, ValueError) as exc:
-            message = f"the agent of cluster {tunnel.cluster} answered badly: {exc}"
-            raise errors.ServiceUnavailable(message) from exc
+        status, answer_headers = await answer_head(tunnel, stream)
         if status != 101:
             body = bytearray()
             while (frame := await stream.frames.get()).type == FrameType.DATA:
@@ -232,7 +214,7 @@ async def upgrade_through_tunnel(
         return client
     finally:
         tunnel.close_stream(stream_id)
-        if not ended and not tunnel.closed:
+        if not ended and not stream.reset and not tunnel.closed:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await tunnel.send(reset_frame(stream_id, "the client went away"))
 
