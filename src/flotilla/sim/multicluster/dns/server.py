@@ -27,6 +27,9 @@ from flotilla.sim.multicluster.dns.records import TTL, Answer, MemberObjects, Re
 
 log = structlog.get_logger("flotilla.sim.multicluster")
 
+TCP_PORT_ATTEMPTS = 20
+"""Tries at a UDP port whose TCP port of the same number is free too, when any port will do."""
+
 UDP_PAYLOAD = 512
 """What a UDP answer may take without EDNS0 (RFC 1035)."""
 OPT = 41
@@ -119,16 +122,25 @@ class DNSServer:
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        transport, _ = await loop.create_datagram_endpoint(
-            lambda: _Datagrams(self.objects), local_addr=(self.host, self.port)
-        )
-        self._transport = transport
-        self.port = int(transport.get_extra_info("sockname")[1])
-        try:
-            self._tcp = await asyncio.start_server(self._serve_tcp, self.host, self.port)
-        except OSError:
-            # The TCP port of the same number is taken: UDP alone still answers (truncated when large).
-            log.warning("sim.dns_tcp_unavailable", address=self.address)
+        # With any port asked for, the kernel picks a free UDP port whose TCP twin may be taken by
+        # someone else: pick again (a few times) rather than serve without TCP.
+        attempts = TCP_PORT_ATTEMPTS if self.port == 0 else 1
+        for attempt in range(attempts):
+            transport, _ = await loop.create_datagram_endpoint(
+                lambda: _Datagrams(self.objects), local_addr=(self.host, self.port)
+            )
+            port = int(transport.get_extra_info("sockname")[1])
+            try:
+                self._tcp = await asyncio.start_server(self._serve_tcp, self.host, port)
+            except OSError:
+                if attempt + 1 < attempts:
+                    transport.close()
+                    continue
+                # The TCP port of the same number is taken: UDP alone still answers (truncated when large).
+                log.warning("sim.dns_tcp_unavailable", host=self.host, port=port)
+            self._transport = transport
+            self.port = port
+            break
         log.info("sim.dns_serving", address=self.address)
 
     async def _serve_tcp(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
