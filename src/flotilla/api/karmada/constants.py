@@ -14,6 +14,7 @@ from flotilla.api.karmada.config import (
     RESOURCE_INTERPRETER_CUSTOMIZATION,
     RESOURCE_INTERPRETER_CUSTOMIZATIONS,
 )
+from flotilla.api.karmada.federatedquota import FEDERATED_RESOURCE_QUOTA, FEDERATED_RESOURCE_QUOTAS
 from flotilla.api.karmada.search import RESOURCE_REGISTRIES, RESOURCE_REGISTRY
 from flotilla.api.scheme import GroupResource, GroupVersionKind
 
@@ -65,6 +66,7 @@ PLURALS: dict[GroupVersionKind, str] = {
     MULTI_CLUSTER_SERVICE: MULTI_CLUSTER_SERVICES.resource,
     RESOURCE_REGISTRY: RESOURCE_REGISTRIES.resource,
     RESOURCE_INTERPRETER_CUSTOMIZATION: RESOURCE_INTERPRETER_CUSTOMIZATIONS.resource,
+    FEDERATED_RESOURCE_QUOTA: FEDERATED_RESOURCE_QUOTAS.resource,
 }
 """The resource name of every Karmada kind the hub serves."""
 
@@ -82,6 +84,7 @@ NAMESPACED: dict[GroupVersionKind, bool] = {
     MULTI_CLUSTER_SERVICE: True,
     RESOURCE_REGISTRY: False,
     RESOURCE_INTERPRETER_CUSTOMIZATION: False,
+    FEDERATED_RESOURCE_QUOTA: True,
 }
 
 # --- namespaces -----------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from flotilla.api.karmada.constants import (
     ReplicaSchedulingType,
     SpreadByField,
 )
+from flotilla.apiserver.registry.karmada.federatedquota import federated_resource_quota_crd
 from flotilla.apiserver.registry.karmada.schemas import (
     AGE,
     Schema,
@@ -336,7 +337,7 @@ _POLICY_COLUMNS = (
 
 
 def policy_crds() -> list[dict[str, Any]]:
-    """The four policy CRDs."""
+    """The policy CRDs (ClusterTaintPolicy's is in `taintpolicy`)."""
     group = constants.POLICY_GROUP
     common: dict[str, Any] = {"group": group, "version": "v1alpha1", "categories": [constants.CATEGORY]}
     return [
@@ -379,4 +380,5 @@ def policy_crds() -> list[dict[str, Any]]:
             schema=kind_schema("Changes resources of any namespace per target cluster.", override_spec()),
             **common,
         ),
+        federated_resource_quota_crd(),
     ]

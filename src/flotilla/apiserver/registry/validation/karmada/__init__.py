@@ -20,6 +20,7 @@ rules that need more than one field live here, one module per kind family:
 - `resourceregistries`: ResourceRegistries — target clusters as a placement's, resource selectors that
   name a group version and a kind, OpenSearch addresses that are URLs;
 - `customizations`: ResourceInterpreterCustomizations — every Lua script compiles;
+- `federatedquotas`: FederatedResourceQuotas — quota resource lists, assignments within the overall;
 - `fieldchecks`: what several of them share (enumerated fields, resource selectors).
 
 Messages use Karmada's wording where it has one, at the most precise field path: Karmada reports
@@ -39,6 +40,10 @@ from flotilla.apiserver.registry.validation.karmada.clusters import validate_clu
 from flotilla.apiserver.registry.validation.karmada.customizations import (
     validate_resource_interpreter_customization,
     validate_resource_interpreter_customization_update,
+)
+from flotilla.apiserver.registry.validation.karmada.federatedquotas import (
+    validate_federated_resource_quota,
+    validate_federated_resource_quota_update,
 )
 from flotilla.apiserver.registry.validation.karmada.multiclusterservices import (
     validate_multi_cluster_service,
@@ -75,6 +80,8 @@ __all__ = [
     "validate_cluster_taint_policy",
     "validate_cluster_taint_policy_update",
     "validate_cluster_update",
+    "validate_federated_resource_quota",
+    "validate_federated_resource_quota_update",
     "validate_multi_cluster_service",
     "validate_multi_cluster_service_update",
     "validate_override_policy",
