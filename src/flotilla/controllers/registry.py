@@ -19,6 +19,7 @@ from flotilla.controllers.failback import FailbackController
 from flotilla.controllers.failover.gracefuleviction import GracefulEvictionController
 from flotilla.controllers.failover.taintmanager import TaintManager
 from flotilla.controllers.mcs import MultiClusterServiceController, ServiceExportController
+from flotilla.controllers.memberhpa import ReplicasSyncerController, ScaleTargetMarkerController
 from flotilla.controllers.namespaces import NamespaceSyncController
 from flotilla.controllers.rebalancer import WorkloadRebalancerController
 from flotilla.controllers.status.bindingstatus import BindingStatusController
@@ -57,6 +58,11 @@ FACTORIES[FailbackController.NAME] = FailbackController
 # Karmada's MultiClusterService (behind Karmada's `MultiClusterService` gate, off by default).
 FACTORIES[ServiceExportController.NAME] = ServiceExportController
 FACTORIES[MultiClusterServiceController.NAME] = MultiClusterServiceController
+
+# Member HPAs keep their members' replicas and the template shows the sum: on by default here,
+# off by default in Karmada (see controllers/memberhpa).
+FACTORIES[ScaleTargetMarkerController.NAME] = ScaleTargetMarkerController
+FACTORIES[ReplicasSyncerController.NAME] = ReplicasSyncerController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""
