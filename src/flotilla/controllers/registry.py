@@ -18,6 +18,7 @@ from flotilla.controllers.execution.controller import ExecutionController
 from flotilla.controllers.failback import FailbackController
 from flotilla.controllers.failover.gracefuleviction import GracefulEvictionController
 from flotilla.controllers.failover.taintmanager import TaintManager
+from flotilla.controllers.federatedquota import FederatedResourceQuotaController
 from flotilla.controllers.mcs import MultiClusterServiceController, ServiceExportController
 from flotilla.controllers.memberhpa import ReplicasSyncerController, ScaleTargetMarkerController
 from flotilla.controllers.namespaces import NamespaceSyncController
@@ -63,6 +64,9 @@ FACTORIES[MultiClusterServiceController.NAME] = MultiClusterServiceController
 # off by default in Karmada (see controllers/memberhpa).
 FACTORIES[ScaleTargetMarkerController.NAME] = ScaleTargetMarkerController
 FACTORIES[ReplicasSyncerController.NAME] = ReplicasSyncerController
+
+# On by default, unlike Karmada's gated enforcement: see controllers/federatedquota.
+FACTORIES[FederatedResourceQuotaController.NAME] = FederatedResourceQuotaController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""

@@ -24,6 +24,7 @@ import structlog
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
+from flotilla.apiserver.housekeeping.federatedquotas import install_federated_quota_admission
 from flotilla.apiserver.housekeeping.interpretercustomizations import install_customization_admission
 from flotilla.apiserver.localclient import LocalClient
 from flotilla.apiserver.registry.karmada import karmada_crds
@@ -38,8 +39,10 @@ POLL_SECONDS = 0.01
 
 async def install_karmada_crds(ctx: APIContext, *, timeout: float = 30.0) -> None:
     """Create or update every Karmada CRD (and the MCS API's), then wait (up to `timeout` s) until all
-    are served; then install the admission that keeps one customization per target and operation."""
+    are served; then install the admission that keeps one customization per target and operation,
+    and the one that keeps namespaces within their FederatedResourceQuotas."""
     await install_crds(ctx, [*karmada_crds(), *multicluster_service_crds()], timeout=timeout)
+    install_federated_quota_admission(ctx)
     install_customization_admission(ctx)
 
 

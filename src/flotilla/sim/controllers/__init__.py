@@ -2,9 +2,10 @@
 
 Each controller reconciles one kind through the cluster's in-process client, the way its
 namesake in kube-controller-manager 1.32 does: Deployments → ReplicaSets → Pods, StatefulSets,
-DaemonSets, Jobs and CronJobs, the endpoints of Services, and the `default` ServiceAccount and root CA
-ConfigMap of every namespace. They only read what the simulated kubelet reports about pods;
-they never fake a pod's state. `WorkloadControllers` starts and stops them together.
+DaemonSets, Jobs and CronJobs, the endpoints of Services, the `default` ServiceAccount and root CA
+ConfigMap of every namespace, and the status of ResourceQuotas. They only read what the simulated
+kubelet reports about pods; they never fake a pod's state. `WorkloadControllers` starts and stops
+them together.
 
 One room per workload kind — `deployments/`, `replicasets/`, `statefulsets/`, `daemonsets/`, `jobs/`
 (Jobs and CronJobs) — beside `endpoints.py` and `serviceaccounts.py`; the kinds never import each
@@ -24,6 +25,7 @@ from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.jobs.cronjob import CronJobController
 from flotilla.sim.controllers.jobs.job import JobController
 from flotilla.sim.controllers.replicasets.replicaset import ReplicaSetController
+from flotilla.sim.controllers.resourcequotas import ResourceQuotaController
 from flotilla.sim.controllers.serviceaccounts import ServiceAccountsController
 from flotilla.sim.controllers.statefulsets.statefulset import StatefulSetController
 from flotilla.sim.spec import ClusterSpec
@@ -42,6 +44,7 @@ class WorkloadControllers:
             JobController(client, spec, clock),
             CronJobController(client, spec, clock),
             EndpointsController(client, spec, clock),
+            ResourceQuotaController(client, spec, clock),
         ]
 
     async def start(self) -> None:
@@ -60,6 +63,7 @@ __all__ = [
     "EndpointsController",
     "JobController",
     "ReplicaSetController",
+    "ResourceQuotaController",
     "ServiceAccountsController",
     "StatefulSetController",
     "WorkloadControllers",
