@@ -62,9 +62,19 @@ def from_lua(value: Any) -> Any:
     return _encode(value, 0)
 
 
+_LUA_TABLE = type(lua51.LuaRuntime(register_eval=False, register_builtins=False).table())
+"""lupa's (private) table class: testing a value's type against it is the cheapest way to spot a
+table, and most values met here are tables."""
+
+
 def _encode(value: Any, depth: int) -> Any:
-    if value is None or type(value) is str or type(value) is bool or type(value) is int:
+    kind_of = type(value)
+    if value is None or kind_of is str or kind_of is bool or kind_of is int:
         return value
+    if kind_of is _LUA_TABLE:
+        if depth > _MAX_DEPTH:
+            raise ConversionError("cannot encode recursively nested tables to JSON")
+        return _encode_table(value, depth + 1)
     kind = lua51.lua_type(value)
     if kind is None:
         if isinstance(value, bytes):
@@ -84,6 +94,13 @@ def _encode_table(table: Any, depth: int) -> Any:
     if not items:
         return []
     first = items[0][0]
+    # The usual array: keys 1..n in order (checked, not assumed).
+    if (
+        first == 1
+        and items[-1][0] == len(items)
+        and all(key == index for index, (key, _) in enumerate(items, start=1))
+    ):
+        return [_encode(item, depth) for _, item in items]
     if type(first) is int or type(first) is float:
         ordered = sorted(items, key=_number_key)
         if [key for key, _ in ordered] != list(range(1, len(ordered) + 1)):

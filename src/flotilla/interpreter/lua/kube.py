@@ -47,6 +47,34 @@ def _pod_template(value: Any, function: str) -> dict[str, Any]:
     return template if isinstance(template, dict) else {}
 
 
+_REQUIREMENT_FIELDS = """
+function(template)
+  local spec = template.spec
+  if type(spec) ~= "table" then return { spec = spec } end
+  local out = { affinity = spec.affinity, nodeSelector = spec.nodeSelector, tolerations = spec.tolerations,
+    priorityClassName = spec.priorityClassName, overhead = spec.overhead }
+  for _, field in ipairs({ "containers", "initContainers" }) do
+    local containers = spec[field]
+    if type(containers) == "table" then
+      local kept = {}
+      for key, container in pairs(containers) do
+        if type(container) == "table" then
+          kept[key] = { resources = container.resources, restartPolicy = container.restartPolicy }
+        else
+          kept[key] = container
+        end
+      end
+      containers = kept
+    end
+    out[field] = containers
+  end
+  return { spec = out }
+end
+"""
+"""The fields of a pod template that `accuratePodRequirements` reads, picked out in Lua: converting
+a whole template to Python (env, probes, volumes…) cost more than the rule itself."""
+
+
 def kube_module(runtime: lua51.LuaRuntime) -> Any:
     """The `kube` table for `runtime`."""
 
@@ -60,14 +88,22 @@ def kube_module(runtime: lua51.LuaRuntime) -> Any:
             total += quantity.amount
         return canonical(Quantity(total, notation))
 
+    requirement_fields = runtime.eval(_REQUIREMENT_FIELDS)
+
     def accurate_pod_requirements(*args: Any) -> Any:
         if len(args) != 1:
             raise ValueError("getPodRequirements only accepts one argument")
-        spec = _pod_template(args[0], "accuratePodRequirements").get("spec") or {}
+        if lua51.lua_type(args[0]) != "table":
+            raise ValueError("bad argument #1 to accuratePodRequirements (table expected)")
+        # Only what the requirements are made of crosses into Python (not env, probes, volumes…).
+        template = conversion.from_lua(requirement_fields(args[0]))
+        spec = (template.get("spec") if isinstance(template, dict) else None) or {}
         requirements = replica_requirements(spec)
-        if requirements is not None:
-            requirements.pop("priorityClassName", None)
-        return conversion.to_lua(runtime, requirements)
+        if requirements is None:
+            return None
+        requirements.pop("priorityClassName", None)
+        # Built afresh from JSON the script gave (no nulls, nothing shared): straight into a table.
+        return runtime.table_from(requirements, recursive=True)
 
     def get_pod_dependencies(*args: Any) -> Any:
         if len(args) != 2:

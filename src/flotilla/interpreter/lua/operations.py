@@ -19,6 +19,7 @@ built-in interpreter answers), and raises `CustomizationError` when the script f
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,16 @@ class CustomizedReplicas:
     requirements: dict[str, Any] | None
 
 
+_canonical_text = functools.lru_cache(maxsize=4096)(canonical_form)
+"""Quantities repeat from call to call (the same templates are interpreted again and again)."""
+
+
+def _canonical(amount: Any) -> Any:
+    if isinstance(amount, str | int | float):
+        return _canonical_text(amount)
+    return canonical_form(amount)
+
+
 _REQUIREMENT_FIELDS = ("nodeClaim", "resourceRequest", "namespace", "priorityClassName")
 _REFERENCE_FIELDS = ("apiVersion", "kind", "namespace", "name", "labelSelector")
 
@@ -58,7 +69,7 @@ def _requirements(value: Mapping[str, Any]) -> dict[str, Any]:
     requirements = {key: value[key] for key in _REQUIREMENT_FIELDS if key in value}
     request = requirements.get("resourceRequest")
     if isinstance(request, Mapping):
-        requirements["resourceRequest"] = {name: canonical_form(amount) for name, amount in request.items()}
+        requirements["resourceRequest"] = {name: _canonical(amount) for name, amount in request.items()}
     return requirements
 
 

@@ -89,20 +89,30 @@ string_meta.__index = base.string
 local loadstring_, setfenv_ = loadstring, setfenv
 local LIBRARIES = { string = true, table = true, math = true, os = true }
 
--- A fresh copy of the globals (libraries too) per call: a script's globals are real globals, as in
--- Karmada (a script may assign nil to `error` and read nil back), and nothing it changes outlives it.
+-- A fresh copy of the globals per call: a script's globals are real globals, as in Karmada (a script
+-- may assign nil to `error` and read nil back), and nothing it changes outlives it. The libraries
+-- are copied on first use only (most scripts touch one or none of them): `__index` copies one when
+-- a script first reads it, and a name the script has assigned (nil included) is never looked up again.
+local setmetatable_, rawset_ = setmetatable, rawset
 local function fresh_env()
-  local env = {}
+  local env, assigned = {}, {}
   for name, value in pairs(base) do
-    if LIBRARIES[name] then
-      local copied = {}
-      for key, fn in pairs(value) do copied[key] = fn end
-      env[name] = copied
-    else
-      env[name] = value
-    end
+    if not LIBRARIES[name] then env[name] = value end
   end
-  return env
+  return setmetatable_(env, {
+    __index = function(t, name)
+      if assigned[name] or not LIBRARIES[name] then return nil end
+      local copied = {}
+      for key, fn in pairs(base[name]) do copied[key] = fn end
+      assigned[name] = true
+      rawset_(t, name, copied)
+      return copied
+    end,
+    __newindex = function(t, name, value)
+      assigned[name] = true
+      rawset_(t, name, value)
+    end,
+  })
 end
 
 local function compile(script, chunkname)

@@ -62,6 +62,20 @@ def test_globals_do_not_leak_between_calls() -> None:
     assert run(script, sandbox=sandbox) == [1]
 
 
+def test_a_changed_library_does_not_leak_into_the_next_call() -> None:
+    """Libraries are copied per call (lazily): a script's change to `string` dies with the call."""
+    sandbox = LuaSandbox()
+    assert run("string.upper = nil\nfunction F() return string.upper end", sandbox=sandbox) == [None]
+    assert run('function F() return string.upper("a") end', sandbox=sandbox) == ["A"]
+
+
+@pytest.mark.parametrize("name", ["error", "string", "math"])
+def test_a_global_assigned_nil_reads_nil(name: str) -> None:
+    """As in gopher-lua, a global set to nil (a function or a library) reads nil afterwards."""
+    assert run(f"{name} = nil\nfunction F() return {name} == nil end") == [True]
+    assert run(f"{name} = 1\n{name} = nil\nfunction F() return {name} == nil end") == [True]
+
+
 def test_an_endless_loop_stops_at_the_instruction_limit() -> None:
     """`while true do end` stops quickly with the limit named."""
     limits = LuaLimits(instructions=1_000_000)
