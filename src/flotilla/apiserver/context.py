@@ -103,6 +103,9 @@ class APIContext:
     """Runs custom resources' CEL rules, off the event loop once they grow costly."""
     subresource_handlers: dict[SubresourceKey, dict[str, SubresourceHandler]] = field(default_factory=dict)
     """Handlers of subresources that a component serves, by verb (the CSR `approval` subresource)."""
+    computed_resources: dict[GroupResource, dict[str, SubresourceHandler]] = field(default_factory=dict)
+    """Handlers of resources a component computes per request and never stores, by verb (the
+    `metrics.k8s.io` pods and nodes of a simulated member or of the hub)."""
     injected_latency: float = 0.0
     """Seconds every request waits first: a fault the simulator injects into one member."""
     ids: RandomIdentifiers = field(default_factory=RandomIdentifiers)

@@ -4,7 +4,8 @@
 use it directly (with the in-memory store), through `LocalClient`. `InProcessControllers` are the
 housekeeping controllers and the Certificates API's, started and stopped together.
 `serve_pod_subresource` lets a component outside the API server (the sim's kubelet) serve a pod's
-`exec` or `log` without reaching into the HTTP layer.
+`exec` or `log` without reaching into the HTTP layer; `serve_computed_resource` a resource computed
+per request (the sim's `metrics.k8s.io`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import timedelta
 
 from aiohttp import web
 
+from flotilla.api.scheme import ResourceType
 from flotilla.apiserver.admission.webhooks import WebhookAdmission
 from flotilla.apiserver.authz import AuthorizationAttributes
 from flotilla.apiserver.certificates.install import CertificateControllers
@@ -28,7 +30,7 @@ from flotilla.apiserver.housekeeping.rbacaggregation import ClusterRoleAggregati
 from flotilla.apiserver.housekeeping.rbacbootstrap import ensure_bootstrap_policy
 from flotilla.apiserver.http.app import forbidden
 from flotilla.apiserver.localclient import LocalClient
-from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource
+from flotilla.apiserver.registry.resources import ResourceRegistry, ServedResource, builtin_served
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.cachecontroller import CacheController
 from flotilla.apiserver.store.watchcache import WatchCache
@@ -37,6 +39,10 @@ from flotilla.storage import Backend
 
 PodSubresourceHandler = Callable[[web.Request, str, str], Awaitable[web.StreamResponse]]
 """Serves one pod subresource: called with the request, the pod's namespace and its name, once the
+request is authenticated and authorized."""
+ComputedResourceHandler = Callable[[web.Request, str, str, str], Awaitable[web.StreamResponse]]
+"""Serves one resource computed per request: called with the request, the verb (`get` or `list`),
+the namespace (empty: all, or a cluster-scoped resource) and the name (empty for a list), once the
 request is authenticated and authorized."""
 
 CONNECT_SUBRESOURCES = frozenset({"exec", "attach", "portforward"})
@@ -121,6 +127,18 @@ class EmbeddedAPI:
             return await handler(request, info.namespace, info.name)
 
         self.context.subresource_handlers[("", "pods", subresource)] = dict.fromkeys(verbs, serve)
+
+    def serve_computed_resource(self, resource: ResourceType, handler: ComputedResourceHandler) -> None:
+        """Serve `resource` (discovery, RBAC, its verbs) with `handler`: nothing of it is stored, each
+        answer is computed when asked (the resource metrics API of a simulated member)."""
+
+        async def serve(
+            request: web.Request, ctx: APIContext, info: RequestInfo, served: ServedResource
+        ) -> web.StreamResponse:
+            return await handler(request, info.verb, info.namespace, info.name)
+
+        self.registry.set_custom(f"{resource.plural}.{resource.group} (computed)", [builtin_served(resource)])
+        self.context.computed_resources[resource.group_resource] = dict.fromkeys(resource.verbs, serve)
 
     def client(self, manager: str) -> LocalClient:
         return LocalClient(self.context, manager)

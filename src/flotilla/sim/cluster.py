@@ -5,12 +5,14 @@ it listens on its own HTTPS port (kept across restarts when free) and writes
 `<data-dir>/<name>.kubeconfig`. As a member of a clusterset it serves the MCS API, says who it is
 (ClusterProperty), allocates clusterset IPs and answers DNS on a loopback UDP port of its own
 (`sim.multicluster`). Its pods answer `kubectl exec` and `kubectl logs` as configured
-(`sim.podstreams`). Fault injection closes its port (unreachable), slows every request
+(`sim.podstreams`); it serves `metrics.k8s.io` from the loads set on its workloads (`sim.metrics`).
+Fault injection closes its port (unreachable), slows every request
 (latency) or marks its nodes NotReady.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 from typing import Protocol
@@ -23,6 +25,8 @@ from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.sim.controllers import WorkloadControllers
 from flotilla.sim.kubelet import Kubelet
 from flotilla.sim.kubescheduler import KubeScheduler
+from flotilla.sim.metrics import LoadBook, serve_metrics
+from flotilla.sim.metrics.loads import Load, LoadKey
 from flotilla.sim.multicluster import ClusterIdentity, ClusterSetIPAllocator, DNSServer
 from flotilla.sim.nodes import NodeSimulator
 from flotilla.sim.podstreams.execs import ExecServer
@@ -85,6 +89,9 @@ class SimulatedCluster:
             "exec", ("get", "create"), ExecServer(streams_client, spec.streams).serve
         )
         embedded.serve_pod_subresource("log", ("get",), LogServer(streams_client, spec.streams).serve)
+        # metrics-server: usage from the loads `flotilla sim load` sets (`sim.metrics`).
+        self.loads = LoadBook(self.directory)
+        self.metrics = serve_metrics(embedded, self.loads, self.clock)
 
     @property
     def name(self) -> str:
@@ -106,6 +113,7 @@ class SimulatedCluster:
     async def start(self) -> None:
         await self.server.start()
         (self.directory / "port").write_text(str(self.server.port))
+        await asyncio.to_thread(self.loads.read)
         self._write_kubeconfig()
         for component in self.components:
             await component.start()
@@ -147,6 +155,13 @@ class SimulatedCluster:
     async def set_nodes_not_ready(self, not_ready: bool) -> None:
         await self.nodes.set_not_ready(not_ready)
         log.info("sim.fault", cluster=self.name, nodes_not_ready=not_ready)
+
+    async def set_load(self, key: LoadKey, load: Load) -> bool:
+        """Set (an empty load: clear) the load of workload `key`; whether the workload exists now."""
+        text = self.loads.set(key, load)
+        await asyncio.to_thread(self.loads.write, text)
+        log.info("sim.load", cluster=self.name, kind=key[0], namespace=key[1], name=key[2], **load.to_json())
+        return self.metrics.workload_exists(key)
 
     def faults(self) -> dict[str, object]:
         return {

@@ -3,7 +3,7 @@
 Clusters start concurrently. The admin endpoint (plain HTTP on loopback, address written to
 `<data-dir>/sim.json` with a random token) lets `flotilla sim fault` inject and clear faults in the
 running process: an unreachable cluster closes its port, a slow one delays every request, and a
-NotReady one stops its nodes' heartbeats.
+NotReady one stops its nodes' heartbeats; and lets `flotilla sim load` set a workload's load.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from aiohttp import web
 from flotilla.runtime.clock import Clock, SystemClock
 from flotilla.runtime.privatefiles import private_directory
 from flotilla.sim.cluster import SimulatedCluster
+from flotilla.sim.metrics.loads import Load, LoadError, workload_kind
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim")
@@ -92,6 +93,7 @@ class SimHost:
         app = web.Application(middlewares=[self._authorize])
         app.router.add_get("/clusters", self._list)
         app.router.add_post("/clusters/{name}/faults", self._fault)
+        app.router.add_post("/clusters/{name}/loads", self._load)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -132,6 +134,38 @@ class SimHost:
         if "nodesNotReady" in body:
             await cluster.set_nodes_not_ready(bool(body["nodesNotReady"]))
         return web.json_response({"cluster": cluster.name, "faults": cluster.faults()})
+
+    async def _load(self, request: web.Request) -> web.Response:
+        """Set or clear a workload's load: `{"kind", "namespace", "name", "cpu"?, "memory"?}`."""
+        cluster = self.clusters.get(request.match_info["name"])
+        if cluster is None:
+            known = ", ".join(sorted(self.clusters))
+            return web.json_response(
+                {"error": f"no cluster {request.match_info['name']!r}; known: {known}"}, status=404
+            )
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or not body.get("name") or not isinstance(body.get("name"), str):
+            error = "send a JSON object with kind, namespace and name"
+            return web.json_response({"error": error}, status=400)
+        try:
+            kind = workload_kind(str(body.get("kind", "")))
+            load = Load.from_json(body)
+        except LoadError as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        namespace = str(body.get("namespace") or "default")
+        found = await cluster.set_load((kind.kind, namespace, body["name"]), load)
+        return web.json_response(
+            {
+                "cluster": cluster.name,
+                "workload": f"{kind.kind.lower()}/{body['name']}",
+                "namespace": namespace,
+                "load": load.to_json(),
+                "found": found,
+            }
+        )
 
 
 def read_state(data_dir: Path) -> dict[str, Any]:

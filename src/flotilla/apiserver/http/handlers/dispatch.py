@@ -78,7 +78,10 @@ async def handle_resource(request: web.Request) -> web.StreamResponse:
         raise _not_allowed(request)
     if (info.name and info.verb == "create") or (not info.name and info.verb in ("update", "patch")):
         raise _not_allowed(request)
-    handler = VIRTUAL_HANDLERS.get(served.type.group_resource, _MAIN).get(info.verb)
+    verb_handlers = ctx.computed_resources.get(served.type.group_resource)
+    if verb_handlers is None:
+        verb_handlers = VIRTUAL_HANDLERS.get(served.type.group_resource, _MAIN)
+    handler = verb_handlers.get(info.verb)
     if handler is None:
         raise _not_allowed(request)
     return await handler(request, ctx, info, served)
