@@ -23,22 +23,11 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.registry.patch.errors import PatchError
 from flotilla.apiserver.registry.patch.json_patch import apply_operations, decode_operations
 from flotilla.apiserver.users import UserInfo
+from flotilla.client.webhookcalls import WebhookCallError
 
 ADMISSION_GROUP = "admission.k8s.io"
 REVIEW_VERSIONS = ("v1", "v1beta1")
 """The AdmissionReview versions this server can send, in order of preference."""
-
-
-class WebhookCallError(Exception):
-    """The webhook could not be called or gave an unusable answer (kube's `ErrCallingWebhook`).
-
-    `reason` is the text after `failed calling webhook "<name>": `; the webhook's failure policy
-    decides whether the request fails (500) or goes on without this webhook.
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class WebhookStatusError(errors.APIError):

@@ -41,13 +41,12 @@ import structlog
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.admission.attributes import AdmissionAttributes
-from flotilla.apiserver.admission.calls import Endpoint, WebhookClient
+from flotilla.apiserver.admission.calls import Endpoint, WebhookCallError, WebhookClient
 from flotilla.apiserver.admission.matching import MatchRequest, labels_of, should_call
 from flotilla.apiserver.admission.registrations import Webhook, compile_configurations
 from flotilla.apiserver.admission.review import (
     AdmissionResponse,
     ReviewSubject,
-    WebhookCallError,
     admission_review,
     apply_patch,
     decode_patch,

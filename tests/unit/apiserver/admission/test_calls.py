@@ -6,12 +6,12 @@ import pytest
 
 from flotilla.apiserver.admission.calls import (
     Endpoint,
+    WebhookCallError,
     WebhookClient,
     http_failure,
     tls_context,
     with_timeout_hint,
 )
-from flotilla.apiserver.admission.review import WebhookCallError
 from tests.unit.apiserver.admission.webhook_server import WebhookServer, allow
 
 
