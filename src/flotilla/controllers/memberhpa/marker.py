@@ -1,7 +1,8 @@
 """The hpaScaleTargetMarker controller: the workload a propagated HPA scales keeps its members' replicas.
 
 The queue key is a `ScaleTarget`. The HPA informer files every HPA under the workload it scales
-(index `memberhpa.targets`); a reconcile reads the workload from the hub and sets the label
+(index `memberhpa.targets`); a reconcile reads the workload (a Deployment from the shared
+informer, any other kind from the hub) and sets the label
 `resourcetemplate.karmada.io/retain-replicas: "true"` when a propagated HPA names it, or removes it
 when none does any more — a JSON merge patch of that one label (field manager
 `flotilla-hpa-scale-target-marker`), so a user's own labels and a later `kubectl apply` of the
@@ -10,7 +11,9 @@ controller's retain step then keeps each member's `spec.replicas`.
 
 What enqueues a workload, as Karmada's predicates do, level-based:
 
-- a propagated HPA added or changed (its target, and the target it named before, if another);
+- a propagated HPA added, or changed in its target, labels or deletion (not in its status, which
+  the binding-status controller rewrites as the members' HPAs move): its target, and the target it
+  named before if another;
 - an HPA that stops being propagated or is deleted: its target, whose mark goes if no other
   propagated HPA names it (Karmada removes it even then);
 - a Deployment created after its HPA, or losing its mark behind the marker's back, when a
@@ -74,6 +77,8 @@ class ScaleTargetMarkerController(HubController):
         self._deployments.add_handler(self._on_deployment)
 
     def _on_hpa(self, event: str, new: Object | None, old: Object | None) -> None:
+        if new is not None and old is not None and _marking_view(new) == _marking_view(old):
+            return  # a status write (the members' summed status, every few seconds): nothing to mark
         for target in _changed_targets(new, old):
             self.enqueue(target)
 
@@ -90,7 +95,10 @@ class ScaleTargetMarkerController(HubController):
 
     async def reconcile(self, key: ScaleTarget) -> float | None:
         wanted = wants_mark(self._hpas.indexed(TARGETS_INDEX, key))
-        workload = await self.ctx.hub.get_or_none(key.gvk, key.name, namespace=key.namespace)
+        if (key.group, key.kind) == (DEPLOYMENT.group, DEPLOYMENT.kind):
+            workload = self._deployments.get(key.name, namespace=key.namespace)
+        else:
+            workload = await self.ctx.hub.get_or_none(key.gvk, key.name, namespace=key.namespace)
         if workload is None or metadata_of(workload).get("deletionTimestamp"):
             return None
         if is_marked(workload) == wanted:
@@ -114,6 +122,12 @@ class ScaleTargetMarkerController(HubController):
             name=key.name,
         )
         return None
+
+
+def _marking_view(hpa: Object) -> tuple[Any, ...]:
+    """What of an HPA its target's mark depends on: its target, its labels and its deletion."""
+    metadata = metadata_of(hpa)
+    return (scale_target(hpa), metadata.get("labels"), metadata.get("deletionTimestamp"))
 
 
 def _changed_targets(new: Object | None, old: Object | None) -> Iterator[ScaleTarget]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flotilla.controllers.memberhpa.marker import _changed_targets
+from flotilla.controllers.memberhpa.marker import _changed_targets, _marking_view
 from flotilla.controllers.memberhpa.targets import (
     ScaleTarget,
     is_marked,
@@ -89,3 +89,12 @@ def test_hpas_never_propagated_enqueue_nothing_so_a_mark_set_by_hand_stays() -> 
     assert list(_changed_targets(hpa(propagated=False), None)) == []
     assert list(_changed_targets(None, hpa(propagated=False))) == []
     assert list(_changed_targets(hpa("api", propagated=False), hpa(propagated=False))) == []
+
+
+def test_a_status_write_does_not_change_what_the_mark_depends_on() -> None:
+    """The binding-status controller rewrites a propagated HPA's status as members scale: no reconcile."""
+    scaled = hpa()
+    scaled["status"] = {"currentReplicas": 7, "desiredReplicas": 8}
+    assert _marking_view(scaled) == _marking_view(hpa())
+    assert _marking_view(hpa("api")) != _marking_view(hpa())
+    assert _marking_view(hpa(propagated=False)) != _marking_view(hpa())
