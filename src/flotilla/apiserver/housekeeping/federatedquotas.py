@@ -118,10 +118,10 @@ class FederatedQuotaAdmission:
             attributes.namespace,
             names.binding_name(attributes.resource.type.kind, attributes.name),
         )
-        copies = _duplicated_copies(binding)
+        copies = duplicated_copies(binding)
         try:
-            after = _asked(obj, copies)
-            previous = _asked(old, copies) if old is not None else {}
+            after = template_usage(obj, copies)
+            previous = template_usage(old, copies) if old is not None else {}
         except InterpreterError:
             return None  # not readable as a workload: schema validation has the last word
         if after is None:
@@ -146,7 +146,8 @@ class FederatedQuotaAdmission:
         return found.obj if found is not None else None
 
 
-def _asked(template: Mapping[str, Any], copies: int) -> ResourceAmounts | None:
+def template_usage(template: Mapping[str, Any], copies: int) -> ResourceAmounts | None:
+    """What a workload template asks for, `copies` times over (None: not a kind with replicas)."""
     replicas = get_replicas(template)
     if replicas is None:
         return None
@@ -154,7 +155,7 @@ def _asked(template: Mapping[str, Any], copies: int) -> ResourceAmounts | None:
     return workload_usage(replicas.replicas, requirements.get("resourceRequest"), copies)
 
 
-def _duplicated_copies(binding: Mapping[str, Any] | None) -> int:
+def duplicated_copies(binding: Mapping[str, Any] | None) -> int:
     """How many times a template's replicas run: once per cluster when its binding duplicates them."""
     if binding is None:
         return 1

@@ -34,7 +34,7 @@ from flotilla.controllers.federatedquota.works import (
     assignments,
     is_quota_work,
     quota_work,
-    work_name,
+    quota_work_name,
     work_up_to_date,
 )
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
@@ -98,11 +98,14 @@ class FederatedResourceQuotaController(HubController):
         if quota is None or metadata_of(quota).get("deletionTimestamp"):
             await self._remove_works(key, clusters)
             return None
-        await self._sync_works(quota, clusters)
+        missed = await self._sync_works(quota, clusters)
         await self._write_status(quota)
+        if missed:
+            raise ClustersNotReached(f"quota {key}: no execution namespace yet for {', '.join(missed)}")
         return None
 
-    async def _sync_works(self, quota: Object, clusters: list[str]) -> None:
+    async def _sync_works(self, quota: Object, clusters: list[str]) -> list[str]:
+        """Apply the Work of each assigned cluster, delete the others'; the clusters not reached yet."""
         key = ObjectKey.of(quota)
         assigned = assignments(quota)
         missed = []
@@ -112,7 +115,7 @@ class FederatedResourceQuotaController(HubController):
                 await self._remove_work(key, cluster)
                 continue
             desired = quota_work(quota, cluster, hard)
-            existing = self._works.get(work_name(quota), namespace=names.execution_namespace(cluster))
+            existing = self._work(key, cluster)
             if existing is not None and work_up_to_date(existing, desired):
                 continue
             try:
@@ -127,17 +130,14 @@ class FederatedResourceQuotaController(HubController):
                 name=key.name,
                 cluster=cluster,
             )
-        if missed:
-            raise ClustersNotReached(f"quota {key}: no execution namespace yet for {', '.join(missed)}")
+        return missed
 
     async def _remove_works(self, key: ObjectKey, clusters: list[str]) -> None:
         for cluster in clusters:
             await self._remove_work(key, cluster)
 
     async def _remove_work(self, key: ObjectKey, cluster: str) -> None:
-        name = names.work_name("ResourceQuota", key.name, key.namespace)
-        namespace = names.execution_namespace(cluster)
-        existing = self._works.get(name, namespace=namespace)
+        existing = self._work(key, cluster)
         if (
             existing is None
             or not is_quota_work(existing, key.namespace, key.name)
@@ -145,7 +145,10 @@ class FederatedResourceQuotaController(HubController):
         ):
             return
         answer = await self.ctx.hub.delete(
-            constants.WORK, name, namespace=namespace, uid=str(metadata_of(existing).get("uid") or "")
+            constants.WORK,
+            quota_work_name(key.namespace, key.name),
+            namespace=names.execution_namespace(cluster),
+            uid=str(metadata_of(existing).get("uid") or ""),
         )
         if answer is not None:
             log.info(
@@ -156,14 +159,15 @@ class FederatedResourceQuotaController(HubController):
                 cluster=cluster,
             )
 
+    def _work(self, key: ObjectKey, cluster: str) -> Object | None:
+        """The informer's copy of quota `key`'s Work for `cluster`."""
+        return self._works.get(
+            quota_work_name(key.namespace, key.name), namespace=names.execution_namespace(cluster)
+        )
+
     async def _write_status(self, quota: Object) -> None:
         key = ObjectKey.of(quota)
-        works = [
-            work
-            for cluster in assignments(quota)
-            if (work := self._works.get(work_name(quota), namespace=names.execution_namespace(cluster)))
-            is not None
-        ]
+        works = [work for cluster in assignments(quota) if (work := self._work(key, cluster)) is not None]
         status = quota_status(quota, works, self._bindings.list(namespace=key.namespace))
         if (quota.get("status") or {}) == status:
             return

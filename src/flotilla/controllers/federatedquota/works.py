@@ -22,9 +22,9 @@ from flotilla.api.objects import metadata_of
 Object = Mapping[str, Any]
 
 
-def work_name(quota: Object) -> str:
-    metadata = metadata_of(quota)
-    return names.work_name(RESOURCE_QUOTA.kind, str(metadata.get("name")), str(metadata.get("namespace")))
+def quota_work_name(namespace: str, name: str) -> str:
+    """The name of quota `namespace/name`'s Work, the same in every execution namespace."""
+    return names.work_name(RESOURCE_QUOTA.kind, name, namespace)
 
 
 def assignments(quota: Object) -> dict[str, dict[str, Any]]:
@@ -56,7 +56,7 @@ def is_quota_work(work: Object, quota_namespace: str, quota_name: str) -> bool:
 def quota_work(quota: Object, cluster: str, hard: Mapping[str, Any]) -> dict[str, Any]:
     """The Work delivering the ResourceQuota `hard` of `quota` to `cluster`."""
     metadata = metadata_of(quota)
-    name = work_name(quota)
+    name = quota_work_name(str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
     execution_namespace = names.execution_namespace(cluster)
     manifest = {
         "apiVersion": RESOURCE_QUOTA.api_version,
