@@ -38,6 +38,7 @@ SHARED_CRDS = (
     "policy/policy.karmada.io_overridepolicies.yaml",
     "policy/policy.karmada.io_clusteroverridepolicies.yaml",
     "policy/policy.karmada.io_clustertaintpolicies.yaml",
+    "policy/policy.karmada.io_federatedresourcequotas.yaml",
     "work/work.karmada.io_resourcebindings.yaml",
     "work/work.karmada.io_clusterresourcebindings.yaml",
     "work/work.karmada.io_works.yaml",
