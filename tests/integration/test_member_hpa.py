@@ -170,3 +170,21 @@ def test_without_an_hpa_the_hubs_replicas_win_as_before(
     found = template(hub, ns, "plain")
     assert found["spec"]["replicas"] == 4
     assert RETAIN not in found["metadata"].get("labels", {})
+
+
+def test_a_deployment_created_after_its_propagated_hpa_is_marked(hub: Kubectl, ns: str) -> None:
+    """The HPA informer's index finds the HPA naming a Deployment that appears later."""
+    hpa, policy = (doc for doc in propagated("late", with_hpa=True) if doc["kind"] != "Deployment")
+    hub.apply_yaml([hpa, policy], "-n", ns)
+    eventually(
+        lambda: hub.json("get", "hpa", "late", "-n", ns)["metadata"].get("labels", {}),
+        until=lambda labels: "propagationpolicy.karmada.io/permanent-id" in labels,
+        timeout=30,
+        what="the HPA claimed by its policy",
+    )
+    hub.apply_yaml(deployment("late", 4), "-n", ns)
+    eventually(
+        lambda: template(hub, ns, "late")["metadata"].get("labels", {}).get(RETAIN),
+        timeout=30,
+        what="the Deployment marked on creation",
+    )

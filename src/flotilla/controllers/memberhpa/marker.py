@@ -87,7 +87,14 @@ class ScaleTargetMarkerController(HubController):
             return
         if old is not None and not is_marked(old):
             return  # neither created nor unmarked: nothing a marker looks at changed
-        target = ScaleTarget.of_workload(new)
+        metadata = metadata_of(new)
+        target = ScaleTarget(
+            str(metadata.get("namespace") or ""),
+            DEPLOYMENT.group,
+            DEPLOYMENT.kind,
+            str(metadata.get("name") or ""),
+            DEPLOYMENT.version,
+        )
         if wants_mark(self._hpas.indexed(TARGETS_INDEX, target)):
             self.enqueue(target)
 

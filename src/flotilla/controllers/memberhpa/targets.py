@@ -42,19 +42,6 @@ class ScaleTarget:
     def gvk(self) -> GroupVersionKind:
         return GroupVersionKind(self.group, self.version, self.kind)
 
-    @classmethod
-    def of_workload(cls, obj: Mapping[str, Any]) -> ScaleTarget:
-        """The target an HPA would name for `obj` (a template on the hub)."""
-        group_version = GroupVersion.parse(str(obj.get("apiVersion") or ""))
-        metadata = metadata_of(obj)
-        return cls(
-            str(metadata.get("namespace") or ""),
-            group_version.group,
-            str(obj.get("kind") or ""),
-            str(metadata.get("name") or ""),
-            group_version.version,
-        )
-
     def __str__(self) -> str:
         kind = f"{self.kind}.{self.group}" if self.group else self.kind
         return f"{kind} {self.namespace}/{self.name}"
