@@ -17,7 +17,10 @@ Per kind, as Karmada keeps them:
 - PersistentVolumeClaim: `volumeName`; PersistentVolume: `claimRef`;
 - Job: `spec.selector.matchLabels` and the template labels (the generated `controller-uid`);
 - Deployment labelled `resourcetemplate.karmada.io/retain-replicas: "true"`: `spec.replicas`, which
-  an autoscaler in the member owns.
+  an autoscaler in the member owns (the `hpaScaleTargetMarker` controller sets the label on the
+  template of a workload a propagated HPA scales; a user may set it by hand for an HPA made in
+  the member). As in Karmada's native interpreter, other kinds keep their replicas only through a
+  Retain customization that reads the label.
 
 Kinds without rules come back as a copy of the desired manifest.
 """
