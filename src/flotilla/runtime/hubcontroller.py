@@ -266,13 +266,12 @@ class ControllerContext:
         self.member_informers = MemberInformers(self.members)
 
     def interpretation(self) -> Interpretation:
-        """The hub's ResourceInterpreterCustomizations over the built-in interpreter, shared by the
-        process's controllers (its informer is created by the first controller that asks, in its
-        constructor, so it is listed with the others). An agent interprets with the built-in rules
-        only: its credentials do not read the hub's customizations."""
+        """The hub's ResourceInterpreterCustomizations and interpreter webhooks over the built-in
+        interpreter, shared by the process's controllers (their informers are created by the first
+        controller that asks, in its constructor, so they are listed with the others). A Pull
+        cluster's agent reads them too (its RBAC grants list/watch on both kinds)."""
         if self._interpretation is None:
-            informers = self.informers if self.sync_mode == ClusterSyncMode.PUSH else None
-            self._interpretation = Interpretation(informers, self.clock)
+            self._interpretation = Interpretation(self.informers, self.clock)
         return self._interpretation
 
     def reaches(self, cluster: Mapping[str, Any]) -> bool:

@@ -16,7 +16,11 @@ the same way), so a leaked agent credential cannot read or change another member
 - CSRs: create, and `certificatesigningrequests/selfclusteragent`, which lets the hub's approver
   renew its own certificate without a human. It reads its own requests (to wait for the certificate)
   as every requester does, through the hub's requester authorizer, never another's;
-- `kube-public/cluster-info`, to re-check the hub's CA.
+- `kube-public/cluster-info`, to re-check the hub's CA;
+- ResourceInterpreterCustomizations and ResourceInterpreterWebhookConfigurations (`config.karmada.io`):
+  get/list/watch, so the agent interprets its cluster's objects (Retain, InterpretStatus,
+  InterpretHealth) as the hub's controllers do. They are cluster-wide configuration, not any
+  member's workloads.
 
 `agent_rbac_objects` returns the ClusterRole/ClusterRoleBinding pair (cluster-scoped rules) and one
 Role/RoleBinding pair per namespace it needs; all are named after the identity, so applying them
@@ -28,6 +32,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from flotilla.api.karmada.config import (
+    CONFIG_GROUP,
+    RESOURCE_INTERPRETER_CUSTOMIZATIONS,
+    RESOURCE_INTERPRETER_WEBHOOK_CONFIGURATIONS,
+)
 from flotilla.api.karmada.constants import CLUSTER_GROUP, KARMADA_CLUSTER_NAMESPACE, WORK_GROUP
 from flotilla.api.karmada.names import execution_namespace
 
@@ -48,6 +57,10 @@ CLUSTER_LABEL = "cluster.karmada.io/agent-of"
 """Marks every object granting an agent's rights with its cluster: `kubectl get clusterroles -l …`."""
 
 _READ = ("get", "list", "watch")
+_INTERPRETER_CONFIGURATIONS = (
+    RESOURCE_INTERPRETER_CUSTOMIZATIONS.resource,
+    RESOURCE_INTERPRETER_WEBHOOK_CONFIGURATIONS.resource,
+)
 _READ_WRITE = (*_READ, "patch", "update")
 
 
@@ -80,6 +93,7 @@ def agent_rbac_objects(cluster_name: str) -> list[dict[str, Any]]:
         _rule(("get",), CLUSTER_GROUP, ("clusters/tunnel",), (cluster_name,)),
         _rule(("create",), CERTIFICATES_GROUP, ("certificatesigningrequests",)),
         _rule(("create",), CERTIFICATES_GROUP, ("certificatesigningrequests/selfclusteragent",)),
+        _rule(_READ, CONFIG_GROUP, _INTERPRETER_CONFIGURATIONS),
     ]
     namespaced_rules = {
         execution_namespace(cluster_name): [

@@ -19,7 +19,10 @@ from typing import Any
 
 from flotilla.apiserver.registry.karmada.apps import apps_crds
 from flotilla.apiserver.registry.karmada.cluster import cluster_crd
-from flotilla.apiserver.registry.karmada.config import resource_interpreter_customization_crd
+from flotilla.apiserver.registry.karmada.config import (
+    resource_interpreter_customization_crd,
+    resource_interpreter_webhook_configuration_crd,
+)
 from flotilla.apiserver.registry.karmada.networking import networking_crds
 from flotilla.apiserver.registry.karmada.policy import policy_crds
 from flotilla.apiserver.registry.karmada.search import resource_registry_crd
@@ -38,6 +41,7 @@ def karmada_crds() -> list[dict[str, Any]]:
         *networking_crds(),
         resource_registry_crd(),
         resource_interpreter_customization_crd(),
+        resource_interpreter_webhook_configuration_crd(),
     ]
 
 

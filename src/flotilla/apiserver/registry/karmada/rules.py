@@ -29,7 +29,10 @@ from typing import Any
 
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.karmada import constants
-from flotilla.api.karmada.config import RESOURCE_INTERPRETER_CUSTOMIZATION
+from flotilla.api.karmada.config import (
+    RESOURCE_INTERPRETER_CUSTOMIZATION,
+    RESOURCE_INTERPRETER_WEBHOOK_CONFIGURATION,
+)
 from flotilla.api.karmada.federatedquota import FEDERATED_RESOURCE_QUOTA
 from flotilla.api.karmada.search import RESOURCE_REGISTRY
 from flotilla.api.scheme import GroupVersionKind
@@ -174,6 +177,10 @@ _SETTING_FREE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
     RESOURCE_INTERPRETER_CUSTOMIZATION: _rules(
         validation.validate_resource_interpreter_customization,
         validation.validate_resource_interpreter_customization_update,
+    ),
+    RESOURCE_INTERPRETER_WEBHOOK_CONFIGURATION: _rules(
+        validation.validate_resource_interpreter_webhook_configuration,
+        validation.validate_resource_interpreter_webhook_configuration_update,
     ),
     FEDERATED_RESOURCE_QUOTA: _rules(
         validation.validate_federated_resource_quota, validation.validate_federated_resource_quota_update

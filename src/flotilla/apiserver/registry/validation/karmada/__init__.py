@@ -20,6 +20,7 @@ rules that need more than one field live here, one module per kind family:
 - `resourceregistries`: ResourceRegistries — target clusters as a placement's, resource selectors that
   name a group version and a kind, OpenSearch addresses that are URLs;
 - `customizations`: ResourceInterpreterCustomizations — every Lua script compiles;
+- `interpreterwebhooks`: ResourceInterpreterWebhookConfigurations — Karmada's webhook rules;
 - `federatedquotas`: FederatedResourceQuotas — quota resource lists, assignments within the overall;
 - `fieldchecks`: what several of them share (enumerated fields, resource selectors).
 
@@ -44,6 +45,10 @@ from flotilla.apiserver.registry.validation.karmada.customizations import (
 from flotilla.apiserver.registry.validation.karmada.federatedquotas import (
     validate_federated_resource_quota,
     validate_federated_resource_quota_update,
+)
+from flotilla.apiserver.registry.validation.karmada.interpreterwebhooks import (
+    validate_resource_interpreter_webhook_configuration,
+    validate_resource_interpreter_webhook_configuration_update,
 )
 from flotilla.apiserver.registry.validation.karmada.multiclusterservices import (
     validate_multi_cluster_service,
@@ -92,6 +97,8 @@ __all__ = [
     "validate_resource_binding_update",
     "validate_resource_interpreter_customization",
     "validate_resource_interpreter_customization_update",
+    "validate_resource_interpreter_webhook_configuration",
+    "validate_resource_interpreter_webhook_configuration_update",
     "validate_resource_registry",
     "validate_resource_registry_update",
     "validate_work",
