@@ -61,6 +61,31 @@ def divided(name: str, replicas: int) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.fixture(scope="module")
+def hub_api(federation: Federation) -> Iterator[Any]:
+    """The official Python client against the hub, to read the refusal's Status as a program does."""
+    from kubernetes import client, config
+
+    configuration = client.Configuration()
+    config.load_kube_config(  # type: ignore[no-untyped-call]
+        config_file=str(federation.hub.kubeconfig), client_configuration=configuration
+    )
+    with client.ApiClient(configuration) as api:
+        yield api
+
+
+def duplicated(name: str, replicas: int) -> list[dict[str, Any]]:
+    """Deployment `name` of `replicas` replicas of 500m CPU each, copied whole to both members."""
+    placement = {
+        "clusterAffinity": {"clusterNames": list(MEMBERS)},
+        "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
+    }
+    return [
+        deployment(name, replicas, requests={"cpu": "500m"}),
+        propagation_policy(name, [resource_selector("Deployment", name)], placement),
+    ]
+
+
 def quota_status(hub: Kubectl, ns: str) -> dict[str, Any]:
     status: dict[str, Any] = hub.json("get", "federatedresourcequota", QUOTA, "-n", ns).get("status") or {}
     return status
@@ -170,3 +195,29 @@ def test_writes_that_would_pass_the_overall_quota_are_refused_with_the_numbers(h
     assert raised.returncode != 0
     assert "exceeded quota: team-a, requested: cpu=500m, used: cpu=2, limited: cpu=2" in raised.stderr
     hub("scale", "deploy", "web", "-n", ns, "--replicas=1")
+
+
+def test_a_duplicated_workload_is_charged_once_per_cluster_and_refused_with_a_403_status(
+    hub: Kubectl, hub_api: Any, ns: str
+) -> None:
+    """2 x 500m copied to both members holds 2 CPUs, the whole quota; scaling to 3 through the Python
+    client asks 2 x 500m more and gets a 403 Status with reason QuotaExceeded."""
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+
+    hub.apply_yaml([federated_quota({"cpu": "2"}, {}), *duplicated("dup", 2)], "-n", ns)
+    eventually(
+        lambda: quota_status(hub, ns).get("overallUsed"),
+        until=lambda used: used == {"cpu": "2"},
+        timeout=30,
+        what="2 replicas on each of 2 members counted",
+    )
+    with pytest.raises(ApiException) as refused:
+        client.AppsV1Api(hub_api).patch_namespaced_deployment_scale("dup", ns, {"spec": {"replicas": 3}})
+    status = json.loads(str(refused.value.body))
+    assert (refused.value.status, status["code"], status["reason"]) == (403, 403, "QuotaExceeded")
+    assert status["message"] == (
+        'deployments.apps "dup" is forbidden: '
+        "exceeded quota: team-a, requested: cpu=1, used: cpu=2, limited: cpu=2"
+    )
+    assert status["details"] == {"name": "dup", "group": "apps", "kind": "deployments"}
