@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flotilla.controllers.applicationfailover import ApplicationFailoverController
+from flotilla.controllers.autoscaling import CronFederatedHPAController, FederatedHPAController
 from flotilla.controllers.binding.controller import BindingController
 from flotilla.controllers.cluster import ClusterController
 from flotilla.controllers.clustertaint import ClusterTaintPolicyController
@@ -67,6 +68,10 @@ FACTORIES[ReplicasSyncerController.NAME] = ReplicasSyncerController
 
 # On by default, unlike Karmada's gated enforcement: see controllers/federatedquota.
 FACTORIES[FederatedResourceQuotaController.NAME] = FederatedResourceQuotaController
+
+# Autoscaling (on by default, as in Karmada): see controllers/autoscaling.
+FACTORIES[FederatedHPAController.NAME] = FederatedHPAController
+FACTORIES[CronFederatedHPAController.NAME] = CronFederatedHPAController
 
 DEFAULT_OFF: frozenset[str] = frozenset()
 """Controllers that `*` does not enable (they must be named explicitly)."""

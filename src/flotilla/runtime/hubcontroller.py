@@ -143,6 +143,18 @@ class ManagerSettings:
     """Seconds between the descheduler's rounds over dynamically divided Deployments."""
     unschedulable_threshold: float = 300.0
     """How long a replica must have been unschedulable on a member before the descheduler takes it back."""
+    hpa_sync_period: float = 15.0
+    """Seconds between two looks of the FederatedHPA controller at each autoscaler."""
+    hpa_tolerance: float = 0.1
+    """The least change of the usage ratio (from 1.0) a FederatedHPA acts on."""
+    hpa_downscale_stabilization: float = 300.0
+    """Seconds a FederatedHPA looks back for a higher recommendation before scaling down."""
+    hpa_cpu_initialization_period: float = 300.0
+    """Seconds after a pod's start during which its CPU samples may be skipped."""
+    hpa_initial_readiness_delay: float = 30.0
+    """Seconds after a pod's start during which its readiness changes count as initial readiness."""
+    cron_federated_hpa_clock_rate: float = 1.0
+    """How many times faster than real time the CronFederatedHPA controller's clock runs (tests only)."""
 
 
 def cluster_sync_mode(cluster: Mapping[str, Any]) -> str:

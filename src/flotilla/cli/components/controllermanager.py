@@ -199,6 +199,48 @@ class GoDuration(click.ParamType[float, Any]):
     help="How long a replica must have been unschedulable on a member before the descheduler takes it "
     "back, for the scheduler to place elsewhere.",
 )
+@click.option(
+    "--horizontal-pod-autoscaler-sync-period",
+    type=GoDuration(),
+    default="15s",
+    show_default=True,
+    help="Time between two looks of the FederatedHPA controller at each FederatedHPA.",
+)
+@click.option(
+    "--horizontal-pod-autoscaler-tolerance",
+    type=click.FloatRange(min=0),
+    default=0.1,
+    show_default=True,
+    help="The least change (from 1.0) of the usage-to-target ratio a FederatedHPA scales for.",
+)
+@click.option(
+    "--horizontal-pod-autoscaler-downscale-stabilization",
+    type=GoDuration(),
+    default="5m",
+    show_default=True,
+    help="How far back a FederatedHPA looks for a higher recommendation before it scales down.",
+)
+@click.option(
+    "--horizontal-pod-autoscaler-cpu-initialization-period",
+    type=GoDuration(),
+    default="5m",
+    show_default=True,
+    help="The period after a pod's start when its CPU samples may be skipped.",
+)
+@click.option(
+    "--horizontal-pod-autoscaler-initial-readiness-delay",
+    type=GoDuration(),
+    default="30s",
+    show_default=True,
+    help="The period after a pod's start during which readiness changes count as initial readiness.",
+)
+@click.option(
+    "--cron-federated-hpa-clock-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    hidden=True,
+    help="For tests: run the CronFederatedHPA controller's clock this many times faster than real time.",
+)
 @click.option("--log-level", default="info", show_default=True)
 def controller_manager(
     kubeconfig: Path | None,
@@ -226,6 +268,12 @@ def controller_manager(
     scheduler_estimator_timeout: float,
     descheduling_interval: float,
     unschedulable_threshold: float,
+    horizontal_pod_autoscaler_sync_period: float,
+    horizontal_pod_autoscaler_tolerance: float,
+    horizontal_pod_autoscaler_downscale_stabilization: float,
+    horizontal_pod_autoscaler_cpu_initialization_period: float,
+    horizontal_pod_autoscaler_initial_readiness_delay: float,
+    cron_federated_hpa_clock_rate: float,
     log_level: str,
 ) -> None:
     """Run Flotilla's controllers (detector, scheduler, binding, execution, status, cluster…) for a hub.
@@ -260,6 +308,12 @@ def controller_manager(
             scheduler_estimator_timeout=scheduler_estimator_timeout,
             descheduling_interval=descheduling_interval,
             unschedulable_threshold=unschedulable_threshold,
+            hpa_sync_period=horizontal_pod_autoscaler_sync_period,
+            hpa_tolerance=horizontal_pod_autoscaler_tolerance,
+            hpa_downscale_stabilization=horizontal_pod_autoscaler_downscale_stabilization,
+            hpa_cpu_initialization_period=horizontal_pod_autoscaler_cpu_initialization_period,
+            hpa_initial_readiness_delay=horizontal_pod_autoscaler_initial_readiness_delay,
+            cron_federated_hpa_clock_rate=cron_federated_hpa_clock_rate,
         )
         election = (
             LeaderElectionConfig(

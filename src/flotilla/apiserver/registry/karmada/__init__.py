@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.apiserver.registry.karmada.apps import apps_crds
+from flotilla.apiserver.registry.karmada.autoscaling import autoscaling_crds
 from flotilla.apiserver.registry.karmada.cluster import cluster_crd
 from flotilla.apiserver.registry.karmada.config import (
     resource_interpreter_customization_crd,
@@ -41,6 +42,7 @@ def karmada_crds() -> list[dict[str, Any]]:
         *networking_crds(),
         resource_registry_crd(),
         resource_interpreter_customization_crd(),
+        *autoscaling_crds(),
         resource_interpreter_webhook_configuration_crd(),
     ]
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.autoscaling import CRON_FEDERATED_HPA, FEDERATED_HPA
 from flotilla.api.karmada.config import (
     RESOURCE_INTERPRETER_CUSTOMIZATION,
     RESOURCE_INTERPRETER_WEBHOOK_CONFIGURATION,
@@ -37,6 +38,7 @@ from flotilla.api.karmada.federatedquota import FEDERATED_RESOURCE_QUOTA
 from flotilla.api.karmada.search import RESOURCE_REGISTRY
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver.registry.defaults import karmada as defaults
+from flotilla.apiserver.registry.defaults.autoscaling import default_horizontal_pod_autoscaler
 from flotilla.apiserver.registry.validation import karmada as validation
 
 Object = dict[str, Any]
@@ -184,6 +186,15 @@ _SETTING_FREE_RULES: dict[GroupVersionKind, CustomResourceRules] = {
     ),
     FEDERATED_RESOURCE_QUOTA: _rules(
         validation.validate_federated_resource_quota, validation.validate_federated_resource_quota_update
+    ),
+    # Karmada's webhook defaults a FederatedHPA exactly as kube defaults an HPA (min 1, 80% CPU).
+    FEDERATED_HPA: _rules(
+        validation.validate_federated_hpa,
+        validation.validate_federated_hpa_update,
+        default_horizontal_pod_autoscaler,
+    ),
+    CRON_FEDERATED_HPA: _rules(
+        validation.validate_cron_federated_hpa, validation.validate_cron_federated_hpa_update
     ),
 }
 

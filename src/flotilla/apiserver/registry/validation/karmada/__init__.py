@@ -20,6 +20,8 @@ rules that need more than one field live here, one module per kind family:
 - `resourceregistries`: ResourceRegistries — target clusters as a placement's, resource selectors that
   name a group version and a kind, OpenSearch addresses that are URLs;
 - `customizations`: ResourceInterpreterCustomizations — every Lua script compiles;
+- `autoscalers`: FederatedHPAs (kube's HPA rules) and CronFederatedHPAs — targets, unique rule
+  names, cron schedules, time zones, replicas or bounds per target;
 - `interpreterwebhooks`: ResourceInterpreterWebhookConfigurations — Karmada's webhook rules;
 - `federatedquotas`: FederatedResourceQuotas — quota resource lists, assignments within the overall;
 - `fieldchecks`: what several of them share (enumerated fields, resource selectors).
@@ -33,6 +35,12 @@ The per-kind entry points are re-exported here: built-in admission (`registry/ka
 looks every kind's rules up as `validation.validate_<kind>` and `validation.validate_<kind>_update`.
 """
 
+from flotilla.apiserver.registry.validation.karmada.autoscalers import (
+    validate_cron_federated_hpa,
+    validate_cron_federated_hpa_update,
+    validate_federated_hpa,
+    validate_federated_hpa_update,
+)
 from flotilla.apiserver.registry.validation.karmada.bindings import (
     validate_resource_binding,
     validate_resource_binding_update,
@@ -85,6 +93,10 @@ __all__ = [
     "validate_cluster_taint_policy",
     "validate_cluster_taint_policy_update",
     "validate_cluster_update",
+    "validate_cron_federated_hpa",
+    "validate_cron_federated_hpa_update",
+    "validate_federated_hpa",
+    "validate_federated_hpa_update",
     "validate_federated_resource_quota",
     "validate_federated_resource_quota_update",
     "validate_multi_cluster_service",

@@ -1,0 +1,340 @@
+"""The FederatedHPA reconciler: read the target and its member copies, decide a size, write `/scale`.
+
+The queue key is a FederatedHPA's `ObjectKey`; it is enqueued when created or its spec changes,
+and requeued every sync period (`--horizontal-pod-autoscaler-sync-period`). One reconcile, from a
+live read, as Karmada's `reconcileAutoscaler`:
+
+1. the template named by `scaleTargetRef` and its ResourceBinding (`<name>-<kind>`); the target
+   clusters are the binding's `spec.clusters` that are Ready; the template's `/scale` gives the
+   current replicas (the hub's count, not the members' sum) and the pod selector;
+2. the members' copies, pods and pod metrics (`observation`); no member replicas at all is an
+   error, as in Karmada;
+3. outside [min, max] the count is brought back in bounds; a target at zero replicas is left alone
+   (ScalingDisabled); otherwise the metrics propose a count (`metricspecs`) and the behaviour rules
+   stabilize and limit it (`behavior`);
+4. a new count is written to the template's `/scale` — the scheduler divides it over the clusters
+   and the binding controller scales the member copies — with a `SuccessfulRescale` Event
+   ("New size: N; reason: …");
+5. the status (currentReplicas, desiredReplicas, currentMetrics, lastScaleTime, conditions) is
+   written when it changed.
+
+Recommendations and scale events live in this process's memory (as in kube and Karmada): a new
+leader starts with the current size as its only recommendation.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import timedelta
+from typing import Any
+
+import structlog
+
+from flotilla.api.karmada import constants, names
+from flotilla.api.karmada.autoscaling import FEDERATED_HPA, HPAConditionType, HPAEventReason
+from flotilla.api.objectkeys import ObjectKey
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.api.times import format_time
+from flotilla.client import Client, ClientError
+from flotilla.controllers.autoscaling import behavior, metricspecs
+from flotilla.controllers.autoscaling.conditions import set_condition
+from flotilla.controllers.autoscaling.observation import observe, read_scale
+from flotilla.controllers.autoscaling.replicas import ReplicaCalculator
+from flotilla.runtime.events import NORMAL, WARNING, object_event, record_event
+from flotilla.runtime.hubcontroller import ControllerContext, HubController
+
+log = structlog.get_logger("flotilla.controllers.autoscaling")
+
+FIELD_MANAGER = "flotilla-federated-hpa"
+COMPONENT = "federatedhpa-controller"
+Object = dict[str, Any]
+
+
+class TargetUnavailable(Exception):
+    """The target, its binding, its clusters or its scale could not be read: AbleToScale=False."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class FederatedHPAController(HubController):
+    NAME = "federatedHorizontalPodAutoscaler"
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        settings = ctx.settings
+        self._autoscalers = ctx.informers.get(FEDERATED_HPA)
+        self._clusters = ctx.informers.get(constants.CLUSTER)
+        self._calculator = ReplicaCalculator(
+            tolerance=settings.hpa_tolerance,
+            cpu_initialization_period=timedelta(seconds=settings.hpa_cpu_initialization_period),
+            initial_readiness_delay=timedelta(seconds=settings.hpa_initial_readiness_delay),
+        )
+        self._downscale_window = timedelta(seconds=settings.hpa_downscale_stabilization)
+        self._histories: dict[ObjectKey, behavior.ScalingHistory] = {}
+
+    def setup(self) -> None:
+        self._autoscalers.add_handler(self._on_autoscaler)
+
+    def _on_autoscaler(self, event: str, new: Object | None, old: Object | None) -> None:
+        obj = new if new is not None else old
+        if obj is None:
+            return
+        if event == "MODIFIED" and old is not None and new is not None and old.get("spec") == new.get("spec"):
+            return  # our own status writes; the sync period brings the next look
+        self.enqueue(ObjectKey.of(obj))
+
+    # -- reconcile ----------------------------------------------------------------------------------
+
+    async def reconcile(self, key: ObjectKey) -> float | None:
+        found = await self.ctx.hub.get_or_none(FEDERATED_HPA, key.name, namespace=key.namespace)
+        if found is None or (found.get("metadata") or {}).get("deletionTimestamp"):
+            self._histories.pop(key, None)
+            return None
+        autoscaler = copy.deepcopy(found)
+        status: Object = copy.deepcopy(found.get("status") or {})
+        status.setdefault("conditions", [])
+        try:
+            await self._autoscale(key, autoscaler, status)
+        except TargetUnavailable as problem:
+            self._condition(status, HPAConditionType.ABLE_TO_SCALE, False, problem.reason, str(problem))
+            await self._event(found, WARNING, problem.reason, str(problem))
+            log.info(
+                "federatedhpa.target_unavailable", controller=self.NAME, key=str(key), error=str(problem)
+            )
+        await self._write_status(found, status)
+        return self.ctx.settings.hpa_sync_period
+
+    async def _autoscale(self, key: ObjectKey, autoscaler: Object, status: Object) -> None:
+        spec = autoscaler.get("spec") or {}
+        reference = spec.get("scaleTargetRef") or {}
+        try:
+            gvk = GroupVersionKind.parse(
+                str(reference.get("apiVersion") or ""), str(reference.get("kind") or "")
+            )
+        except ValueError as error:
+            raise TargetUnavailable(
+                "FailedGetScale", f"the HPA controller was unable to get the target's current scale: {error}"
+            ) from error
+        name, namespace = str(reference.get("name") or ""), key.namespace
+        clusters = await self._target_clusters(gvk, name, namespace)
+        hub = self._raw_hub()
+        try:
+            scale = await read_scale(hub, gvk, name, namespace)
+        except ClientError as error:
+            raise TargetUnavailable(
+                "FailedGetScale", f"the HPA controller was unable to get the target's current scale: {error}"
+            ) from error
+        self._condition(
+            status,
+            HPAConditionType.ABLE_TO_SCALE,
+            True,
+            "SucceededGetScale",
+            "the HPA controller was able to get the target's current scale",
+        )
+        current = int((scale.get("spec") or {}).get("replicas") or 0)
+        selector = str((scale.get("status") or {}).get("selector") or "")
+        minimum = int(spec.get("minReplicas") or 1)
+        maximum = int(spec.get("maxReplicas") or 0)
+        history = self._histories.setdefault(key, behavior.ScalingHistory())
+        now = self.ctx.clock.now()
+        history.record_initial(current, now)
+
+        desired, reason, metric_statuses = 0, "", status.get("currentMetrics") or []
+        rescale = True
+        if current == 0 and minimum != 0:
+            rescale = False
+            self._condition(
+                status,
+                HPAConditionType.SCALING_ACTIVE,
+                False,
+                "ScalingDisabled",
+                "scaling is disabled since the replica count of the target is zero",
+            )
+        elif current > maximum:
+            desired, reason = maximum, "Current number of replicas above Spec.MaxReplicas"
+        elif current < minimum:
+            desired, reason = minimum, "Current number of replicas below Spec.MinReplicas"
+        else:
+            if not selector:
+                self._condition(
+                    status,
+                    HPAConditionType.SCALING_ACTIVE,
+                    False,
+                    "InvalidSelector",
+                    "the HPA target's scale is missing a selector",
+                )
+                await self._event(
+                    autoscaler, WARNING, HPAEventReason.SELECTOR_REQUIRED, "selector is required"
+                )
+                status.update(currentReplicas=current)
+                return
+            observation = await observe(self.ctx.members, clusters, gvk, name, namespace, selector)
+            if observation.spec_replicas == 0:
+                raise TargetUnavailable(
+                    "FailedGetScale",
+                    "failed to get replicas in any of clusters, "
+                    "possibly because all of clusters are not ready",
+                )
+            outcome = metricspecs.compute(
+                self._calculator, spec.get("metrics") or [], current, observation.samples, now
+            )
+            active, active_reason, active_message = outcome.active
+            self._condition(status, HPAConditionType.SCALING_ACTIVE, active, active_reason, active_message)
+            for failure_reason, message in outcome.failures:
+                await self._event(autoscaler, WARNING, failure_reason, message)
+            if outcome.replicas is None:
+                await self._event(
+                    autoscaler, WARNING, HPAEventReason.FAILED_COMPUTE_METRICS_REPLICAS, outcome.error
+                )
+                status.update(currentReplicas=current)
+                return
+            metric_statuses = outcome.statuses
+            desired = outcome.replicas
+            if desired > current:
+                reason = f"{outcome.metric_name} above target"
+            elif desired < current:
+                reason = "All metrics below target"
+            decision = self._normalize(history, spec, current, desired, minimum, maximum, now)
+            self._condition(status, HPAConditionType.ABLE_TO_SCALE, True, *decision.able_to_scale)
+            self._condition(status, HPAConditionType.SCALING_LIMITED, decision.limited, *decision.limit)
+            desired = decision.replicas
+            rescale = desired != current
+        if rescale:
+            await self._rescale(autoscaler, gvk, name, namespace, current, desired, reason, status)
+            history.record_scale(spec.get("behavior"), current, desired, now)
+            status["lastScaleTime"] = format_time(now)
+        else:
+            desired = current
+        status.update(currentReplicas=current, desiredReplicas=desired, currentMetrics=metric_statuses)
+
+    def _normalize(
+        self,
+        history: behavior.ScalingHistory,
+        spec: Object,
+        current: int,
+        desired: int,
+        minimum: int,
+        maximum: int,
+        now: Any,
+    ) -> behavior.Decision:
+        rules = spec.get("behavior")
+        if isinstance(rules, dict):
+            decision = behavior.normalize_with_behavior(
+                history, rules, current, desired, minimum, maximum, now, self._downscale_window
+            )
+        else:
+            decision = behavior.normalize(
+                history, current, desired, minimum, maximum, now, self._downscale_window
+            )
+        return decision
+
+    async def _target_clusters(self, gvk: GroupVersionKind, name: str, namespace: str) -> list[Object]:
+        binding_name = names.binding_name(gvk.kind, name)
+        try:
+            binding = await self.ctx.hub.get_or_none(
+                constants.RESOURCE_BINDING, binding_name, namespace=namespace
+            )
+        except ClientError as error:
+            raise TargetUnavailable(
+                "FailedGetBinding",
+                f"the HPA controller was unable to get the binding by scaleTargetRef: {error}",
+            ) from error
+        if binding is None:
+            raise TargetUnavailable(
+                "FailedGetBinding",
+                "the HPA controller was unable to get the binding by scaleTargetRef: "
+                f"resourcebinding {namespace}/{binding_name} not found",
+            )
+        scheduled = [str(c.get("name") or "") for c in (binding.get("spec") or {}).get("clusters") or []]
+        ready = []
+        for cluster_name in scheduled:
+            cluster = self._clusters.get(cluster_name)
+            if cluster is not None and _ready(cluster):
+                ready.append(cluster)
+        if not ready:
+            raise TargetUnavailable(
+                "FailedGetTargetClusters",
+                "the HPA controller was unable to get the target clusters from binding: "
+                f"no Ready cluster among {scheduled}",
+            )
+        return ready
+
+    async def _rescale(
+        self,
+        autoscaler: Object,
+        gvk: GroupVersionKind,
+        name: str,
+        namespace: str,
+        current: int,
+        desired: int,
+        reason: str,
+        status: Object,
+    ) -> None:
+        try:
+            await self._raw_hub().patch(
+                gvk,
+                name,
+                {"spec": {"replicas": desired}},
+                namespace=namespace,
+                subresource="scale",
+                field_manager=FIELD_MANAGER,
+            )
+        except ClientError as error:
+            message = f"New size: {desired}; reason: {reason}; error: {error}"
+            await self._event(autoscaler, WARNING, HPAEventReason.FAILED_RESCALE, message)
+            raise TargetUnavailable(
+                "FailedUpdateScale", f"the HPA controller was unable to update the target scale: {error}"
+            ) from error
+        self._condition(
+            status,
+            HPAConditionType.ABLE_TO_SCALE,
+            True,
+            "SucceededRescale",
+            f"the HPA controller was able to update the target scale to {desired}",
+        )
+        await self._event(
+            autoscaler, NORMAL, HPAEventReason.SUCCESSFUL_RESCALE, f"New size: {desired}; reason: {reason}"
+        )
+        log.info(
+            "federatedhpa.rescaled",
+            controller=self.NAME,
+            namespace=namespace,
+            name=name,
+            current=current,
+            desired=desired,
+            reason=reason,
+        )
+
+    # -- writes -------------------------------------------------------------------------------------
+
+    def _condition(
+        self, status: Object, kind: HPAConditionType, value: bool, reason: str, message: str
+    ) -> None:
+        set_condition(status["conditions"], kind, value, reason, message, format_time(self.ctx.clock.now()))
+
+    async def _write_status(self, found: Object, status: Object) -> None:
+        status.setdefault("currentReplicas", (found.get("status") or {}).get("currentReplicas", 0))
+        status.setdefault("desiredReplicas", (found.get("status") or {}).get("desiredReplicas", 0))
+        if status == (found.get("status") or {}):
+            return
+        updated = {**found, "status": status}
+        await self.ctx.hub.update_status(updated, field_manager=FIELD_MANAGER)
+
+    async def _event(self, autoscaler: Object, event_type: str, reason: str, message: str) -> None:
+        now = format_time(self.ctx.clock.now())
+        event = object_event(autoscaler, event_type, str(reason), message, component=COMPONENT, now=now)
+        await record_event(self.ctx.hub, event, controller=self.NAME, field_manager=FIELD_MANAGER)
+
+    def _raw_hub(self) -> Client:
+        """The hub as a `Client`: `/scale` is read and written as a subresource, which the roles lack."""
+        hub = self.ctx.hub
+        if not isinstance(hub, Client):
+            raise TypeError("the FederatedHPA controller reads /scale through a Client of the hub")
+        return hub
+
+
+def _ready(cluster: Object) -> bool:
+    conditions = (cluster.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
