@@ -41,6 +41,7 @@ from flotilla.apiserver.http.app import build_app
 from flotilla.apiserver.http.audit import AuditLog, AuditSettings
 from flotilla.apiserver.http.limits import LimitSettings, RequestLimits
 from flotilla.apiserver.http.metrics import install_metrics
+from flotilla.apiserver.metrics.install import ResourceMetrics
 from flotilla.apiserver.pki import directory as pki
 from flotilla.apiserver.pki.lifetime import ServingCertificateReloader
 from flotilla.apiserver.pki.signing import load_signing_authority
@@ -185,6 +186,7 @@ class APIServer:
         self._cluster_proxy: ClusterProxy | None = None
         self._peer_site: web.TCPSite | None = None
         self._search: Search | None = None
+        self._resource_metrics: ResourceMetrics | None = None
         self._token_controllers: list[ClusterInfoPublisher | TokenCleaner] = []
 
     @property
@@ -209,6 +211,7 @@ class APIServer:
             await install_karmada_crds(self.context)
             self._cluster_proxy = ClusterProxy(self.context)
             self._search = Search(self.context)
+            self._resource_metrics = ResourceMetrics(self.context)
         if self.settings.clusterset_member:
             await install_member_crds(self.context)
         authentication = token_authentication(
@@ -263,6 +266,8 @@ class APIServer:
             )
         if self._search is not None:
             self._search.start(self.pki, self.url)  # it reads the members through this server's proxy
+        if self._resource_metrics is not None:
+            self._resource_metrics.start(self.pki, self.url)  # as search: through this server's proxy
         log.info("apiserver.serving", url=self.url, kubeconfig=str(self.kubeconfig_path))
 
     async def listen(self, port: int) -> None:
@@ -320,6 +325,8 @@ class APIServer:
         await self.embedded.controllers.stop()
         if self._search is not None:
             await self._search.stop()
+        if self._resource_metrics is not None:
+            await self._resource_metrics.stop()
         if self._cluster_proxy is not None:
             await self._cluster_proxy.close()
         if self._peer_site is not None:
