@@ -19,12 +19,17 @@ $(VENV)/.dev-installed: $(BIN)/flotilla
 install: $(VENV)/.dev-installed
 
 # Debian packages the tests run beside Flotilla: etcd (the etcd storage backend's tests start one on
-# loopback). Installed with apt-get when missing (as root, or through sudo); otherwise says how.
+# loopback), chromium and chromium-driver (the dashboard's browser tests drive a headless one).
+# Installed with apt-get when missing (as root, or through sudo); otherwise says how.
 system-packages:
 	@command -v etcd >/dev/null && command -v etcdctl >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else \
 	    echo "etcd is missing: install Debian's etcd-server and etcd-client packages" >&2; exit 1; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq etcd-server etcd-client; }
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else \
+	    echo "chromium is missing: install Debian's chromium and chromium-driver packages" >&2; exit 1; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver; }
 
 # A hub with three simulated members in the foreground (Ctrl-C stops it); UP_ARGS adds flags of `flotilla up`.
 up: $(BIN)/flotilla

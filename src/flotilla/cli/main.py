@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "secrets": "flotilla.cli.commands.secrets:secrets",
     "store": "flotilla.cli.commands.store:store",
     "completion": "flotilla.cli.commands.completion:completion",
+    "dashboard": "flotilla.cli.commands.dashboard:dashboard",
 }
 """Every command and where it lives: a verb imports its module (and its dependencies) only when run."""
 

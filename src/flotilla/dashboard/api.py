@@ -1,0 +1,394 @@
+"""The read side of `/api/…`: sign-in, and the JSON each page renders, already filtered and paged.
+
+Every handler reads the hub as the signed-in user (`state.user_client`), through the per-session
+list cache where a page needs whole lists, and hands the lists to the pure summaries (`fleet`,
+`workloads`, `timeline`). Summaries over big lists run in a worker thread so the event loop keeps
+serving other users and the live stream. The workload list's unfiltered first page is one page of
+the hub's own paging (`limit`/`continue`), so it costs the same on 100 workloads as on 10,000.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from flotilla.api.karmada import constants
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import APIStatusError, Client
+from flotilla.dashboard import fleet, timeline, workloads
+from flotilla.dashboard.errors import bad_request, forbidden, from_hub, unauthorized
+from flotilla.dashboard.hubaccess import who_am_i
+from flotilla.dashboard.sessions import COOKIE
+from flotilla.dashboard.state import HUB, LISTS, SESSIONS, SETTINGS, session_of, user_client
+from flotilla.runtime.members import proxied_config
+
+EVENT = GroupVersionKind("", "v1", "Event")
+LEASE = GroupVersionKind("coordination.k8s.io", "v1", "Lease")
+POLICY_KINDS = (
+    constants.PROPAGATION_POLICY,
+    constants.CLUSTER_PROPAGATION_POLICY,
+    constants.OVERRIDE_POLICY,
+    constants.CLUSTER_OVERRIDE_POLICY,
+)
+MAX_TOKEN_LENGTH = 16 * 1024
+DEFAULT_PAGE_SIZE = 50
+
+
+def add_routes(router: web.UrlDispatcher) -> None:
+    router.add_post("/api/signin", sign_in)
+    router.add_get("/api/signin/auto", auto_sign_in)
+    router.add_post("/api/signout", sign_out)
+    router.add_get("/api/session", current_session)
+    router.add_get("/api/overview", overview)
+    router.add_get("/api/clusters", clusters)
+    router.add_get("/api/workloads", workload_list)
+    router.add_get("/api/workloads/{namespace}/{binding}", workload_detail)
+    router.add_get("/api/policies", policies)
+    router.add_get("/api/events", events)
+
+
+def _set_cookie(request: web.Request, response: web.Response, session_id: str) -> None:
+    response.set_cookie(
+        COOKIE, session_id, httponly=True, secure=True, samesite="Strict", path="/", max_age=None
+    )
+
+
+async def _open_session(request: web.Request, token: str) -> web.Response:
+    hub = request.app[HUB]
+    async with hub.anonymous_client(token) as client:
+        try:
+            user, groups = await who_am_i(client)
+        except APIStatusError as error:
+            if error.code == 401:
+                raise unauthorized("the hub does not accept this token") from error
+            raise from_hub(error) from error
+    session = request.app[SESSIONS].create(token, user, groups)
+    response = web.json_response({"user": user, "groups": list(groups), "csrf": session.csrf})
+    _set_cookie(request, response, session.id)
+    return response
+
+
+async def sign_in(request: web.Request) -> web.Response:
+    """`{"token": "…"}`: the hub is asked who the token is (401 if it refuses it); a session cookie."""
+    try:
+        body = await request.json()
+    except ValueError as error:
+        raise bad_request('the body must be JSON: {"token": "…"}') from error
+    token = body.get("token") if isinstance(body, dict) else None
+    if not isinstance(token, str) or not token.strip() or len(token) > MAX_TOKEN_LENGTH:
+        raise bad_request('give a bearer token: {"token": "…"}')
+    return await _open_session(request, token.strip())
+
+
+async def auto_sign_in(request: web.Request) -> web.StreamResponse:
+    """`flotilla up`'s one-time link on loopback: the code printed with the URL signs the admin in."""
+    settings = request.app[SETTINGS]
+    code = request.query.get("code", "")
+    if not settings.auto_sign_in_code or not settings.auto_sign_in_token:
+        raise forbidden("automatic sign-in is off")
+    if not hmac.compare_digest(code, settings.auto_sign_in_code):
+        raise forbidden("wrong sign-in code")
+    response = await _open_session(request, settings.auto_sign_in_token)
+    redirect = web.HTTPSeeOther("/")
+    for cookie in response.cookies.values():
+        redirect.cookies[cookie.key] = cookie
+    raise redirect
+
+
+async def sign_out(request: web.Request) -> web.Response:
+    session = session_of(request)
+    request.app[SESSIONS].delete(session.id)
+    request.app[LISTS].invalidate(session.id)
+    await request.app[HUB].forget(session.id)
+    response = web.json_response({"signedOut": True})
+    response.del_cookie(COOKIE, path="/")
+    return response
+
+
+async def current_session(request: web.Request) -> web.Response:
+    session = session_of(request)
+    return web.json_response({"user": session.user, "groups": list(session.groups), "csrf": session.csrf})
+
+
+async def _list(request: web.Request, gvk: GroupVersionKind, namespace: str = "") -> list[dict[str, Any]]:
+    session = session_of(request)
+    return await request.app[LISTS].items(session.id, user_client(request), gvk, namespace)
+
+
+async def _list_or_empty(request: web.Request, gvk: GroupVersionKind) -> tuple[list[dict[str, Any]], str]:
+    """A list the user may not be allowed to read: empty, with the reason, rather than a failed page."""
+    try:
+        return await _list(request, gvk), ""
+    except APIStatusError as error:
+        if error.code in (403, 404):
+            return [], error.message
+        raise
+
+
+async def overview(request: web.Request) -> web.Response:
+    cluster_items = await _list(request, constants.CLUSTER)
+    bindings, hidden = await _list_or_empty(request, constants.RESOURCE_BINDING)
+    counts = {}
+    for gvk in POLICY_KINDS:
+        items, _ = await _list_or_empty(request, gvk)
+        counts[gvk.kind] = len(items)
+
+    def summarize() -> dict[str, Any]:
+        return {
+            **fleet.overview(cluster_items),
+            "policies": counts,
+            "workloads": {"total": len(bindings), **workloads.states_count(bindings)},
+            "notes": [hidden] if hidden else [],
+        }
+
+    return web.json_response(await asyncio.to_thread(summarize))
+
+
+async def clusters(request: web.Request) -> web.Response:
+    items = await _list(request, constants.CLUSTER)
+    leases, _ = await _list_or_empty_namespaced(request, LEASE, constants.KARMADA_CLUSTER_NAMESPACE)
+    by_name = {(lease.get("metadata") or {}).get("name"): lease for lease in leases}
+    now = datetime.now(UTC)
+    rows = [
+        fleet.cluster_row(item, by_name.get((item.get("metadata") or {}).get("name")), now) for item in items
+    ]
+    state = request.query.get("state", "")
+    search = request.query.get("search", "")
+    rows = [row for row in rows if (not state or row["state"] == state) and search in row["name"]]
+    return web.json_response({"items": rows, "total": len(rows)})
+
+
+async def _list_or_empty_namespaced(
+    request: web.Request, gvk: GroupVersionKind, namespace: str
+) -> tuple[list[dict[str, Any]], str]:
+    try:
+        return await _list(request, gvk, namespace), ""
+    except APIStatusError as error:
+        if error.code in (403, 404):
+            return [], error.message
+        raise
+
+
+def _page_size(request: web.Request) -> int:
+    text = request.query.get("limit", str(DEFAULT_PAGE_SIZE))
+    if not text.isdigit() or not 0 < int(text) <= workloads.MAX_PAGE_SIZE:
+        raise bad_request(f"limit must be a number from 1 to {workloads.MAX_PAGE_SIZE}")
+    return int(text)
+
+
+async def workload_list(request: web.Request) -> web.Response:
+    """A page of workloads. Filters: namespace, kind, state, cluster, search; `continue` pages on."""
+    query = request.query
+    chosen = workloads.WorkloadFilter(
+        namespace=query.get("namespace", ""),
+        kind=query.get("kind", ""),
+        state=query.get("state", ""),
+        cluster=query.get("cluster", ""),
+        search=query.get("search", ""),
+    )
+    if chosen.state and chosen.state not in workloads.STATES:
+        raise bad_request(f"state must be one of {', '.join(workloads.STATES)}")
+    limit = _page_size(request)
+    token = query.get("continue", "")
+    client = user_client(request)
+    if not (chosen.kind or chosen.state or chosen.cluster or chosen.search):
+        # The hub pages the unfiltered list itself: one page read, whatever the fleet's size.
+        info = await client.resource(constants.RESOURCE_BINDING)
+        page = await client.request(
+            "GET", info.path(chosen.namespace), query={"limit": limit, "continue": token or None}
+        )
+        items = page.get("items") or []
+        meta = page.get("metadata") or {}
+        remaining = meta.get("remainingItemCount")
+        return web.json_response(
+            {
+                "items": [workloads.workload_row(item) for item in items],
+                "continue": meta.get("continue") or None,
+                "total": None if remaining is None else len(items) + int(remaining) if not token else None,
+            }
+        )
+    if token and not token.isdigit():
+        raise bad_request("continue must be the value a previous page returned")
+    bindings = await _list(request, constants.RESOURCE_BINDING, chosen.namespace)
+
+    def select() -> dict[str, Any]:
+        matching = [binding for binding in bindings if chosen.matches(binding)]
+        page, following = workloads.page_of(matching, int(token or 0), limit)
+        return {
+            "items": [workloads.workload_row(item) for item in page],
+            "continue": None if following is None else str(following),
+            "total": len(matching),
+        }
+
+    return web.json_response(await asyncio.to_thread(select))
+
+
+async def workload_detail(request: web.Request) -> web.Response:
+    """The chain of one workload: template → binding → Works → member objects → pods, and its events."""
+    namespace = request.match_info["namespace"]
+    name = request.match_info["binding"]
+    client = user_client(request)
+    binding = await client.get(constants.RESOURCE_BINDING, name, namespace=namespace)
+    resource = (binding.get("spec") or {}).get("resource") or {}
+    template_gvk = _gvk_of(resource)
+    template = await _read_or_note(client, template_gvk, str(resource.get("name", "")), namespace)
+    permanent_id = ((binding.get("metadata") or {}).get("labels") or {}).get(
+        constants.RESOURCE_BINDING_PERMANENT_ID_LABEL, ""
+    )
+    works: list[dict[str, Any]] = []
+    if permanent_id:
+        selector = f"{constants.RESOURCE_BINDING_PERMANENT_ID_LABEL}={permanent_id}"
+        works, _ = await client.list(constants.WORK, label_selector=selector)
+    members = await asyncio.gather(
+        *(
+            _member_view(client, target.get("name", ""), template_gvk, resource, works)
+            for target in (binding.get("spec") or {}).get("clusters") or []
+        )
+    )
+    hub_events, _ = await client.list(
+        EVENT, namespace=namespace, field_selector=f"involvedObject.name={resource.get('name', '')}"
+    )
+    return web.json_response(
+        {
+            "workload": workloads.workload_row(binding),
+            "template": _redacted(template),
+            "binding": {
+                "name": name,
+                "namespace": namespace,
+                "conditions": (binding.get("status") or {}).get("conditions") or [],
+                "clusters": (binding.get("spec") or {}).get("clusters") or [],
+                "gracefulEvictionTasks": (binding.get("spec") or {}).get("gracefulEvictionTasks") or [],
+                "aggregatedStatus": (binding.get("status") or {}).get("aggregatedStatus") or [],
+            },
+            "works": [
+                {
+                    "name": (work.get("metadata") or {}).get("name"),
+                    "namespace": (work.get("metadata") or {}).get("namespace"),
+                    "conditions": (work.get("status") or {}).get("conditions") or [],
+                }
+                for work in works
+            ],
+            "members": members,
+            "events": [timeline.event_entry(event) for event in hub_events][-100:],
+        }
+    )
+
+
+def _gvk_of(resource: dict[str, Any]) -> GroupVersionKind:
+    api_version = str(resource.get("apiVersion", "v1"))
+    group, _, version = api_version.rpartition("/")
+    return GroupVersionKind(group, version, str(resource.get("kind", "")))
+
+
+async def _read_or_note(client: Client, gvk: GroupVersionKind, name: str, namespace: str) -> dict[str, Any]:
+    try:
+        return await client.get(gvk, name, namespace=namespace)
+    except APIStatusError as error:
+        return {"error": error.message}
+
+
+def _redacted(obj: dict[str, Any]) -> dict[str, Any]:
+    """Never render a Secret's values (the keys stay, so the user sees what it holds)."""
+    if obj.get("kind") == "Secret":
+        return {
+            **obj,
+            "data": dict.fromkeys(obj.get("data") or {}, "(hidden)"),
+            "stringData": dict.fromkeys(obj.get("stringData") or {}, "(hidden)"),
+        }
+    return obj
+
+
+def _reported_status(
+    works: list[dict[str, Any]], cluster: str, resource: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The member object's status as its Work reports it to the hub (no member access needed)."""
+    namespace = constants.EXECUTION_NAMESPACE_PREFIX + cluster
+    for work in works:
+        if (work.get("metadata") or {}).get("namespace") != namespace:
+            continue
+        for item in (work.get("status") or {}).get("manifestStatuses") or []:
+            identifier = item.get("identifier") or {}
+            if identifier.get("kind") == resource.get("kind") and identifier.get("name") == resource.get(
+                "name"
+            ):
+                status = item.get("status") or {}
+                return {
+                    "kind": identifier.get("kind"),
+                    "name": identifier.get("name"),
+                    "health": item.get("health", ""),
+                    "replicas": status.get("replicas"),
+                    "readyReplicas": status.get("readyReplicas"),
+                    "availableReplicas": status.get("availableReplicas"),
+                }
+    return None
+
+
+async def _member_view(
+    hub: Client, cluster: str, gvk: GroupVersionKind, resource: dict[str, Any], works: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The member's copy of the template (as its Work reports it) and its pods, read through the hub's
+    cluster proxy as the user: the member's RBAC decides, as for `karmadactl get --operation-scope`."""
+    view: dict[str, Any] = {
+        "cluster": cluster,
+        "object": _reported_status(works, cluster, resource),
+        "pods": [],
+        "error": "",
+    }
+    async with Client(proxied_config(hub.config, cluster), timeout=5.0) as member:
+        try:
+            obj = await member.get(
+                gvk, str(resource.get("name", "")), namespace=str(resource.get("namespace", ""))
+            )
+            labels = (((obj.get("spec") or {}).get("selector") or {}).get("matchLabels")) or {}
+            pods: list[dict[str, Any]] = []
+            if labels:
+                selector = ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+                pods, _ = await member.list(
+                    GroupVersionKind("", "v1", "Pod"),
+                    namespace=str(resource.get("namespace", "")),
+                    label_selector=selector,
+                    limit=100,
+                )
+        except Exception as error:  # an unreachable or refusing member is shown, not raised
+            view["error"] = str(error)
+            return view
+    view["pods"] = [
+        {
+            "name": (pod.get("metadata") or {}).get("name"),
+            "phase": (pod.get("status") or {}).get("phase"),
+            "node": (pod.get("spec") or {}).get("nodeName", ""),
+        }
+        for pod in pods[:100]
+    ]
+    return view
+
+
+async def policies(request: web.Request) -> web.Response:
+    bindings, _ = await _list_or_empty(request, constants.RESOURCE_BINDING)
+    items: list[dict[str, Any]] = []
+    for gvk in POLICY_KINDS:
+        found, _ = await _list_or_empty(request, gvk)
+        items.extend({**item, "kind": gvk.kind} for item in found)
+
+    def rows() -> list[dict[str, Any]]:
+        claimed = workloads.bindings_by_policy(bindings)
+        return [workloads.policy_row(item, claimed) for item in items]
+
+    return web.json_response({"items": await asyncio.to_thread(rows)})
+
+
+async def events(request: web.Request) -> web.Response:
+    """The timeline: hub Events and cluster transitions, newest first; filters `cluster`, `workload`."""
+    hub_events, note = await _list_or_empty(request, EVENT)
+    cluster_items = await _list(request, constants.CLUSTER)
+    cluster = request.query.get("cluster", "")
+    workload = request.query.get("workload", "")
+
+    def entries() -> list[dict[str, Any]]:
+        return timeline.timeline(hub_events, cluster_items, cluster=cluster, workload=workload)
+
+    return web.json_response({"items": await asyncio.to_thread(entries), "notes": [note] if note else []})

@@ -1,0 +1,138 @@
+"""`/api/live`: one server-sent-event stream per open page, fed by the hub's watches as the user.
+
+The page keeps what it shows (one page of rows, a handful of tiles) and asks again when the stream
+says its kind changed, so the browser never holds the fleet and a burst of 10,000 status updates
+becomes one refresh a second. Three watches run per stream, each as the signed-in user (a kind the
+user may not watch is skipped): Clusters and ResourceBindings send `change` (which kinds moved,
+at most once per `DEBOUNCE_SECONDS`), Events and Cluster Ready transitions send `timeline` entries
+as they happen. Each watch starts at the revision of a one-item list (no initial flood of ADDED
+events) and resumes from the last revision it saw; a 410 starts it again from now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import orjson
+import structlog
+from aiohttp import web
+
+from flotilla.api.karmada import constants
+from flotilla.api.scheme import GroupVersionKind
+from flotilla.client import APIStatusError, Client, ClientError, Gone
+from flotilla.dashboard import fleet, timeline
+from flotilla.dashboard.state import LISTS, session_of, user_client
+
+log = structlog.get_logger("flotilla.dashboard.live")
+
+EVENT = GroupVersionKind("", "v1", "Event")
+DEBOUNCE_SECONDS = 1.0
+HEARTBEAT_SECONDS = 15.0
+RETRY_SECONDS = 2.0
+WATCHED = {
+    "clusters": constants.CLUSTER,
+    "workloads": constants.RESOURCE_BINDING,
+    "events": EVENT,
+}
+
+
+def add_routes(router: web.UrlDispatcher) -> None:
+    router.add_get("/api/live", stream)
+
+
+async def _current_revision(client: Client, gvk: GroupVersionKind) -> str:
+    info = await client.resource(gvk)
+    page = await client.request("GET", info.path(), query={"limit": 1})
+    return str((page.get("metadata") or {}).get("resourceVersion", ""))
+
+
+async def _follow(
+    client: Client, name: str, gvk: GroupVersionKind, queue: asyncio.Queue[tuple[str, Any]]
+) -> None:
+    """Put `(name, object)` on `queue` for every change of `gvk` until cancelled."""
+    revision = ""
+    ready_states: dict[str, str] = {}
+    while True:
+        try:
+            if not revision:
+                revision = await _current_revision(client, gvk)
+            async for event in client.watch(gvk, resource_version=revision, timeout_seconds=240):
+                if event.type == "ERROR":
+                    revision = ""
+                    break
+                revision = str((event.object.get("metadata") or {}).get("resourceVersion") or revision)
+                if event.type == "BOOKMARK":
+                    continue
+                if name == "clusters":
+                    key = str((event.object.get("metadata") or {}).get("name", ""))
+                    state = fleet.cluster_state(event.object)
+                    if ready_states.get(key, state) != state:
+                        for entry in timeline.cluster_entries(event.object):
+                            await queue.put(("timeline", entry))
+                    ready_states[key] = state
+                await queue.put((name, event.object))
+        except Gone:
+            revision = ""
+        except APIStatusError as error:
+            if error.code in (401, 403, 404):
+                log.info("dashboard_watch_refused", kind=gvk.kind, code=error.code)
+                return
+            await asyncio.sleep(RETRY_SECONDS)
+        except ClientError:
+            await asyncio.sleep(RETRY_SECONDS)
+
+
+def _message(event: str, data: Any) -> bytes:
+    return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
+
+
+async def stream(request: web.Request) -> web.StreamResponse:
+    session = session_of(request)
+    client = user_client(request)
+    lists = request.app[LISTS]
+    response = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    )
+    await response.prepare(request)
+    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=10_000)
+    watchers = [asyncio.create_task(_follow(client, name, gvk, queue)) for name, gvk in WATCHED.items()]
+    changed: set[str] = set()
+    try:
+        await response.write(b"retry: 3000\n\n")
+        loop = asyncio.get_running_loop()
+        flush_at = loop.time() + DEBOUNCE_SECONDS
+        heartbeat_at = loop.time() + HEARTBEAT_SECONDS
+        while True:
+            now = loop.time()
+            timeout = max(0.0, min(flush_at, heartbeat_at) - now)
+            try:
+                kind, obj = await asyncio.wait_for(queue.get(), timeout)
+            except TimeoutError:
+                kind, obj = "", None
+            if kind == "timeline":
+                await response.write(_message("timeline", obj))
+            elif kind == "events":
+                await response.write(_message("timeline", timeline.event_entry(obj)))
+            elif kind:
+                changed.add(kind)
+            now = loop.time()
+            if now >= flush_at:
+                if changed:
+                    lists.invalidate(session.id)
+                    await response.write(_message("change", {"kinds": sorted(changed)}))
+                    changed.clear()
+                flush_at = now + DEBOUNCE_SECONDS
+            if now >= heartbeat_at:
+                await response.write(b": keep-alive\n\n")
+                heartbeat_at = now + HEARTBEAT_SECONDS
+    except ConnectionResetError:
+        log.debug("dashboard_stream_closed", user=session.user)
+    finally:
+        for watcher in watchers:
+            watcher.cancel()
+        for watcher in watchers:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
+    return response
