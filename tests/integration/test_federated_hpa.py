@@ -2,9 +2,10 @@
 
 One federation for the module: a hub, `m1` and `m2` in one `flotilla sim` (which serves
 metrics.k8s.io from a load set with `flotilla sim load`), a controller manager whose FederatedHPA
-controller looks every second with a 6 s downscale stabilization window, and whose
-CronFederatedHPA clock runs 60 times faster (a cron minute is a real second). Each test places
-its own Deployment (100m CPU requested per pod), divided 1:1 by static weights over both members.
+controller looks every second with a 4 s downscale stabilization window, and whose
+CronFederatedHPA clock runs 60 times faster (a cron minute is a real second). Each test has its
+own Deployment (100m CPU requested per pod), divided 1:1 by static weights over both members and
+placed once for the module, side by side.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ pytestmark = pytest.mark.kubectl
 
 MEMBERS = ("m1", "m2")
 NS = "default"
-WINDOW = 6.0
+WINDOW = 4.0
 MANAGER_ARGS = (
     *FAST_CLUSTER_STATUS,
     "--horizontal-pod-autoscaler-sync-period=1s",
@@ -56,6 +57,20 @@ def federation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Federation]
 @pytest.fixture(scope="module")
 def hub(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> Kubectl:
     return federation.kubectl(tmp_path_factory.mktemp("hub-cache"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def placed(federation: Federation, hub: Kubectl, members: dict[str, Kubectl]) -> None:
+    """`web` and `api`, 2 replicas each, 1+1 on the members, each using 50m CPU in each member."""
+    for name in ("web", "api"):
+        place(hub, name, 2)
+    eventually(
+        lambda: all(replicas_on(members, NS, name) == {"m1": 1, "m2": 1} for name in ("web", "api")),
+        timeout=30,
+        what="web and api 1+1",
+    )
+    for name in ("web", "api"):
+        load(federation, name, "50m")
 
 
 @pytest.fixture(scope="module")
@@ -122,11 +137,8 @@ def test_bad_autoscalers_are_refused_with_the_field_at_fault(hub: Kubectl) -> No
 def test_load_scales_the_template_up_and_members_follow_then_down_after_stabilization(
     federation: Federation, hub: Kubectl, members: dict[str, Kubectl]
 ) -> None:
-    """200m a member on one 100m pod each: 4 → 8 replicas, 4 per member; at 25m a member, back to 2 only
-    once the stabilization window has passed."""
-    place(hub, "web", 2)
-    eventually(lambda: replicas_on(members, NS, "web") == {"m1": 1, "m2": 1}, timeout=30, what="1+1 placed")
-    load(federation, "web", "50m")
+    """100m a member on one 100m pod each (100% of a 50% target): 2 → 4 replicas, 2 per member; at 25m a
+    member, back to 2 only once the stabilization window has passed."""
     hub.apply_yaml([federated_hpa("web", 2, 10)])
     columns = hub("get", "fhpa", "web", "-n", NS).splitlines()
     assert columns[0].split() == [
@@ -148,18 +160,18 @@ def test_load_scales_the_template_up_and_members_follow_then_down_after_stabiliz
     )
     assert template_replicas(hub, "web") == 2
 
-    load(federation, "web", "200m")
-    eventually(lambda: template_replicas(hub, "web") == 8, timeout=30, what="the template scaled to 8")
+    load(federation, "web", "100m")
+    eventually(lambda: template_replicas(hub, "web") == 4, timeout=30, what="the template scaled to 4")
     eventually(
-        lambda: replicas_on(members, NS, "web") == {"m1": 4, "m2": 4}, timeout=30, what="4+4 on members"
+        lambda: replicas_on(members, NS, "web") == {"m1": 2, "m2": 2}, timeout=30, what="2+2 on members"
     )
     autoscaler = hub.json("get", "fhpa", "web", "-n", NS)
-    assert autoscaler["status"]["desiredReplicas"] == 8 and autoscaler["status"].get("lastScaleTime")
+    assert autoscaler["status"]["desiredReplicas"] == 4 and autoscaler["status"].get("lastScaleTime")
     events = hub.json(
         "get", "events", "-n", NS, "--field-selector", "involvedObject.name=web,reason=SuccessfulRescale"
     )
     messages = {event["message"] for event in events["items"]}
-    assert any(m.startswith("New size: 8; reason: cpu resource utilization") for m in messages), messages
+    assert any(m.startswith("New size: 4; reason: cpu resource utilization") for m in messages), messages
 
     load(federation, "web", "25m")
     lowered = time.monotonic()
@@ -171,11 +183,11 @@ def test_load_scales_the_template_up_and_members_follow_then_down_after_stabiliz
         timeout=30,
         what="the scale-down held by the stabilization window",
     )
-    assert template_replicas(hub, "web") == 8
+    assert template_replicas(hub, "web") == 4
     eventually(
         lambda: template_replicas(hub, "web") == 2, timeout=40, what="the template back at its minimum"
     )
-    # The last recommendation of 8 is at most one sync period older than the lower load.
+    # The last recommendation of 4 is at most one sync period older than the lower load.
     assert time.monotonic() - lowered >= WINDOW - 2
     eventually(
         lambda: replicas_on(members, NS, "web") == {"m1": 1, "m2": 1}, timeout=30, what="1+1 on members"
@@ -185,14 +197,12 @@ def test_load_scales_the_template_up_and_members_follow_then_down_after_stabiliz
 def test_a_cron_rule_moves_a_federated_hpas_bounds_on_schedule(
     federation: Federation, hub: Kubectl, members: dict[str, Kubectl]
 ) -> None:
-    """A rule every 5 (fast) minutes raises the FederatedHPA's minimum to 4, which scales the template;
+    """A rule every 2 (fast) minutes raises the FederatedHPA's minimum to 4, which scales the template;
     a suspended rule never runs."""
-    place(hub, "api", 2)
-    load(federation, "api", "50m")
     hub.apply_yaml([federated_hpa("api", 2, 10)])
     reference = {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA", "name": "api"}
     rules = [
-        {"name": "warm-up", "schedule": "*/5 * * * *", "targetMinReplicas": 4, "timeZone": "Asia/Shanghai"},
+        {"name": "warm-up", "schedule": "*/2 * * * *", "targetMinReplicas": 4, "timeZone": "Asia/Shanghai"},
         {"name": "never", "schedule": "* * * * *", "targetMaxReplicas": 3, "suspend": True},
     ]
     hub.apply_yaml([_cron("api", reference, *rules)])
