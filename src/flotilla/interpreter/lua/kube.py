@@ -16,6 +16,7 @@ what a pod template needs.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from fractions import Fraction
 from typing import Any
 
@@ -48,7 +49,7 @@ def _pod_template(value: Any, function: str) -> dict[str, Any]:
 
 
 _REQUIREMENT_FIELDS = """
-function(template)
+local function project(template)
   local spec = template.spec
   if type(spec) ~= "table" then return { spec = spec } end
   local out = { affinity = spec.affinity, nodeSelector = spec.nodeSelector, tolerations = spec.tolerations,
@@ -70,9 +71,45 @@ function(template)
   end
   return { spec = out }
 end
+
+-- The projection's content as a flat list of tokens: "{" and "}" around a table, "k" .. key for a
+-- string key, "s" .. value for a string, numbers and booleans as they are. Equal lists mean equal
+-- content, so Python can key a cache on it without walking the tables itself.
+local function flatten(value, out, n, depth)
+  if depth > 100 then error("too deeply nested", 0) end
+  local kind = type(value)
+  if kind == "table" then
+    n = n + 1; out[n] = "{"
+    for key, item in pairs(value) do
+      n = n + 1
+      if type(key) == "string" then out[n] = "k" .. key else out[n] = key end
+      n = flatten(item, out, n, depth + 1)
+    end
+    n = n + 1; out[n] = "}"
+  elseif kind == "string" then
+    n = n + 1; out[n] = "s" .. value
+  else
+    n = n + 1; out[n] = value
+  end
+  return n
+end
+
+return function(template)
+  local projected = project(template)
+  local ok, tokens = pcall(function()
+    local out = {}
+    flatten(projected, out, 0, 0)
+    return out
+  end)
+  return projected, ok and tokens or nil
+end
 """
-"""The fields of a pod template that `accuratePodRequirements` reads, picked out in Lua: converting
-a whole template to Python (env, probes, volumes…) cost more than the rule itself."""
+"""The fields of a pod template that `accuratePodRequirements` reads, picked out in Lua (converting a
+whole template to Python — env, probes, volumes — cost more than the rule itself), with a flat list
+of their content to look the answer up by."""
+_KEEP_REQUIREMENTS = 256
+"""How many pod templates' requirements a runtime remembers (the same templates come back on every
+reconcile, and the rule is pure)."""
 
 
 def kube_module(runtime: lua51.LuaRuntime) -> Any:
@@ -88,21 +125,36 @@ def kube_module(runtime: lua51.LuaRuntime) -> Any:
             total += quantity.amount
         return canonical(Quantity(total, notation))
 
-    requirement_fields = runtime.eval(_REQUIREMENT_FIELDS)
+    requirement_fields = runtime.execute(_REQUIREMENT_FIELDS)
+    known: OrderedDict[tuple[Any, ...], dict[str, Any] | None] = OrderedDict()
+
+    def pod_requirements(template: Any) -> dict[str, Any] | None:
+        # Only what the requirements are made of crosses into Python (not env, probes, volumes…).
+        projected, tokens = requirement_fields(template)
+        key = tuple(tokens.values()) if tokens is not None else None
+        if key is not None and key in known:
+            known.move_to_end(key)
+            return known[key]
+        converted = conversion.from_lua(projected)
+        spec = (converted.get("spec") if isinstance(converted, dict) else None) or {}
+        requirements = replica_requirements(spec)
+        if requirements is not None:
+            requirements.pop("priorityClassName", None)
+        if key is not None:
+            known[key] = requirements
+            if len(known) > _KEEP_REQUIREMENTS:
+                known.popitem(last=False)
+        return requirements
 
     def accurate_pod_requirements(*args: Any) -> Any:
         if len(args) != 1:
             raise ValueError("getPodRequirements only accepts one argument")
         if lua51.lua_type(args[0]) != "table":
             raise ValueError("bad argument #1 to accuratePodRequirements (table expected)")
-        # Only what the requirements are made of crosses into Python (not env, probes, volumes…).
-        template = conversion.from_lua(requirement_fields(args[0]))
-        spec = (template.get("spec") if isinstance(template, dict) else None) or {}
-        requirements = replica_requirements(spec)
+        requirements = pod_requirements(args[0])
         if requirements is None:
             return None
-        requirements.pop("priorityClassName", None)
-        # Built afresh from JSON the script gave (no nulls, nothing shared): straight into a table.
+        # Fresh tables every call (a script may change them); the dict is ours and shares nothing.
         return runtime.table_from(requirements, recursive=True)
 
     def get_pod_dependencies(*args: Any) -> Any:

@@ -25,6 +25,36 @@ def test_get_replicas_returns_replicas_and_requirements() -> None:
     }
 
 
+def test_requirements_follow_the_template_from_call_to_call() -> None:
+    """kube.accuratePodRequirements remembers answers by the template's content, never by chance:
+    a changed request or a script that changes the table it got back gives the new answer."""
+    custom = interpreter()
+    first = custom.get_replicas(fleet(replicas=4))
+    changed = fleet(replicas=4)
+    changed["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "1"
+    second = custom.get_replicas(changed)
+    again = custom.get_replicas(fleet(replicas=4))
+    assert first is not None and second is not None and again is not None
+    assert (first.requirements or {})["resourceRequest"]["cpu"] == "250m"
+    assert (second.requirements or {})["resourceRequest"]["cpu"] == "1"
+    assert again.requirements == first.requirements
+    editing = fleet_customization(
+        replicaResource=(
+            'local kube = require("kube")\n'
+            "function GetReplicas(obj)\n"
+            "  local r = kube.accuratePodRequirements(obj.spec.template)\n"
+            "  r.resourceRequest.cpu = '2'\n"
+            "  return 1, r\n"
+            "end"
+        )
+    )
+    # The same sandbox (and so the same remembered answers) as `custom`.
+    same_runtime = CustomizedInterpreter(CustomizationIndex.from_objects([editing]), custom.sandbox)
+    edited = same_runtime.get_replicas(fleet(replicas=4))
+    assert edited is not None and (edited.requirements or {})["resourceRequest"]["cpu"] == "2"
+    assert custom.get_replicas(fleet(replicas=4)) == first
+
+
 def test_revise_replica_keeps_empty_objects_of_the_input() -> None:
     """The revised object keeps `selector: {}` and `labels: {}` as objects (Karmada's repair)."""
     revised = interpreter().revise_replica(fleet(replicas=4), 1)
