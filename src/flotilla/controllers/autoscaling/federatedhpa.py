@@ -25,6 +25,7 @@ leader starts with the current size as its only recommendation.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -73,6 +74,9 @@ class FederatedHPAController(HubController):
         )
         self._downscale_window = timedelta(seconds=settings.hpa_downscale_stabilization)
         self._histories: dict[ObjectKey, behavior.ScalingHistory] = {}
+        # Warnings recorded in the last round, per autoscaler: a failure that persists is one Event,
+        # not one every sync period (kube's recorder folds repeats into a count instead).
+        self._warned: dict[ObjectKey, set[tuple[str, str]]] = {}
 
     def setup(self) -> None:
         self._autoscalers.add_handler(self._on_autoscaler)
@@ -91,22 +95,27 @@ class FederatedHPAController(HubController):
         found = await self.ctx.hub.get_or_none(FEDERATED_HPA, key.name, namespace=key.namespace)
         if found is None or (found.get("metadata") or {}).get("deletionTimestamp"):
             self._histories.pop(key, None)
+            self._warned.pop(key, None)
             return None
         autoscaler = copy.deepcopy(found)
         status: Object = copy.deepcopy(found.get("status") or {})
         status.setdefault("conditions", [])
+        warnings = _Warnings(self._warned.get(key, set()))
         try:
-            await self._autoscale(key, autoscaler, status)
+            await self._autoscale(key, autoscaler, status, warnings)
         except TargetUnavailable as problem:
             self._condition(status, HPAConditionType.ABLE_TO_SCALE, False, problem.reason, str(problem))
-            await self._event(found, WARNING, problem.reason, str(problem))
+            await self._warn(found, warnings, problem.reason, str(problem))
             log.info(
                 "federatedhpa.target_unavailable", controller=self.NAME, key=str(key), error=str(problem)
             )
+        self._warned[key] = warnings.current
         await self._write_status(found, status)
         return self.ctx.settings.hpa_sync_period
 
-    async def _autoscale(self, key: ObjectKey, autoscaler: Object, status: Object) -> None:
+    async def _autoscale(
+        self, key: ObjectKey, autoscaler: Object, status: Object, warnings: _Warnings
+    ) -> None:
         spec = autoscaler.get("spec") or {}
         reference = spec.get("scaleTargetRef") or {}
         try:
@@ -165,8 +174,8 @@ class FederatedHPAController(HubController):
                     "InvalidSelector",
                     "the HPA target's scale is missing a selector",
                 )
-                await self._event(
-                    autoscaler, WARNING, HPAEventReason.SELECTOR_REQUIRED, "selector is required"
+                await self._warn(
+                    autoscaler, warnings, HPAEventReason.SELECTOR_REQUIRED, "selector is required"
                 )
                 status.update(currentReplicas=current)
                 return
@@ -183,10 +192,10 @@ class FederatedHPAController(HubController):
             active, active_reason, active_message = outcome.active
             self._condition(status, HPAConditionType.SCALING_ACTIVE, active, active_reason, active_message)
             for failure_reason, message in outcome.failures:
-                await self._event(autoscaler, WARNING, failure_reason, message)
+                await self._warn(autoscaler, warnings, failure_reason, message)
             if outcome.replicas is None:
-                await self._event(
-                    autoscaler, WARNING, HPAEventReason.FAILED_COMPUTE_METRICS_REPLICAS, outcome.error
+                await self._warn(
+                    autoscaler, warnings, HPAEventReason.FAILED_COMPUTE_METRICS_REPLICAS, outcome.error
                 )
                 status.update(currentReplicas=current)
                 return
@@ -322,6 +331,12 @@ class FederatedHPAController(HubController):
         updated = {**found, "status": status}
         await self.ctx.hub.update_status(updated, field_manager=FIELD_MANAGER)
 
+    async def _warn(self, autoscaler: Object, warnings: _Warnings, reason: str, message: str) -> None:
+        """A Warning Event, unless the last round recorded the same one."""
+        warnings.current.add((str(reason), message))
+        if (str(reason), message) not in warnings.previous:
+            await self._event(autoscaler, WARNING, reason, message)
+
     async def _event(self, autoscaler: Object, event_type: str, reason: str, message: str) -> None:
         now = format_time(self.ctx.clock.now())
         event = object_event(autoscaler, event_type, str(reason), message, component=COMPONENT, now=now)
@@ -333,6 +348,14 @@ class FederatedHPAController(HubController):
         if not isinstance(hub, Client):
             raise TypeError("the FederatedHPA controller reads /scale through a Client of the hub")
         return hub
+
+
+@dataclass(slots=True)
+class _Warnings:
+    """The Warning Events of the last round of one autoscaler, and those of this round."""
+
+    previous: set[tuple[str, str]]
+    current: set[tuple[str, str]] = field(default_factory=set)
 
 
 def _ready(cluster: Object) -> bool:
