@@ -130,7 +130,8 @@ def test_kubectl_top_on_the_hub_answers_for_a_propagated_deployment(
     load(federation, PUSH, "--cpu", "4")
 
     def listed() -> dict[str, Any]:
-        return json.loads(hub("get", "--raw", PODS + f"?labelSelector=app%3D{APP}"))
+        found: dict[str, Any] = json.loads(hub("get", "--raw", PODS + f"?labelSelector=app%3D{APP}"))
+        return found
 
     answer = eventually(
         listed,
