@@ -41,6 +41,9 @@ log = structlog.get_logger("flotilla.agent")
 FIELD_MANAGER = "flotilla-agent"
 WATCH_TIMEOUT = 60
 """Seconds a hub watch stays open: short, so a silently dropped connection is noticed soon."""
+INTERPRETER_SYNC_SECONDS = 10.0
+"""How long the controllers wait for the hub's customizations and interpreter webhooks before they
+start with what has arrived (the built-in rules if the agent may not read them)."""
 
 
 def agent_scopes(cluster_name: str) -> dict[GroupVersionKind, InformerScope]:
@@ -66,8 +69,17 @@ class AgentSession:
             hub_config, field_manager=FIELD_MANAGER, user_agent=f"flotilla-agent/{cluster_name}"
         )
         informers = SharedInformers(self.hub, watch_timeout=WATCH_TIMEOUT, scopes=agent_scopes(cluster_name))
+        # The hub's customizations and interpreter webhooks, for Retain, status and health as the
+        # hub's controllers interpret them; apart from `informers` so they never hold the agent up.
+        self.interpreter_informers = SharedInformers(self.hub, watch_timeout=WATCH_TIMEOUT)
         self.ctx = ControllerContext(
-            self.hub, informers, member, settings, clock, sync_mode=ClusterSyncMode.PULL
+            self.hub,
+            informers,
+            member,
+            settings,
+            clock,
+            sync_mode=ClusterSyncMode.PULL,
+            interpreter_informers=self.interpreter_informers,
         )
         self.controllers: list[HubController] = [
             ExecutionController(self.ctx),
@@ -91,10 +103,19 @@ class AgentSession:
         for controller in self.controllers:
             controller.setup()
         self.ctx.informers.start()
+        self.interpreter_informers.start()
         self._starting = asyncio.create_task(self._start_when_synced(), name="agent-session-start")
 
     async def _start_when_synced(self) -> None:
         await self.ctx.informers.wait_synced()
+        try:
+            await self.interpreter_informers.wait_synced(INTERPRETER_SYNC_SECONDS)
+        except TimeoutError:
+            log.warning(
+                "agent.interpreter_configuration_unavailable",
+                cluster=self._cluster_name,
+                hint="the built-in interpreter answers until the hub's customizations can be read",
+            )
         for controller in self.controllers:
             controller.start()
         self.lease.start()
@@ -113,4 +134,5 @@ class AgentSession:
         await self.lease.stop()
         await asyncio.gather(*(c.stop() for c in self.controllers), return_exceptions=True)
         await self.ctx.informers.stop()
+        await self.interpreter_informers.stop()
         await self.hub.close()

@@ -270,6 +270,10 @@ class ControllerContext:
     sync_mode: ClusterSyncMode = ClusterSyncMode.PUSH
     """The clusters whose members this process reaches: Push ones in the controller manager, its
     own Pull cluster in an agent."""
+    interpreter_informers: SharedInformers | None = None
+    """Where the interpretation's informers on customizations and interpreter webhooks live (None:
+    `informers`). A Pull agent keeps them apart so that a hub which does not let it read those
+    kinds (an agent registered before its RBAC named them) delays its controllers only briefly."""
     member_informers: MemberInformers = field(init=False)
     """The process's informers on member objects (stopped by the controllers that use them)."""
     _interpretation: Interpretation | None = field(init=False, default=None)
@@ -283,7 +287,7 @@ class ControllerContext:
         controller that asks, in its constructor, so they are listed with the others). A Pull
         cluster's agent reads them too (its RBAC grants list/watch on both kinds)."""
         if self._interpretation is None:
-            self._interpretation = Interpretation(self.informers, self.clock)
+            self._interpretation = Interpretation(self.interpreter_informers or self.informers, self.clock)
         return self._interpretation
 
     def reaches(self, cluster: Mapping[str, Any]) -> bool:
