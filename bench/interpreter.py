@@ -10,7 +10,7 @@ member as the built-in rule does). Each operation is timed over many calls after
 
 Ratio = Lua / built-in per call (each the best of 10 rounds, taken in turn); issue #20's goal is <= 5x.
 
-Run: `.venv/bin/python bench/interpreter.py [--calls 2000]`.
+Run: `.venv/bin/python bench/interpreter.py [--calls 5000]`.
 """
 
 from __future__ import annotations

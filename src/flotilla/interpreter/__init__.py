@@ -15,7 +15,8 @@ interpreter), as pure functions over the plain JSON manifests:
 
 Each operation dispatches on the object's API group and kind (`kinds.GroupKind`); the `*_KINDS`
 sets say which kinds an operation knows, so callers can tell "not a workload" from "no replicas".
-Customizations (Lua, webhooks) would be consulted before these defaults; they are not built yet.
+Lua customizations (`lua`) and interpreter webhooks (`webhook`) answer before these defaults, in
+Karmada's order (`customized.ResourceInterpreter`).
 """
 
 from flotilla.interpreter.dependencies import DEPENDENCY_KINDS, get_dependencies
