@@ -37,6 +37,7 @@ pytestmark = pytest.mark.kubectl
 MEMBERS = ("m1", "m2")
 NS = "default"
 WINDOW = 4.0
+WORKLOADS = ("web", "api", "batch")
 MANAGER_ARGS = (
     *FAST_CLUSTER_STATUS,
     "--horizontal-pod-autoscaler-sync-period=1s",
@@ -61,15 +62,15 @@ def hub(federation: Federation, tmp_path_factory: pytest.TempPathFactory) -> Kub
 
 @pytest.fixture(scope="module", autouse=True)
 def placed(federation: Federation, hub: Kubectl, members: dict[str, Kubectl]) -> None:
-    """`web` and `api`, 2 replicas each, 1+1 on the members, each using 50m CPU in each member."""
-    for name in ("web", "api"):
+    """Every workload, 2 replicas each, 1+1 on the members, each using 50m CPU in each member."""
+    for name in WORKLOADS:
         place(hub, name, 2)
     eventually(
-        lambda: all(replicas_on(members, NS, name) == {"m1": 1, "m2": 1} for name in ("web", "api")),
+        lambda: all(replicas_on(members, NS, name) == {"m1": 1, "m2": 1} for name in WORKLOADS),
         timeout=30,
-        what="web and api 1+1",
+        what="every workload 1+1",
     )
-    for name in ("web", "api"):
+    for name in WORKLOADS:
         load(federation, name, "50m")
 
 
@@ -230,6 +231,37 @@ def test_a_cron_rule_moves_a_federated_hpas_bounds_on_schedule(
         timeout=30,
         what="a second run",
     )
+
+
+def test_a_cron_rule_scales_a_workload_and_keeps_its_history_within_the_limit(
+    hub: Kubectl, members: dict[str, Kubectl]
+) -> None:
+    """A rule setting `targetReplicas: 4` writes the template's scale; one success is kept (limit 1),
+    and a rule whose target cannot be scaled records its failure."""
+    reference = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "batch"}
+    rules = [{"name": "nightly", "schedule": "*/2 * * * *", "targetReplicas": 4, "successfulHistoryLimit": 1}]
+    hub.apply_yaml([_cron("batch", reference, *rules)])
+    eventually(lambda: template_replicas(hub, "batch") == 4, timeout=30, what="the template scaled to 4")
+    eventually(
+        lambda: replicas_on(members, NS, "batch") == {"m1": 2, "m2": 2}, timeout=30, what="2+2 on members"
+    )
+    missing = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "absent"}
+    hub.apply_yaml([_cron("absent", missing, {"name": "r", "schedule": "*/2 * * * *", "targetReplicas": 1})])
+
+    def history(name: str) -> dict[str, Any]:
+        found = hub.json("get", "cronfhpa", name, "-n", NS).get("status") or {}
+        return next(iter(found.get("executionHistories") or []), {})
+
+    eventually(lambda: history("absent").get("failedExecutions"), timeout=30, what="a failed execution")
+    assert "not found" in history("absent")["failedExecutions"][0]["message"]
+    first = history("batch")["successfulExecutions"][0]
+    assert first["appliedReplicas"] == 4
+    eventually(
+        lambda: history("batch")["successfulExecutions"][0]["scheduleTime"] != first["scheduleTime"],
+        timeout=30,
+        what="a later run of nightly",
+    )
+    assert len(history("batch")["successfulExecutions"]) == 1
 
 
 def _cron(name: str, reference: dict[str, Any], *rules: dict[str, Any]) -> dict[str, Any]:
