@@ -253,3 +253,15 @@ def test_a_webhook_that_is_down_is_isolated(
         assert federation.manager.process is not None and federation.manager.process.poll() is None
     finally:
         hub.apply_yaml(webhook_configuration(webhook.url(PATH), webhook.ca_bundle))
+
+
+def test_a_malformed_configuration_is_refused_with_field_causes(hub: Kubectl, webhook: WebhookServer) -> None:
+    """Karmada's webhook rules on write: https only, a known context version (422, field paths)."""
+    bad = webhook_configuration("http://127.0.0.1/interpret", webhook.ca_bundle)
+    bad["metadata"]["name"] = "malformed"
+    bad["webhooks"][0]["interpreterContextVersions"] = ["v1"]
+    answer = hub.run("apply", "-f", "-", check=False, input=json.dumps(bad))
+    assert answer.returncode != 0
+    assert "webhooks[0].clientConfig.url" in answer.stderr
+    assert "'https' is the only allowed URL scheme" in answer.stderr
+    assert "webhooks[0].interpreterContextVersions" in answer.stderr
