@@ -43,6 +43,8 @@ SHARED_CRDS = (
     "work/work.karmada.io_clusterresourcebindings.yaml",
     "work/work.karmada.io_works.yaml",
     "apps/apps.karmada.io_workloadrebalancers.yaml",
+    "autoscaling/autoscaling.karmada.io_federatedhpas.yaml",
+    "autoscaling/autoscaling.karmada.io_cronfederatedhpas.yaml",
 )
 """Karmada's CRDs of the kinds a hub serves (Cluster is not among them: Karmada serves it from
 its aggregated API server, not as a CRD)."""

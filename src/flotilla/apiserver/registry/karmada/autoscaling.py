@@ -157,9 +157,7 @@ def federated_hpa_spec() -> Schema:
             "scaleTargetRef": cross_version_object_reference("The resource template scaled."),
             "minReplicas": integer("The lower bound (default 1)."),
             "maxReplicas": integer("The upper bound; at least minReplicas."),
-            "metrics": array(
-                metric_spec(), "The metrics to scale on (default: 80% average CPU).", list_type="atomic"
-            ),
+            "metrics": array(metric_spec(), "The metrics to scale on (default: 80% average CPU)."),
             "behavior": obj(
                 {
                     "scaleUp": _scaling_rules("How fast to scale up."),
