@@ -30,6 +30,7 @@ from flotilla.apiserver.authn.clusterinfo import cluster_info_kubeconfig
 from flotilla.apiserver.authn.install import read_token_file, token_authentication
 from flotilla.apiserver.authn.serviceaccounts import ServiceAccountKey, load_or_create_key
 from flotilla.apiserver.authz.publicinfo import PublicClusterInfo
+from flotilla.apiserver.certificates.acceptance import refresh_agent_grants
 from flotilla.apiserver.clusterproxy.install import ClusterProxy
 from flotilla.apiserver.clusterproxy.relay import RelayCredentials, TunnelDirectory
 from flotilla.apiserver.context import APISettings
@@ -209,6 +210,7 @@ class APIServer:
         await self.embedded.start()
         if self.settings.karmada:
             await install_karmada_crds(self.context)
+            await refresh_agent_grants(self.context)
             self._cluster_proxy = ClusterProxy(self.context)
             self._search = Search(self.context)
             self._resource_metrics = ResourceMetrics(self.context)

@@ -15,6 +15,12 @@ the certificate is issued the agent's identity can already do its work. Every st
 an interrupted acceptance is finished by the approver's retry.
 
 The mode is the server's setting `APISettings.cluster_acceptance` (`auto` unless the command says).
+
+A hub of a newer release may grant agents more than the one that accepted them (reading the hub's
+interpreter customizations, say). `refresh_agent_grants` runs when a hub starts and brings the RBAC
+objects of every agent already accepted to what this release grants — only objects that exist, so
+it never grants a cluster that was not accepted, and a cluster being deleted is left to the cluster
+controller's clean-up.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 import structlog
 
 from flotilla.api.karmada.agentrbac import agent_namespaces, agent_rbac_objects
-from flotilla.api.karmada.constants import CLUSTER
+from flotilla.api.karmada.constants import CLUSTER, ClusterSyncMode
 from flotilla.api.karmada.registration import (
     REQUESTER_ANNOTATION,
     ClusterAcceptance,
@@ -77,14 +83,28 @@ async def accept_registration(
         await _ensure(client, obj)
 
 
+async def refresh_agent_grants(ctx: APIContext) -> None:
+    """Make the existing RBAC objects of every accepted Pull cluster's agent grant what this
+    release's `agent_rbac_objects` grants (a hub upgraded in place updates its agents' rights)."""
+    client = LocalClient(ctx, MANAGER)
+    for cluster in client.list(CLUSTER):
+        metadata = cluster.get("metadata") or {}
+        pull = (cluster.get("spec") or {}).get("syncMode") == ClusterSyncMode.PULL
+        if not pull or metadata.get("deletionTimestamp"):
+            continue
+        for obj in agent_rbac_objects(str(metadata.get("name") or "")):
+            await _ensure(client, obj, create=False)
+
+
 def _bind(cluster: dict[str, Any], requester: str) -> None:
     """Record `requester` as the one the cluster's name belongs to."""
     metadata = cluster.setdefault("metadata", {})
     metadata["annotations"] = {**(metadata.get("annotations") or {}), REQUESTER_ANNOTATION: requester}
 
 
-async def _ensure(client: LocalClient, wanted: dict[str, Any]) -> None:
-    """Create an RBAC object, or make an existing one's rules, subjects and labels the wanted ones."""
+async def _ensure(client: LocalClient, wanted: dict[str, Any], *, create: bool = True) -> None:
+    """Create an RBAC object (unless not `create`), or make an existing one's rules, subjects and
+    labels the wanted ones."""
     api_version: str = wanted["apiVersion"]
     group, version = api_version.split("/")
     gvk = GroupVersionKind(group, version, wanted["kind"])
@@ -92,6 +112,8 @@ async def _ensure(client: LocalClient, wanted: dict[str, Any]) -> None:
     namespace = meta.get("namespace", "")
     current = client.peek(gvk, meta["name"], namespace=namespace)
     if current is None:
+        if not create:
+            return
         with contextlib.suppress(errors.AlreadyExists):  # created meanwhile: the next pass checks it
             await client.create(gvk, wanted)
         return
