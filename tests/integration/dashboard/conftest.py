@@ -8,8 +8,11 @@ token`) and a read-only ServiceAccount's (`kubectl create token`).
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +108,43 @@ def admin(dashboard: DashboardProcess, hub_ca: Path, admin_token: str) -> Dashbo
 @pytest.fixture
 def hub(federation: Federation, tmp_path: Path) -> Kubectl:
     return federation.kubectl(tmp_path / "hub-cache")
+
+
+@pytest.fixture(scope="package")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the browser tests save a screenshot of each page: `$FLOTILLA_TEST_ARTIFACTS/dashboard`,
+    else a pytest temporary directory; never inside the repository."""
+    root = os.environ.get("FLOTILLA_TEST_ARTIFACTS")
+    directory = Path(root) / "dashboard" if root else tmp_path_factory.mktemp("dashboard-screenshots")
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+@pytest.fixture(scope="package")
+def chromium() -> Iterator[Any]:
+    """A headless Debian chromium driven by chromium-driver through Selenium (`make system-packages`)."""
+    binary, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if binary is None or driver is None:
+        pytest.skip("chromium and chromium-driver are not installed (make system-packages installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",  # the tests may run as root, where chromium's sandbox refuses to start
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1400,1000",
+        # The dashboard's certificate is issued by the hub's CA, which this browser profile does not
+        # trust; the API tests check that chain with the CA itself.
+        "--ignore-certificate-errors",
+    ):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options, service=Service(driver))
+    browser.set_page_load_timeout(30)
+    try:
+        yield browser
+    finally:
+        browser.quit()

@@ -26,6 +26,19 @@ function banner(message, kind) {
   node.hidden = !message;
 }
 
+const lastAnswers = new Map();
+
+// A GET whose answer is the one the page already shows resolves to null, so a live refresh that
+// changed nothing visible does not re-render (and never swaps a button out under the pointer).
+async function fresh(path) {
+  const data = await call("GET", path);
+  const text = JSON.stringify(data);
+  if (lastAnswers.get(path) === text && document.getElementById("page").dataset.path === path) return null;
+  lastAnswers.set(path, text);
+  document.getElementById("page").dataset.path = path;
+  return data;
+}
+
 async function call(method, path, body) {
   const options = { method, headers: {}, credentials: "same-origin" };
   if (body !== undefined) {
@@ -93,7 +106,8 @@ function bytes(value) {
 }
 
 async function overviewPage(root) {
-  const data = await call("GET", "/api/overview");
+  const data = await fresh("/api/overview");
+  if (data === null) return;
   const c = data.clusters, w = data.workloads, r = data.resources;
   root.replaceChildren(
     h("h1", {}, "Overview"),
@@ -175,7 +189,8 @@ function joinForm() {
 }
 
 async function clustersPage(root) {
-  const data = await call("GET", "/api/clusters");
+  const data = await fresh("/api/clusters");
+  if (data === null) return;
   const rows = data.items.map((row) => h("tr", { id: `cluster-${row.name}` },
     h("td", {}, h("strong", {}, row.name), h("div", { class: "muted small" }, [row.region, row.provider].filter(Boolean).join(" · "))),
     h("td", {}, row.version || "—"),
@@ -213,7 +228,8 @@ async function workloadsPage(root, filters, pageIndex) {
   const token = state.workloadPages[pageIndex] || "";
   if (token) query.set("continue", token);
   query.set("limit", "50");
-  const data = await call("GET", `/api/workloads?${query}`);
+  const data = await fresh(`/api/workloads?${query}`);
+  if (data === null) return;
   state.workloadPages[pageIndex + 1] = data.continue || "";
   const rows = data.items.map((row) => h("tr", { id: `workload-${row.namespace}-${row.name}` },
     h("td", {}, h("a", { href: `#/workload/${encodeURIComponent(row.namespace)}/${encodeURIComponent(row.binding)}` }, `${row.namespace}/${row.name}`)),
@@ -264,7 +280,8 @@ function eventsTable(items) {
 }
 
 async function policiesPage(root) {
-  const data = await call("GET", "/api/policies");
+  const data = await fresh("/api/policies");
+  if (data === null) return;
   root.replaceChildren(h("h1", {}, "Policies"),
     h("table", { id: "policies-table" },
       h("thead", {}, h("tr", {}, ["Kind", "Policy", "Selects", "Cluster names", "Resources", "Clusters"].map((t) => h("th", {}, t)))),
@@ -282,7 +299,7 @@ function planView(plan) {
     w.scheduled ? h("div", { class: "small" }, `Scheduled=${w.scheduled.status} ${w.scheduled.reason}: ${w.scheduled.message || ""}`) : null,
     h("table", {}, h("tbody", {}, (w.clusters || []).map((c) => h("tr", { "data-plan-cluster": c.name },
       h("td", {}, c.name), h("td", { class: c.outcome === "selected" || c.planned ? "ok" : "muted" }, c.outcome),
-      h("td", {}, c.planned ?? ""), h("td", { class: "small" }, [c.plugin, c.reason].filter(Boolean).join(": "))))))),
+      h("td", {}, c.planned ?? ""), h("td", { class: "small" }, [c.plugin, c.reason].filter(Boolean).join(": ")))))),
     ...(w.notes || []).map((note) => h("div", { class: "muted small" }, note)))));
 }
 
@@ -318,7 +335,8 @@ async function applyPage(root) {
 async function eventsPage(root, filters) {
   filters = filters || {};
   const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value));
-  const data = await call("GET", `/api/events?${query}`);
+  const data = await fresh(`/api/events?${query}`);
+  if (data === null) return;
   const cluster = h("input", { id: "events-cluster", placeholder: "cluster", value: filters.cluster || "" });
   const workload = h("input", { id: "events-workload", placeholder: "workload", value: filters.workload || "" });
   root.replaceChildren(h("h1", {}, "Events and failover timeline"),
@@ -344,8 +362,11 @@ function route() {
   state.page = page;
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.page === page);
   banner("");
-  const root = document.getElementById("page");
-  root.replaceChildren();
+  // Each visit renders into a fresh element: a slower answer for the page left behind lands in a
+  // detached element instead of over the page shown now.
+  const root = h("div", { id: `page-${page}` });
+  document.getElementById("page").replaceChildren(root);
+  document.getElementById("page").dataset.path = "";
   if (page === "clusters") render(() => clustersPage(root), ["clusters"]);
   else if (page === "workloads") { state.workloadPages = [""]; render(() => workloadsPage(root, {}, 0), ["workloads"]); }
   else if (page === "workload") render(() => workloadPage(root, parts[1], parts[2]), ["workloads"]);
