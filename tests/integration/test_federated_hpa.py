@@ -228,6 +228,24 @@ def test_a_cron_rule_moves_a_federated_hpas_bounds_on_schedule(
     )
 
 
+def test_two_federated_hpas_of_one_template_both_stand_down(hub: Kubectl) -> None:
+    """Two autoscalers of `batch` would fight over its scale: neither acts (AmbiguousSelector)."""
+    twins = [federated_hpa("batch", 2, 10), federated_hpa("batch", 2, 10)]
+    twins[0]["metadata"]["name"], twins[1]["metadata"]["name"] = "batch-a", "batch-b"
+    # At 50% used, batch-b's 10% target alone would ask for 10 replicas.
+    twins[1]["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] = 10
+    hub.apply_yaml(twins)
+    for twin in ("batch-a", "batch-b"):
+        eventually(
+            lambda twin=twin: condition(hub.json("get", "fhpa", twin, "-n", NS), "ScalingActive"),  # type: ignore[misc]
+            until=lambda found: found.get("reason") == "AmbiguousSelector",
+            timeout=30,
+            what=f"{twin} standing down",
+        )
+    assert template_replicas(hub, "batch") == 2
+    hub("delete", "fhpa", "batch-a", "batch-b", "-n", NS)
+
+
 def test_a_cron_rule_scales_a_workload_and_keeps_its_history_within_the_limit(
     hub: Kubectl, members: dict[str, Kubectl]
 ) -> None:

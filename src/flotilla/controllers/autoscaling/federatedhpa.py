@@ -179,6 +179,13 @@ class FederatedHPAController(HubController):
                 )
                 status.update(currentReplicas=current)
                 return
+            rivals = self._autoscalers_of(reference, namespace)
+            if len(rivals) > 1:
+                message = f"pods by selector {selector} are controlled by multiple HPAs: [{' '.join(rivals)}]"
+                self._condition(status, HPAConditionType.SCALING_ACTIVE, False, "AmbiguousSelector", message)
+                await self._warn(autoscaler, warnings, "AmbiguousSelector", message)
+                status.update(currentReplicas=current)
+                return
             observation = await observe(self.ctx.members, clusters, gvk, name, namespace, selector)
             if observation.spec_replicas == 0:
                 raise TargetUnavailable(
@@ -238,6 +245,25 @@ class FederatedHPAController(HubController):
                 history, current, desired, minimum, maximum, now, self._downscale_window
             )
         return decision
+
+    def _autoscalers_of(self, reference: Object, namespace: str) -> list[str]:
+        """The FederatedHPAs of `namespace` scaling the same target, as `namespace/name`, sorted.
+
+        Kube compares the pods each autoscaler's selector selects; two autoscalers of one template
+        are the case that matters here (they would fight over its `/scale`), and it needs no pods.
+        """
+
+        def target(obj: Object) -> tuple[str, str, str]:
+            ref = (obj.get("spec") or {}).get("scaleTargetRef") or {}
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            return group, str(ref.get("kind") or ""), str(ref.get("name") or "")
+
+        wanted = target({"spec": {"scaleTargetRef": reference}})
+        return sorted(
+            f"{namespace}/{(obj.get('metadata') or {}).get('name')}"
+            for obj in self._autoscalers.list(namespace=namespace)
+            if target(obj) == wanted and not (obj.get("metadata") or {}).get("deletionTimestamp")
+        )
 
     async def _target_clusters(self, gvk: GroupVersionKind, name: str, namespace: str) -> list[Object]:
         binding_name = names.binding_name(gvk.kind, name)
