@@ -315,6 +315,7 @@ def _summary(data_dir: Path, members: list[str], state: UpState, elapsed: float)
         elapsed=elapsed,
         apiserver_urls=[state.hub_url, *replicas] if replicas else (),
         etcd_endpoints=state.endpoints.get("etcd", ""),
+        dashboard_sign_in=state.endpoints.get("dashboardSignIn", ""),
     )
 
 

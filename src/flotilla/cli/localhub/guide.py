@@ -76,6 +76,7 @@ def summary(
     command: str = "flotilla",
     apiserver_urls: Sequence[str] = (),
     etcd_endpoints: str = "",
+    dashboard_sign_in: str = "",
 ) -> list[str]:
     """The lines printed once every member is Ready: files, next steps, how to stop.
 
@@ -112,6 +113,10 @@ def summary(
         f"  kubectl apply -f {shown(data_dir / NGINX_EXAMPLE, cwd)}   # nginx, 2 replicas over {targets}",
         "  kubectl get deployment nginx        # READY 2/2 once the members run their replicas",
         f"  kubectl --kubeconfig {shown(data_dir / 'members' / f'{members[0]}.kubeconfig', cwd)} get pods",
+    ]
+    if dashboard_sign_in:
+        lines.append(f"  open {dashboard_sign_in}   # the dashboard, signed in as the hub's admin")
+    lines += [
         "",
         f"Ctrl-C stops everything (or `{command} down --data-dir {data}` from another terminal).",
     ]

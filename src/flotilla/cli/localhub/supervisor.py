@@ -47,6 +47,8 @@ from flotilla.cli.localhub.processes import (
     ComponentExited,
     describe_exit,
     flotilla_command,
+    free_port,
+    port_in_use,
     spawn,
 )
 from flotilla.cli.localhub.replicas import SHARED, replica_data_dir, share_hub_files
@@ -66,6 +68,10 @@ from flotilla.client import Client, ClientError, load_kubeconfig
 SERVING = re.compile(r"flotilla apiserver: serving on (https://\S+)")
 SIM_SERVING = re.compile(r"flotilla sim: serving .*\(admin: (http://\S+)\)")
 MANAGER_RUNNING = re.compile(r"flotilla controller-manager: running \(health: (\S+)\)")
+DASHBOARD = "dashboard"
+DASHBOARD_PORT = 8001
+DASHBOARD_SERVING = re.compile(r"flotilla dashboard: serving on (https://\S+) ")
+DASHBOARD_SIGN_IN = re.compile(r"flotilla dashboard: sign in at (https://\S+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +270,37 @@ class LocalHub:
         )
         for replica in replicas:
             await self._replica_ready(replica)
+        await self._start_dashboard()
         self._supervising = True
         self.on_ready(self.state)
+
+    async def _start_dashboard(self) -> None:
+        """The web dashboard on loopback, with a sign-in link for the local admin. Optional: one that
+        cannot start is a note, and the hub is up without it."""
+        settings = self.settings
+        port = free_port() if port_in_use("127.0.0.1", DASHBOARD_PORT) else DASHBOARD_PORT
+        address = f"127.0.0.1:{port}"
+        kubeconfig = str(settings.hub_kubeconfig)
+        self._commands[DASHBOARD] = flotilla_command(
+            "dashboard", "--kubeconfig", kubeconfig, "--address", address, "--auto-sign-in"
+        )
+        child = await self._start_process(DASHBOARD)
+        try:
+            url = (await child.wait_for_line(DASHBOARD_SERVING, settings.start_timeout)).group(1)
+            link = (await child.wait_for_line(DASHBOARD_SIGN_IN, settings.start_timeout)).group(1)
+        except (ComponentExited, TimeoutError) as exc:
+            await child.stop(2.0)
+            del self.children[DASHBOARD]
+            self._record()
+            self.progress.note(f"the dashboard did not start: {exc}")
+            return
+        self.state = replace(
+            self.state, endpoints={**self.state.endpoints, DASHBOARD: url, "dashboardSignIn": link}
+        )
+        self._record()
+        assert self._group is not None
+        self._group.create_task(self._watch(DASHBOARD))
+        self.progress.step(f"dashboard serving on {url}")
 
     async def _start_etcd(self, cluster: EtcdCluster) -> None:
         """Start every member at once (each waits for the others to form the quorum) until all serve."""
