@@ -11,6 +11,7 @@ placed once for the module, side by side.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -132,6 +133,30 @@ def test_bad_autoscalers_are_refused_with_the_field_at_fault(hub: Kubectl) -> No
     refused = hub.run("apply", "-f", "-", input=json.dumps(cron), check=False)
     assert "spec.rules[0].schedule: Invalid value" in refused.stderr
     assert "spec.rules[0].targetReplicas: Invalid value" in refused.stderr
+
+
+def test_an_autoscaler_of_a_template_no_policy_placed_says_so(hub: Kubectl) -> None:
+    """No ResourceBinding for the target: AbleToScale=False, FailedGetBinding, and one Warning Event."""
+    hub.apply_yaml([federated_hpa("nowhere", 1, 3)])
+    able = eventually(
+        lambda: condition(hub.json("get", "fhpa", "nowhere", "-n", NS), "AbleToScale"),
+        until=lambda found: found.get("reason") == "FailedGetBinding",
+        timeout=30,
+        what="FailedGetBinding",
+    )
+    assert (
+        able["status"] == "False"
+        and "resourcebinding default/nowhere-deployment not found" in able["message"]
+    )
+    selector = "involvedObject.name=nowhere,reason=FailedGetBinding"
+    events = eventually(
+        lambda: hub.json("get", "events", "-n", NS, "--field-selector", selector)["items"], what="the Event"
+    )
+    assert events[0]["type"] == "Warning"
+    # Three more sync periods of the same failure: a repeated Event would be there by now.
+    time.sleep(3)
+    assert len(hub.json("get", "events", "-n", NS, "--field-selector", selector)["items"]) == 1
+    hub("delete", "fhpa", "nowhere", "-n", NS)
 
 
 def test_load_scales_the_template_up_and_members_follow_then_down_after_stabilization(
