@@ -153,8 +153,8 @@ def test_an_autoscaler_of_a_template_no_policy_placed_says_so(hub: Kubectl) -> N
         lambda: hub.json("get", "events", "-n", NS, "--field-selector", selector)["items"], what="the Event"
     )
     assert events[0]["type"] == "Warning"
-    # Three more sync periods of the same failure: a repeated Event would be there by now.
-    time.sleep(3)
+    # Two more sync periods of the same failure: a repeated Event would be there by now.
+    time.sleep(2)
     assert len(hub.json("get", "events", "-n", NS, "--field-selector", selector)["items"]) == 1
     hub("delete", "fhpa", "nowhere", "-n", NS)
 
