@@ -18,12 +18,12 @@ from aiohttp import web
 
 from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
-from flotilla.client import APIStatusError, Client
+from flotilla.client import APIStatusError, Client, ClientError
 from flotilla.dashboard import fleet, timeline, workloads
 from flotilla.dashboard.errors import bad_request, forbidden, from_hub, unauthorized
 from flotilla.dashboard.hubaccess import who_am_i
 from flotilla.dashboard.sessions import COOKIE
-from flotilla.dashboard.state import HUB, LISTS, SESSIONS, SETTINGS, session_of, user_client
+from flotilla.dashboard.state import HUB, LISTS, SESSIONS, SETTINGS, WARMING, session_of, user_client
 from flotilla.runtime.members import proxied_config
 
 EVENT = GroupVersionKind("", "v1", "Event")
@@ -44,6 +44,8 @@ def add_routes(router: web.UrlDispatcher) -> None:
     router.add_post("/api/signout", sign_out)
     router.add_get("/api/session", current_session)
     router.add_get("/api/overview", overview)
+    router.add_get("/api/overview/fleet", overview_fleet)
+    router.add_get("/api/overview/workloads", overview_workloads)
     router.add_get("/api/clusters", clusters)
     router.add_get("/api/workloads", workload_list)
     router.add_get("/api/workloads/{namespace}/{binding}", workload_detail)
@@ -67,9 +69,29 @@ async def _open_session(request: web.Request, token: str) -> web.Response:
                 raise unauthorized("the hub does not accept this token") from error
             raise from_hub(error) from error
     session = request.app[SESSIONS].create(token, user, groups)
+    _warm(request, session.id, token)
     response = web.json_response({"user": user, "groups": list(groups), "csrf": session.csrf})
     _set_cookie(request, response, session.id)
     return response
+
+
+def _warm(request: web.Request, session_id: str, token: str) -> None:
+    """Start reading the session's longest list (every ResourceBinding) while the browser loads the
+    page, so the first overview does not wait for it. Best effort, owned by the app (cancelled at
+    shutdown); a user who may not list bindings just fails it quietly."""
+    lists = request.app[LISTS]
+    client = request.app[HUB].client(session_id, token)
+
+    async def read() -> None:
+        try:
+            await lists.items(session_id, client, constants.RESOURCE_BINDING)
+        except ClientError:
+            return
+
+    task = asyncio.create_task(read())
+    warming = request.app[WARMING]
+    warming.add(task)
+    task.add_done_callback(warming.discard)
 
 
 async def sign_in(request: web.Request) -> web.Response:
@@ -129,23 +151,40 @@ async def _list_or_empty(request: web.Request, gvk: GroupVersionKind) -> tuple[l
         raise
 
 
-async def overview(request: web.Request) -> web.Response:
-    cluster_items = await _list(request, constants.CLUSTER)
-    bindings, hidden = await _list_or_empty(request, constants.RESOURCE_BINDING)
-    counts = {}
-    for gvk in POLICY_KINDS:
-        items, _ = await _list_or_empty(request, gvk)
-        counts[gvk.kind] = len(items)
+async def _fleet_part(request: web.Request) -> dict[str, Any]:
+    """Clusters, nodes, resources and policy counts: a few small lists, fast on any fleet."""
+    cluster_items, *policy_lists = await asyncio.gather(
+        _list(request, constants.CLUSTER), *(_list_or_empty(request, gvk) for gvk in POLICY_KINDS)
+    )
+    counts = {gvk.kind: len(items) for gvk, (items, _) in zip(POLICY_KINDS, policy_lists, strict=True)}
+    return {**fleet.overview(cluster_items), "policies": counts}
 
-    def summarize() -> dict[str, Any]:
+
+async def _workloads_part(request: web.Request) -> dict[str, Any]:
+    """Workloads by state: every ResourceBinding, which on 10,000 workloads is the hub's longest list."""
+    bindings, hidden = await _list_or_empty(request, constants.RESOURCE_BINDING)
+
+    def count() -> dict[str, Any]:
         return {
-            **fleet.overview(cluster_items),
-            "policies": counts,
             "workloads": {"total": len(bindings), **workloads.states_count(bindings)},
             "notes": [hidden] if hidden else [],
         }
 
-    return web.json_response(await asyncio.to_thread(summarize))
+    return await asyncio.to_thread(count)
+
+
+async def overview(request: web.Request) -> web.Response:
+    """The whole overview; the page asks for its two parts separately and paints the fast one first."""
+    fleet_part, workloads_part = await asyncio.gather(_fleet_part(request), _workloads_part(request))
+    return web.json_response({**fleet_part, **workloads_part})
+
+
+async def overview_fleet(request: web.Request) -> web.Response:
+    return web.json_response(await _fleet_part(request))
+
+
+async def overview_workloads(request: web.Request) -> web.Response:
+    return web.json_response(await _workloads_part(request))
 
 
 async def clusters(request: web.Request) -> web.Response:

@@ -24,7 +24,7 @@ from flotilla.dashboard.errors import DashboardError, forbidden, from_hub, statu
 from flotilla.dashboard.hubaccess import HubAccess
 from flotilla.dashboard.listcache import ListCache
 from flotilla.dashboard.sessions import COOKIE, CSRF_HEADER, SessionStore
-from flotilla.dashboard.state import HUB, LISTS, SESSION, SESSIONS, SETTINGS, DashboardSettings
+from flotilla.dashboard.state import HUB, LISTS, SESSION, SESSIONS, SETTINGS, WARMING, DashboardSettings
 
 log = structlog.get_logger("flotilla.dashboard")
 
@@ -98,6 +98,8 @@ def build_app(settings: DashboardSettings, hub_config: ClusterConfig) -> web.App
     app[SESSIONS] = SessionStore(settings.idle_seconds)
     app[HUB] = HubAccess(hub_config)
     app[LISTS] = ListCache()
+    warming: set[asyncio.Task[None]] = set()
+    app[WARMING] = warming
     app.router.add_get("/", index)
     app.router.add_static("/static/", _static_directory(), follow_symlinks=False)
     api.add_routes(app.router)
@@ -105,6 +107,11 @@ def build_app(settings: DashboardSettings, hub_config: ClusterConfig) -> web.App
     live.add_routes(app.router)
 
     async def close_clients(app: web.Application) -> None:
+        warming = app[WARMING]
+        tasks = list(warming)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await app[HUB].close()
 
     app.on_cleanup.append(close_clients)

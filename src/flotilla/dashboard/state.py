@@ -6,6 +6,7 @@ not import each other.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,8 @@ SETTINGS: web.AppKey[DashboardSettings] = web.AppKey("settings")
 SESSIONS = web.AppKey("sessions", SessionStore)
 HUB = web.AppKey("hub", HubAccess)
 LISTS = web.AppKey("lists", ListCache)
+WARMING: web.AppKey[set[asyncio.Task[None]]] = web.AppKey("warming")
+"""Background reads started at sign-in (`api._warm`), cancelled when the app shuts down."""
 SESSION = "flotilla.session"
 
 

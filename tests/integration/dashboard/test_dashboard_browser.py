@@ -93,7 +93,7 @@ def test_sign_in_shows_the_overview_of_the_hubs_objects(
     nodes = sum(c["status"]["nodeSummary"]["totalNum"] for c in clusters)
     wait_text(chromium, "#ov-clusters-total", lambda text: text == str(len(clusters)), "cluster tile")
     assert text_of(chromium, "#ov-nodes").endswith(f"/ {nodes}")
-    assert text_of(chromium, "#ov-workloads-total") == str(len(bindings))
+    wait_text(chromium, "#ov-workloads-total", lambda text: text == str(len(bindings)), "workload tile")
     screenshot(chromium, artifacts, "overview")
 
 

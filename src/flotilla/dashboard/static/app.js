@@ -28,14 +28,13 @@ function banner(message, kind) {
 
 const lastAnswers = new Map();
 
-// A GET whose answer is the one the page already shows resolves to null, so a live refresh that
+// A GET whose answer is the one the page already shows (since this visit) resolves to null, so a live refresh that
 // changed nothing visible does not re-render (and never swaps a button out under the pointer).
 async function fresh(path) {
   const data = await call("GET", path);
   const text = JSON.stringify(data);
-  if (lastAnswers.get(path) === text && document.getElementById("page").dataset.path === path) return null;
+  if (lastAnswers.get(path) === text) return null;
   lastAnswers.set(path, text);
-  document.getElementById("page").dataset.path = path;
   return data;
 }
 
@@ -105,10 +104,22 @@ function bytes(value) {
   return `${amount.toFixed(unit ? 1 : 0)} ${units[unit]}`;
 }
 
+// Two requests side by side: the fleet's tiles (a few small lists) paint at once; the workload
+// tiles (every binding: the hub's longest list) fill in when their answer arrives.
 async function overviewPage(root) {
-  const data = await fresh("/api/overview");
-  if (data === null) return;
-  const c = data.clusters, w = data.workloads, r = data.resources;
+  const [data, counts] = await Promise.all([
+    fresh("/api/overview/fleet"),
+    fresh("/api/overview/workloads").catch((error) => { banner(error.message); return null; }),
+  ]);
+  if (data !== null || !root.firstChild) paintFleet(root, data || state.lastFleet);
+  if (counts !== null) paintWorkloads(counts);
+}
+
+function paintFleet(root, data) {
+  if (!data) return;
+  state.lastFleet = data;
+  const c = data.clusters, r = data.resources;
+  const waiting = "…";
   root.replaceChildren(
     h("h1", {}, "Overview"),
     h("h2", {}, "Clusters"),
@@ -123,16 +134,27 @@ async function overviewPage(root) {
       tile("ov-pods", "Pods", fraction(r.pods))),
     h("h2", {}, "Workloads"),
     h("div", { class: "tiles" },
-      tile("ov-workloads-total", "Workloads", w.total), tile("ov-workloads-ready", "Ready", w.ready),
-      tile("ov-workloads-progressing", "Progressing", w.progressing), tile("ov-workloads-failed", "Failed", w.failed),
-      tile("ov-workloads-unscheduled", "Unscheduled", w.unscheduled)),
+      tile("ov-workloads-total", "Workloads", state.lastCounts ? state.lastCounts.workloads.total : waiting),
+      ...["ready", "progressing", "failed", "unscheduled"].map((name) =>
+        tile(`ov-workloads-${name}`, name[0].toUpperCase() + name.slice(1), state.lastCounts ? state.lastCounts.workloads[name] : waiting))),
     h("h2", {}, "Policies"),
     h("div", { class: "tiles" },
       tile("ov-pp", "Propagation policies", data.policies.PropagationPolicy),
       tile("ov-cpp", "Cluster propagation policies", data.policies.ClusterPropagationPolicy),
       tile("ov-op", "Override policies", data.policies.OverridePolicy),
       tile("ov-cop", "Cluster override policies", data.policies.ClusterOverridePolicy)),
-    ...data.notes.map((note) => h("p", { class: "muted" }, note)));
+    h("div", { id: "ov-notes" }));
+}
+
+function paintWorkloads(counts) {
+  state.lastCounts = counts;
+  const w = counts.workloads;
+  for (const [id, value] of [["total", w.total], ["ready", w.ready], ["progressing", w.progressing], ["failed", w.failed], ["unscheduled", w.unscheduled]]) {
+    const node = document.getElementById(`ov-workloads-${id}`);
+    if (node) node.textContent = String(value);
+  }
+  const notes = document.getElementById("ov-notes");
+  if (notes) notes.replaceChildren(...counts.notes.map((note) => h("p", { class: "muted" }, note)));
 }
 
 function age(seconds) {
@@ -366,7 +388,7 @@ function route() {
   // detached element instead of over the page shown now.
   const root = h("div", { id: `page-${page}` });
   document.getElementById("page").replaceChildren(root);
-  document.getElementById("page").dataset.path = "";
+  lastAnswers.clear();
   if (page === "clusters") render(() => clustersPage(root), ["clusters"]);
   else if (page === "workloads") { state.workloadPages = [""]; render(() => workloadsPage(root, {}, 0), ["workloads"]); }
   else if (page === "workload") render(() => workloadPage(root, parts[1], parts[2]), ["workloads"]);
