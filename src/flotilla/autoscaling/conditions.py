@@ -1,4 +1,4 @@
-"""A FederatedHPA's status conditions, set as Kubernetes' HPA controller sets them.
+"""An autoscaler's status conditions (an HPA's or a FederatedHPA's), set as kube's HPA controller sets them.
 
 `AbleToScale` says whether the target's scale could be read and written, `ScalingActive` whether
 a replica count could be computed from the metrics, `ScalingLimited` whether the count was held

@@ -1,12 +1,13 @@
-"""From a FederatedHPA's metric specs to one replica proposal, its metric statuses and ScalingActive.
+"""From an autoscaler's metric specs to one replica proposal, its metric statuses and ScalingActive.
 
 Each metric of `spec.metrics` proposes a count (`replicas.ReplicaCalculator`); the highest wins,
 as in kube's `computeReplicasForMetrics`. A metric that cannot be computed is skipped, unless
 every metric failed, or some failed and the others would scale down: then there is no proposal
 and ScalingActive turns False with the first failure's reason. Resource and ContainerResource
-metrics are computed from the members' metrics.k8s.io; Pods, Object and External metrics need a
-custom or external metrics API the members do not serve here, and fail with a message saying so.
-Pure: the pods and samples of every metric are read beforehand (`observation.py`).
+metrics are computed from metrics.k8s.io (the members' for a FederatedHPA, the simulated
+cluster's own for its HPA); Pods, Object and External metrics need a custom or external metrics API
+that is not served here, and fail with a message saying so. Pure: the pods and samples of every
+metric are read beforehand (the caller's `Samples`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from flotilla.api.quantities import QuantityError, milli_units, parse_quantity
-from flotilla.controllers.autoscaling.replicas import (
+from flotilla.autoscaling.replicas import (
     MetricsError,
     PodMetric,
     PodSample,

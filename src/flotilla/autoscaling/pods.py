@@ -1,10 +1,10 @@
-"""Member pods and their metrics, decoded into what the replica calculator reads.
+"""Pods and their metrics, decoded into what the replica calculator reads.
 
 A FederatedHPA's pods are the union of the pods matching the target's selector in every Ready
-target cluster; each becomes a `PodSample` keyed `cluster/name`. A member's metrics.k8s.io
-`PodMetricsList` gives each pod's usage per container; a pod's sample is the sum over its
-containers (or the one container a ContainerResource metric names), skipped when a container
-lacks the resource, as kube's metrics client does. Requests count regular containers and
+target cluster (a simulated cluster's HPA: its own pods); each becomes a `PodSample` keyed
+`cluster/name`. A cluster's metrics.k8s.io `PodMetricsList` gives each pod's usage per container;
+a pod's sample is the sum over its containers (or the one container a ContainerResource metric
+names), skipped when a container lacks the resource, as kube's metrics client does. Requests count regular containers and
 restartable (sidecar) init containers.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from flotilla.api.duration import parse_go_duration
 from flotilla.api.quantities import QuantityError, milli_units, parse_quantity
 from flotilla.api.times import timestamp
-from flotilla.controllers.autoscaling.replicas import PodMetric, PodSample
+from flotilla.autoscaling.replicas import PodMetric, PodSample
 
 Object = Mapping[str, Any]
 DEFAULT_WINDOW = timedelta(seconds=30)

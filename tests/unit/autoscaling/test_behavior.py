@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flotilla.controllers.autoscaling import behavior
-from flotilla.controllers.autoscaling.behavior import ScalingHistory, normalize, normalize_with_behavior
+from flotilla.autoscaling import behavior
+from flotilla.autoscaling.behavior import ScalingHistory, normalize, normalize_with_behavior
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 FIVE_MINUTES = timedelta(minutes=5)

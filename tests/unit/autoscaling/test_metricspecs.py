@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flotilla.controllers.autoscaling.metricspecs import compute, milli_quantity
-from flotilla.controllers.autoscaling.pods import pod_metrics, pod_sample
-from flotilla.controllers.autoscaling.replicas import PodMetric, PodSample, ReplicaCalculator
+from flotilla.autoscaling.metricspecs import compute, milli_quantity
+from flotilla.autoscaling.pods import pod_metrics, pod_sample
+from flotilla.autoscaling.replicas import PodMetric, PodSample, ReplicaCalculator
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 LONG_AGO = NOW - timedelta(hours=1)

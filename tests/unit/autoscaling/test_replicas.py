@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from flotilla.controllers.autoscaling.replicas import (
+from flotilla.autoscaling.replicas import (
     MetricsError,
     PodMetric,
     PodSample,

@@ -1,8 +1,8 @@
 """Autoscaling across clusters: Karmada's FederatedHPA and CronFederatedHPA controllers.
 
 A workload spread over member clusters must still follow its load. A FederatedHPA runs
-Kubernetes' HPA algorithm (`replicas`, `behavior`, `conditions`, `metricspecs`) over the union of
-the workload's pods in its Ready target clusters (`observation`, `pods`: read through each
+Kubernetes' HPA algorithm (`flotilla.autoscaling`, shared with the simulated members' HPA) over the
+union of the workload's pods in its Ready target clusters (`observation`: read through each
 member's own metrics.k8s.io) and writes the total to the hub template's `/scale`; the scheduler
 then divides the new total over the clusters as the PropagationPolicy says, and the member copies
 follow (`federatedhpa`). A CronFederatedHPA sets, on a cron schedule (`cronschedule`, in a rule's

@@ -36,11 +36,11 @@ from flotilla.api.karmada.autoscaling import FEDERATED_HPA, HPAConditionType, HP
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
+from flotilla.autoscaling import behavior, metricspecs
+from flotilla.autoscaling.conditions import set_condition
+from flotilla.autoscaling.replicas import ReplicaCalculator
 from flotilla.client import Client, ClientError
-from flotilla.controllers.autoscaling import behavior, metricspecs
-from flotilla.controllers.autoscaling.conditions import set_condition
 from flotilla.controllers.autoscaling.observation import observe, read_scale
-from flotilla.controllers.autoscaling.replicas import ReplicaCalculator
 from flotilla.runtime.events import NORMAL, WARNING, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 

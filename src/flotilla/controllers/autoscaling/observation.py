@@ -20,9 +20,9 @@ import structlog
 
 from flotilla.api.karmada.autoscaling import METRICS_GROUP, METRICS_VERSION
 from flotilla.api.scheme import GroupVersionKind
+from flotilla.autoscaling.pods import pod_metrics, pod_sample
+from flotilla.autoscaling.replicas import PodMetric, PodSample
 from flotilla.client import Client, ClientError
-from flotilla.controllers.autoscaling.pods import pod_metrics, pod_sample
-from flotilla.controllers.autoscaling.replicas import PodMetric, PodSample
 from flotilla.runtime.members import MemberClientProvider, MemberCredentialsError
 
 log = structlog.get_logger("flotilla.controllers.autoscaling")
