@@ -18,8 +18,9 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
+from flotilla.api.karmada import constants
 from flotilla.client import APIStatusError, ClientError, ClusterConfig
-from flotilla.dashboard import actions, api, live
+from flotilla.dashboard import actions, api, live, workloads
 from flotilla.dashboard.errors import DashboardError, forbidden, from_hub, status_response, unauthorized
 from flotilla.dashboard.hubaccess import HubAccess
 from flotilla.dashboard.listcache import ListCache
@@ -97,7 +98,7 @@ def build_app(settings: DashboardSettings, hub_config: ClusterConfig) -> web.App
     app[SETTINGS] = settings
     app[SESSIONS] = SessionStore(settings.idle_seconds)
     app[HUB] = HubAccess(hub_config)
-    app[LISTS] = ListCache()
+    app[LISTS] = ListCache({constants.RESOURCE_BINDING: workloads.compact_binding})
     warming: set[asyncio.Task[None]] = set()
     app[WARMING] = warming
     app.router.add_get("/", index)

@@ -36,6 +36,56 @@ def _condition(obj: Object, kind: str) -> Mapping[str, Any]:
     return {}
 
 
+def compact_binding(binding: Object) -> dict[str, Any]:
+    """The fields of a ResourceBinding the dashboard reads, and nothing else: what a session keeps of
+    10,000 bindings is then a fraction of the objects (no managedFields, no members' status bodies)."""
+    meta = binding.get("metadata") or {}
+    spec = binding.get("spec") or {}
+    status = binding.get("status") or {}
+    return {
+        "metadata": {
+            "name": meta.get("name", ""),
+            "namespace": meta.get("namespace", ""),
+            "annotations": {
+                key: value
+                for key, value in (meta.get("annotations") or {}).items()
+                if key
+                in (
+                    constants.PROPAGATION_POLICY_NAME_ANNOTATION,
+                    constants.PROPAGATION_POLICY_NAMESPACE_ANNOTATION,
+                    constants.CLUSTER_PROPAGATION_POLICY_NAME_ANNOTATION,
+                )
+            },
+            "labels": {
+                key: value
+                for key, value in (meta.get("labels") or {}).items()
+                if key == constants.RESOURCE_BINDING_PERMANENT_ID_LABEL
+            },
+        },
+        "spec": {
+            "resource": spec.get("resource") or {},
+            "replicas": spec.get("replicas"),
+            "clusters": spec.get("clusters") or [],
+        },
+        "status": {
+            "conditions": [
+                {"type": item.get("type"), "status": item.get("status")}
+                for item in status.get("conditions") or []
+                if item.get("type") in (constants.CONDITION_SCHEDULED, constants.CONDITION_FULLY_APPLIED)
+            ],
+            "aggregatedStatus": [
+                {
+                    "clusterName": item.get("clusterName"),
+                    "applied": item.get("applied"),
+                    "health": item.get("health"),
+                    "appliedMessage": item.get("appliedMessage", ""),
+                }
+                for item in status.get("aggregatedStatus") or []
+            ],
+        },
+    }
+
+
 def workload_state(binding: Object) -> str:
     """One of STATES for a ResourceBinding (see the module's docstring)."""
     scheduled = _condition(binding, constants.CONDITION_SCHEDULED)

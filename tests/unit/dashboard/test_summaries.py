@@ -156,3 +156,14 @@ def test_the_timeline_merges_events_and_cluster_transitions_newest_first() -> No
         e["cluster"] for e in timeline.timeline([event], [down, cluster("m1", "True")], cluster="m1")
     ] == ["m1"]
     assert [e["reason"] for e in timeline.timeline([event], [], workload="web")] == ["ApplyFailed"]
+
+
+def test_a_compact_binding_reads_as_the_binding() -> None:
+    """What a session keeps of a binding gives the same row, state and policy, without the rest."""
+    full = binding("web", health="Unhealthy")
+    full["metadata"]["managedFields"] = [{"manager": "x"}]
+    full["status"]["aggregatedStatus"][0]["status"] = {"replicas": 3}
+    compact = workloads.compact_binding(full)
+    assert workloads.workload_row(compact) == workloads.workload_row(full)
+    assert "managedFields" not in compact["metadata"]
+    assert "status" not in compact["status"]["aggregatedStatus"][0]
