@@ -6,7 +6,10 @@ becomes one refresh a second. Three watches run per stream, each as the signed-i
 user may not watch is skipped): Clusters and ResourceBindings send `change` (which kinds moved,
 at most once per `DEBOUNCE_SECONDS`), Events and Cluster Ready transitions send `timeline` entries
 as they happen. Each watch starts at the revision of a one-item list (no initial flood of ADDED
-events) and resumes from the last revision it saw; a 410 starts it again from now.
+events) and resumes from the last revision it saw; a 410 starts it again from now. The
+ResourceBinding watch instead starts from the session's own copy of the list (`listcache.py`),
+read once, and keeps that copy current event by event: while a page is open, refreshing the
+overview or a filtered workload list reads no list from the hub.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from flotilla.api.karmada import constants
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import APIStatusError, Client, ClientError, Gone
 from flotilla.dashboard import fleet, timeline
+from flotilla.dashboard.listcache import ListCache
 from flotilla.dashboard.state import LISTS, session_of, user_client
 
 log = structlog.get_logger("flotilla.dashboard.live")
@@ -49,39 +53,63 @@ async def _current_revision(client: Client, gvk: GroupVersionKind) -> str:
 
 
 async def _follow(
-    client: Client, name: str, gvk: GroupVersionKind, queue: asyncio.Queue[tuple[str, Any]]
+    client: Client,
+    name: str,
+    gvk: GroupVersionKind,
+    queue: asyncio.Queue[tuple[str, Any]],
+    cached: tuple[ListCache, str] | None = None,
 ) -> None:
-    """Put `(name, object)` on `queue` for every change of `gvk` until cancelled."""
+    """Put `(name, object)` on `queue` for every change of `gvk` until cancelled. With `cached` (the
+    list cache and the session), the session's copy of the list is read once and kept current from
+    this watch, so refreshes of a 10,000-workload page cost the hub nothing more."""
     revision = ""
     ready_states: dict[str, str] = {}
-    while True:
-        try:
-            if not revision:
-                revision = await _current_revision(client, gvk)
-            async for event in client.watch(gvk, resource_version=revision, timeout_seconds=240):
-                if event.type == "ERROR":
-                    revision = ""
-                    break
-                revision = str((event.object.get("metadata") or {}).get("resourceVersion") or revision)
-                if event.type == "BOOKMARK":
-                    continue
-                if name == "clusters":
-                    key = str((event.object.get("metadata") or {}).get("name", ""))
-                    state = fleet.cluster_state(event.object)
-                    if ready_states.get(key, state) != state:
-                        for entry in timeline.cluster_entries(event.object):
-                            await queue.put(("timeline", entry))
-                    ready_states[key] = state
-                await queue.put((name, event.object))
-        except Gone:
-            revision = ""
-        except APIStatusError as error:
-            if error.code in (401, 403, 404):
-                log.info("dashboard_watch_refused", kind=gvk.kind, code=error.code)
-                return
-            await asyncio.sleep(RETRY_SECONDS)
-        except ClientError:
-            await asyncio.sleep(RETRY_SECONDS)
+    try:
+        while True:
+            try:
+                if not revision:
+                    if cached is not None:
+                        cache, session_id = cached
+                        cache.unfollow(session_id, gvk)
+                        revision = await cache.follow(session_id, client, gvk)
+                    else:
+                        revision = await _current_revision(client, gvk)
+                async for event in client.watch(gvk, resource_version=revision, timeout_seconds=240):
+                    if event.type == "ERROR":
+                        revision = ""
+                        break
+                    revision = str((event.object.get("metadata") or {}).get("resourceVersion") or revision)
+                    if event.type == "BOOKMARK":
+                        continue
+                    if cached is not None:
+                        cached[0].apply(cached[1], gvk, event.type, event.object)
+                    if name == "clusters":
+                        await _cluster_transitions(event.object, ready_states, queue)
+                    await queue.put((name, event.object))
+            except Gone:
+                revision = ""
+            except APIStatusError as error:
+                if error.code in (401, 403, 404):
+                    log.info("dashboard_watch_refused", kind=gvk.kind, code=error.code)
+                    return
+                await asyncio.sleep(RETRY_SECONDS)
+            except ClientError:
+                await asyncio.sleep(RETRY_SECONDS)
+    finally:
+        if cached is not None:
+            cached[0].unfollow(cached[1], gvk)
+
+
+async def _cluster_transitions(
+    cluster: dict[str, Any], ready_states: dict[str, str], queue: asyncio.Queue[tuple[str, Any]]
+) -> None:
+    """A timeline entry when a cluster's Ready state changed since this stream last saw it."""
+    key = str((cluster.get("metadata") or {}).get("name", ""))
+    state = fleet.cluster_state(cluster)
+    if ready_states.get(key, state) != state:
+        for entry in timeline.cluster_entries(cluster):
+            await queue.put(("timeline", entry))
+    ready_states[key] = state
 
 
 def _message(event: str, data: Any) -> bytes:
@@ -97,7 +125,14 @@ async def stream(request: web.Request) -> web.StreamResponse:
     )
     await response.prepare(request)
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=10_000)
-    watchers = [asyncio.create_task(_follow(client, name, gvk, queue)) for name, gvk in WATCHED.items()]
+    watchers = [
+        asyncio.create_task(
+            _follow(
+                client, name, gvk, queue, (lists, session.id) if gvk == constants.RESOURCE_BINDING else None
+            )
+        )
+        for name, gvk in WATCHED.items()
+    ]
     changed: set[str] = set()
     try:
         await response.write(b"retry: 3000\n\n")
