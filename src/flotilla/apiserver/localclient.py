@@ -25,6 +25,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.apiserver import errors
 from flotilla.apiserver.context import APIContext
 from flotilla.apiserver.registry.resources import ServedResource
+from flotilla.apiserver.registry.scale import scale_of, with_replicas
 from flotilla.apiserver.requestinfo import RequestInfo
 from flotilla.apiserver.store.controllerindex import ControllerIndex
 from flotilla.apiserver.store.watchcache import CachedObject, CacheEvent
@@ -98,6 +99,14 @@ class LocalClient:
         """Cached objects of a kind (read-only dicts: copy before changing)."""
         served = self.resource(gvk)
         return [item.obj for item in self.ctx.cache.list(served.storage_prefix, namespace)]
+
+    def get_scale(self, gvk: GroupVersionKind, name: str, *, namespace: str = "") -> dict[str, Any] | None:
+        """The object's autoscaling/v1 Scale, as `GET …/scale` answers (None: no such object)."""
+        served = self.resource(gvk)
+        if not served.type.has_subresource("scale"):
+            raise errors.NotFound(f"{served.type.plural}.{served.type.group} have no scale subresource")
+        item = self.ctx.store.get(served, namespace, name)
+        return scale_of(served, item.obj) if item is not None else None
 
     # -- writes -----------------------------------------------------------------------------------
 
@@ -186,6 +195,27 @@ class LocalClient:
             subresource=subresource,
         )
         return item.copy()
+
+    async def scale(
+        self, gvk: GroupVersionKind, name: str, replicas: int, *, namespace: str = ""
+    ) -> dict[str, Any]:
+        """Set the object's replicas through its `scale` subresource; its new Scale."""
+        served = self.resource(gvk)
+
+        def compute(current: CachedObject) -> dict[str, Any]:
+            obj = current.copy()
+            obj["metadata"].pop("resourceVersion", None)
+            return with_replicas(served, obj, replicas)
+
+        item = await update_flow(
+            self.ctx,
+            served,
+            self._info(served, namespace, name, "scale"),
+            self._options(),
+            compute,
+            subresource="scale",
+        )
+        return scale_of(served, item.obj)
 
     async def delete(
         self,

@@ -70,13 +70,19 @@ class SimulatedCluster:
             )
         )
         embedded = self.server.embedded
+        # metrics-server: usage from the loads `flotilla sim load` sets (`sim.metrics`); the HPA
+        # controller reads the same computation in process.
+        self.loads = LoadBook(self.directory)
+        self.metrics = serve_metrics(embedded, self.loads, self.clock)
         self.nodes = NodeSimulator(embedded.client("kubelet"), spec, self.clock)
         self.dns = DNSServer.of_member(embedded.client("clusterset-dns"), host=bind_address)
         self.components: list[Component] = [
             self.nodes,
             KubeScheduler(embedded.client("kube-scheduler"), spec, self.clock),
             Kubelet(embedded.client("kubelet"), spec, self.clock),
-            WorkloadControllers(embedded.client("kube-controller-manager"), spec, self.clock),
+            WorkloadControllers(
+                embedded.client("kube-controller-manager"), spec, self.clock, pod_metrics=self.metrics
+            ),
             # Its part in a clusterset: identity, clusterset IPs and DNS (`sim.multicluster`).
             ClusterIdentity(embedded.client("clusterset-identity"), spec.name),
             ClusterSetIPAllocator(embedded.client("clusterset-ip-allocator"), spec, self.clock),
@@ -89,9 +95,6 @@ class SimulatedCluster:
             "exec", ("get", "create"), ExecServer(streams_client, spec.streams).serve
         )
         embedded.serve_pod_subresource("log", ("get",), LogServer(streams_client, spec.streams).serve)
-        # metrics-server: usage from the loads `flotilla sim load` sets (`sim.metrics`).
-        self.loads = LoadBook(self.directory)
-        self.metrics = serve_metrics(embedded, self.loads, self.clock)
 
     @property
     def name(self) -> str:

@@ -16,18 +16,34 @@ execs:                      # kwok's ClusterExec: `kubectl exec` runs the comman
 logs:                       # kwok's ClusterLogs: a container's log is this file
 - logsFile: /var/log/app.log
   previousLogsFile: /var/log/app.1.log                          # what `logs --previous` shows
-`execs` and `logs` at the top apply to every cluster; a cluster's own `execs`/`logs` replace them.
+horizontalPodAutoscaler:    # kube-controller-manager's --horizontal-pod-autoscaler-* (kube's defaults)
+  syncPeriodSeconds: 15
+  downscaleStabilizationSeconds: 300
+  tolerance: 0.1
+  cpuInitializationPeriodSeconds: 300
+  initialReadinessDelaySeconds: 30
+`execs`, `logs` and `horizontalPodAutoscaler` at the top apply to every cluster; a cluster's own
+`execs`/`logs` replace them, its own `horizontalPodAutoscaler` fields override theirs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from flotilla.sim.spec import ClusterSpec, ExecRule, LogRule, PodSelector, PodStreams, Timing
+from flotilla.sim.spec import (
+    AutoscalerSettings,
+    ClusterSpec,
+    ExecRule,
+    LogRule,
+    PodSelector,
+    PodStreams,
+    Timing,
+)
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 
@@ -85,18 +101,27 @@ def clusters_from_file(path: Path, timing: Timing) -> list[ClusterSpec]:
     if not isinstance(entries, list) or not entries:
         raise ConfigError(f"{path}: expected a top-level 'clusters:' list with at least one cluster")
     assert isinstance(data, dict)  # narrowed above, for the type checker
-    unknown = sorted(set(data) - {"clusters", "execs", "logs"})
+    unknown = sorted(set(data) - {"clusters", "execs", "logs", "horizontalPodAutoscaler"})
     if unknown:
         raise ConfigError(
-            f"{path}: unknown top-level field(s) {', '.join(unknown)}; known: clusters, execs, logs"
+            f"{path}: unknown top-level field(s) {', '.join(unknown)}; "
+            "known: clusters, execs, logs, horizontalPodAutoscaler"
         )
     streams = pod_streams(data, str(path))
-    specs = [_spec(entry, index, path, timing, streams) for index, entry in enumerate(entries)]
+    autoscaling = autoscaler_settings(data, str(path))
+    specs = [_spec(entry, index, path, timing, streams, autoscaling) for index, entry in enumerate(entries)]
     _check_unique([s.name for s in specs])
     return specs
 
 
-def _spec(entry: Any, index: int, path: Path, timing: Timing, streams: PodStreams) -> ClusterSpec:
+def _spec(
+    entry: Any,
+    index: int,
+    path: Path,
+    timing: Timing,
+    streams: PodStreams,
+    autoscaling: AutoscalerSettings,
+) -> ClusterSpec:
     where = f"{path}: clusters[{index}]"
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
         raise ConfigError(f"{where} needs a 'name'")
@@ -110,6 +135,7 @@ def _spec(entry: Any, index: int, path: Path, timing: Timing, streams: PodStream
         "kubernetesVersion",
         "execs",
         "logs",
+        "horizontalPodAutoscaler",
     }
     unknown = sorted(set(entry) - known)
     if unknown:
@@ -135,6 +161,7 @@ def _spec(entry: Any, index: int, path: Path, timing: Timing, streams: PodStream
         kubernetes_version=version,
         timing=timing,
         streams=pod_streams(entry, where, streams),
+        autoscaling=autoscaler_settings(entry, where, autoscaling),
     )
 
 
@@ -149,6 +176,35 @@ def pod_streams(data: dict[str, Any], where: str, inherited: PodStreams | None =
     if "logs" in data:
         logs = tuple(_log_rule(e, f"{where}.logs[{i}]") for i, e in enumerate(_list(data["logs"], where)))
     return PodStreams(execs=execs, logs=logs)
+
+
+_AUTOSCALER_FIELDS = {
+    "syncPeriodSeconds": "sync_period",
+    "downscaleStabilizationSeconds": "downscale_stabilization",
+    "tolerance": "tolerance",
+    "cpuInitializationPeriodSeconds": "cpu_initialization_period",
+    "initialReadinessDelaySeconds": "initial_readiness_delay",
+}
+
+
+def autoscaler_settings(
+    data: dict[str, Any], where: str, inherited: AutoscalerSettings | None = None
+) -> AutoscalerSettings:
+    """The `horizontalPodAutoscaler` of a mapping (the file's top level or one cluster's entry); the
+    fields it does not give are `inherited`'s."""
+    settings = inherited or AutoscalerSettings()
+    if "horizontalPodAutoscaler" not in data:
+        return settings
+    where = f"{where}.horizontalPodAutoscaler"
+    given = _fields(data["horizontalPodAutoscaler"] or {}, where, set(_AUTOSCALER_FIELDS))
+    values: dict[str, float] = {}
+    for name, value in given.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConfigError(f"{where}.{name} must be a non-negative number")
+        values[_AUTOSCALER_FIELDS[name]] = float(value)
+    if values.get("sync_period") == 0:
+        raise ConfigError(f"{where}.syncPeriodSeconds must be more than 0")
+    return dataclasses.replace(settings, **values)
 
 
 def _list(value: Any, where: str) -> list[Any]:

@@ -1,5 +1,5 @@
-"""What a simulated cluster looks like: its name, nodes and their capacity, labels, version, timing, and
-what exec and logs do on its pods."""
+"""What a simulated cluster looks like: its name, nodes and their capacity, labels, version, timing,
+what exec and logs do on its pods, and how its HPA controller runs."""
 
 from __future__ import annotations
 
@@ -19,6 +19,22 @@ class Timing:
     node_lease_duration: int = 40
     node_status_refresh: float = 300.0
     """Between refreshes of a node's status heartbeat times (kubelet reports changes at once)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AutoscalerSettings:
+    """The cluster's HPA controller: kube-controller-manager's `--horizontal-pod-autoscaler-*` flags."""
+
+    sync_period: float = 15.0
+    """Seconds between two looks at each HorizontalPodAutoscaler."""
+    downscale_stabilization: float = 300.0
+    """Seconds of recommendations whose highest a scale-down may not go below."""
+    tolerance: float = 0.1
+    """How far the usage ratio may stray from 1.0 before the replicas change."""
+    cpu_initialization_period: float = 300.0
+    """Seconds after a pod's start during which its CPU samples count only once it is Ready."""
+    initial_readiness_delay: float = 30.0
+    """Seconds after a pod's start during which turning unready does not count as unready."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +113,8 @@ class ClusterSpec:
     timing: Timing = field(default_factory=Timing)
     streams: PodStreams = field(default_factory=PodStreams)
     """What `kubectl exec` and `kubectl logs` do on its pods (nothing unless configured)."""
+    autoscaling: AutoscalerSettings = field(default_factory=AutoscalerSettings)
+    """How its HorizontalPodAutoscaler controller runs."""
 
     @property
     def region(self) -> str:

@@ -29,7 +29,7 @@ from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import Clock
 from flotilla.sim.metrics.loads import Load, LoadBook, LoadKey, annotated_load, workload_kind
 from flotilla.sim.metrics.objects import metrics_list, node_metrics, pod_metrics
-from flotilla.sim.metrics.usage import PodFacts, node_usages, pod_usages
+from flotilla.sim.metrics.usage import PodFacts, Usage, node_usages, pod_usages
 
 POD = GroupVersionKind("", "v1", "Pod")
 NODE = GroupVersionKind("", "v1", "Node")
@@ -178,13 +178,29 @@ class MetricsServer:
                 kind=resourcemetrics.POD_METRICS.plural,
             )
         labels, fields = _selectors(request)
+        return _answer(self._pod_metrics_list(pods, usages, labels, fields))
+
+    def pod_metrics_list(self, namespace: str, labels: LabelSelector) -> dict[str, Any]:
+        """The PodMetricsList of `namespace`'s pods matching `labels`: what `GET …/pods?labelSelector=`
+        answers, for the cluster's own HPA controller (in-process, no request)."""
+        pods = self._running_pods(namespace)
+        return self._pod_metrics_list(pods, pod_usages(self._facts(pods)), labels, FieldSelector())
+
+    def _pod_metrics_list(
+        self,
+        pods: list[Mapping[str, Any]],
+        usages: Mapping[tuple[str, str], Usage],
+        labels: LabelSelector,
+        fields: FieldSelector,
+    ) -> dict[str, Any]:
+        now = self.clock.now()
         items = []
         for pod in pods:
             if _selected(pod, labels, fields):
                 metadata = _meta(pod)
                 key = (str(metadata.get("namespace", "")), str(metadata.get("name", "")))
                 items.append(pod_metrics(pod, usages[key], now))
-        return _answer(metrics_list(resourcemetrics.POD_METRICS.kind, items))
+        return metrics_list(resourcemetrics.POD_METRICS.kind, items)
 
     async def serve_nodes(
         self, request: web.Request, verb: str, namespace: str, name: str
