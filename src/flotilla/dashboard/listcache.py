@@ -68,12 +68,22 @@ class ListCache:
                 entry = await self._load(key, client)
             return list(entry.items.values())
 
-    async def follow(self, session_id: str, client: Client, gvk: GroupVersionKind) -> str:
-        """Read the whole list afresh and keep it until `unfollow`; the revision to watch it from."""
+    async def follow(
+        self, session_id: str, client: Client, gvk: GroupVersionKind, *, reread: bool = False
+    ) -> str:
+        """Keep the session's list of `gvk` until `unfollow`; the revision to watch it from. A copy
+        read within the TTL (or already followed) is reused, and the watch replays what changed since
+        its revision; `reread` (after a 410) reads the list afresh."""
         key = (session_id, gvk, "")
         async with self._lock(key):
-            followers = (self._entries[key].followers if key in self._entries else 0) + 1
-            entry = await self._load(key, client)
+            entry = self._entries.get(key)
+            followers = (entry.followers if entry is not None else 0) + 1
+            if (
+                reread
+                or entry is None
+                or (not entry.followers and self._clock() - entry.read_at >= self._ttl)
+            ):
+                entry = await self._load(key, client)
             entry.followers = followers
             return entry.revision
 

@@ -63,6 +63,7 @@ async def _follow(
     list cache and the session), the session's copy of the list is read once and kept current from
     this watch, so refreshes of a 10,000-workload page cost the hub nothing more."""
     revision = ""
+    following = False
     ready_states: dict[str, str] = {}
     try:
         while True:
@@ -70,8 +71,10 @@ async def _follow(
                 if not revision:
                     if cached is not None:
                         cache, session_id = cached
-                        cache.unfollow(session_id, gvk)
-                        revision = await cache.follow(session_id, client, gvk)
+                        if following:
+                            cache.unfollow(session_id, gvk)
+                        revision = await cache.follow(session_id, client, gvk, reread=following)
+                        following = True
                     else:
                         revision = await _current_revision(client, gvk)
                 async for event in client.watch(gvk, resource_version=revision, timeout_seconds=240):
@@ -96,7 +99,7 @@ async def _follow(
             except ClientError:
                 await asyncio.sleep(RETRY_SECONDS)
     finally:
-        if cached is not None:
+        if cached is not None and following:
             cached[0].unfollow(cached[1], gvk)
 
 

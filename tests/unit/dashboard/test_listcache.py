@@ -54,3 +54,15 @@ async def test_a_followed_copy_follows_watch_events_and_does_not_expire() -> Non
     cache.unfollow("s", KIND)
     await cache.items("s", hub, KIND)  # type: ignore[arg-type]
     assert hub.lists == 2
+
+
+async def test_following_reuses_a_fresh_copy_and_rereads_when_told() -> None:
+    """A page opened right after another reuses the copy (its watch replays what changed since);
+    after a 410 the stream asks for a fresh read."""
+    now = [0.0]
+    cache, hub = ListCache(ttl=2, clock=lambda: now[0]), FakeHub()
+    await cache.items("s", hub, KIND)  # type: ignore[arg-type]
+    assert await cache.follow("s", hub, KIND) == "1"  # type: ignore[arg-type]
+    assert hub.lists == 1
+    assert await cache.follow("s", hub, KIND, reread=True) == "2"  # type: ignore[arg-type]
+    assert hub.lists == 2
