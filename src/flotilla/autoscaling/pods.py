@@ -4,8 +4,8 @@ A FederatedHPA's pods are the union of the pods matching the target's selector i
 target cluster (a simulated cluster's HPA: its own pods); each becomes a `PodSample` keyed
 `cluster/name`. A cluster's metrics.k8s.io `PodMetricsList` gives each pod's usage per container;
 a pod's sample is the sum over its containers (or the one container a ContainerResource metric
-names), skipped when a container lacks the resource, as kube's metrics client does. Requests count regular containers and
-restartable (sidecar) init containers.
+names), skipped when a container lacks the resource, as kube's metrics client does. Requests
+count regular containers and restartable (sidecar) init containers.
 """
 
 from __future__ import annotations
