@@ -13,7 +13,11 @@ taken for each page, the median of `--runs`:
 2. the browser: headless chromium (Debian's, through chromium-driver and Selenium) from navigation
    start until the page's figures are on screen, read from `performance.now()`, each after the
    session's list cache expired: the overview's first render (its fleet tiles), the overview
-   complete (the workload tiles, which need every binding), the workload list's first row.
+   complete (the workload tiles, which need every binding), the workload list's first row. The
+   browser stays signed in between pages, as a person does: the live stream of the page before
+   may still hold the session's binding list current (the dashboard notices a closed stream at
+   its next write), which is what navigating inside the dashboard costs; the API figure of the
+   overview, taken on a new session each time, is the cold one.
    Skipped, with a note, where chromium is not installed.
 
 Goal (issue #21): ≤ 1 s each on this machine. `--clusters 5 --workloads 60 --runs 1` is the small
