@@ -186,7 +186,8 @@ def test_up_brings_three_member_clusters_to_ready(first_run: UpRun, tmp_path: Pa
     assert "API server ready on https://127.0.0.1:" in output
     assert "joined member1 (region-a/region-a-1)" in output
     assert f"export KUBECONFIG={first_run.data_dir / 'hub.kubeconfig'}" in output
-    assert sorted(first_run.state()["components"]) == ["apiserver", "controller-manager", "sim"]
+    assert sorted(first_run.state()["components"]) == ["apiserver", "controller-manager", "dashboard", "sim"]
+    assert "the dashboard, signed in as the hub's admin" in output
     assert (first_run.data_dir / "examples" / "nginx.yaml").exists()
     for component in ("apiserver", "sim", "controller-manager"):
         assert (first_run.data_dir / "logs" / f"{component}.log").stat().st_size > 0
@@ -251,7 +252,7 @@ def test_ctrl_c_stops_up_and_every_component(second_run: UpRun) -> None:
     assert second_run.process is not None
     second_run.process.send_signal(signal.SIGINT)
     assert second_run.exit_code() == 0
-    assert "stopped: controller-manager, apiserver, sim" in second_run.stdout()
+    assert "stopped: controller-manager, dashboard, apiserver, sim" in second_run.stdout()
     assert_nothing_left(second_run.data_dir, pids)
 
 

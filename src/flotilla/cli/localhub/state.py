@@ -32,6 +32,7 @@ STATE_VERSION = 1
 
 APISERVER = "apiserver"
 CONTROLLER_MANAGER = "controller-manager"
+DASHBOARD = "dashboard"
 SIM = "sim"
 COMPONENTS = (APISERVER, SIM, CONTROLLER_MANAGER)
 """The children of every `flotilla up`, in the order they start (stopping goes the other way round)."""
@@ -51,15 +52,16 @@ def is_etcd(name: str) -> bool:
 def stop_order(names: Iterable[str]) -> list[list[str]]:
     """Batches to stop one after the other: clients before the servers they talk to.
 
-    The controller manager first (a client of the API servers), then the sim and the API servers
-    (clients of etcd), each batch at once; then the etcd members one by one. A member that stops
-    while its peers run hands its leadership over first; members stopped together would hand it to
-    a peer that is going too, and the last leader then waits seconds for an election nobody wins.
+    The controller manager and the dashboard first (clients of the API servers), then the sim and
+    the API servers (clients of etcd), each batch at once; then the etcd members one by one. A
+    member that stops while its peers run hands its leadership over first; members stopped together
+    would hand it to a peer that is going too, and the last leader then waits seconds for an
+    election nobody wins.
     """
     names = list(names)
     batches = [
-        [name for name in names if name == CONTROLLER_MANAGER],
-        [name for name in names if name != CONTROLLER_MANAGER and not is_etcd(name)],
+        [name for name in names if name in (CONTROLLER_MANAGER, DASHBOARD)],
+        [name for name in names if name not in (CONTROLLER_MANAGER, DASHBOARD) and not is_etcd(name)],
         *([name] for name in names if is_etcd(name)),
     ]
     return [batch for batch in batches if batch]

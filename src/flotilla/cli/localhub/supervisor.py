@@ -56,6 +56,7 @@ from flotilla.cli.localhub.restarts import RestartHistory, RestartPolicy, descri
 from flotilla.cli.localhub.state import (
     APISERVER,
     CONTROLLER_MANAGER,
+    DASHBOARD,
     SIM,
     UpState,
     apiserver_name,
@@ -68,7 +69,6 @@ from flotilla.client import Client, ClientError, load_kubeconfig
 SERVING = re.compile(r"flotilla apiserver: serving on (https://\S+)")
 SIM_SERVING = re.compile(r"flotilla sim: serving .*\(admin: (http://\S+)\)")
 MANAGER_RUNNING = re.compile(r"flotilla controller-manager: running \(health: (\S+)\)")
-DASHBOARD = "dashboard"
 DASHBOARD_PORT = 8001
 DASHBOARD_SERVING = re.compile(r"flotilla dashboard: serving on (https://\S+) ")
 DASHBOARD_SIGN_IN = re.compile(r"flotilla dashboard: sign in at (https://\S+)")
