@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.dashboard.dashboardclient import DashboardProcess
+from tests.integration.dashboard.dashboardclient import DashboardProcess, DashboardUser
 from tests.integration.federation import Federation, deployment, propagation_policy, resource_selector
 from tests.support.kubectl import Kubectl
 from tests.support.waiting import eventually
@@ -195,3 +195,35 @@ def test_a_read_only_user_is_refused_a_write(
     wait_text(chromium, "#banner", lambda text: "forbidden" in text.lower(), "the refusal")
     screenshot(chromium, artifacts, "read-only-refused")
     assert not hub.json("get", "cluster", "member1")["spec"].get("taints")
+
+
+def test_a_cluster_joins_from_the_clusters_page(
+    chromium: Any,
+    dashboard: DashboardProcess,
+    admin_token: str,
+    hub_ca: Path,
+    federation: Federation,
+    hub: Kubectl,
+    artifacts: Path,
+) -> None:
+    """member3, unjoined, joins again from the page's form with its kubeconfig pasted, and turns Ready."""
+    admin = DashboardUser(dashboard.url, hub_ca).sign_in(admin_token)
+    assert admin.post("/api/clusters/member3/unjoin", {"confirm": "member3"}).status == 200
+    sign_in(chromium, dashboard.url, admin_token)
+    wait_text(chromium, "#who", bool, "signed in")
+    show(chromium, dashboard.url, "clusters")
+    eventually(lambda: element(chromium, "#join-kubeconfig"), timeout=15, what="the join form")
+    assert element(chromium, "#cluster-member3") is None
+    chromium.find_element("id", "join-name").send_keys("member3")
+    chromium.find_element("id", "join-region").send_keys("region-b")
+    chromium.execute_script(
+        "document.getElementById('join-kubeconfig').value = arguments[0];",
+        federation.sim.kubeconfig("member3").read_text(),
+    )
+    click(chromium, "#join-button")
+    wait_text(chromium, "#banner", lambda text: "join member3: done" in text, "joined")
+    wait_text(
+        chromium, "#cluster-member3 [data-field='state']", lambda t: t.startswith("Ready"), "member3 Ready"
+    )
+    assert hub.json("get", "cluster", "member3")["spec"]["region"] == "region-b"
+    screenshot(chromium, artifacts, "clusters-joined")
