@@ -205,8 +205,11 @@ def test_load_scales_the_template_up_and_members_follow_then_down_after_stabiliz
         timeout=30,
         what="the scale-down held by the stabilization window",
     )
-    # The same read: a lower recommendation, and the count still where it was.
-    assert (held["status"]["currentReplicas"], held["status"]["desiredReplicas"]) == (4, 4)
+    # The same read: a lower recommendation held above the 2 the load asks for. The window may have
+    # let an in-between recommendation through by now (3, read while the pods' usage was settling)
+    # on a busy machine, but never the new low one.
+    status = held["status"]
+    assert status["currentReplicas"] == status["desiredReplicas"] > 2, status
     eventually(
         lambda: template_replicas(hub, "web") == 2, timeout=40, what="the template back at its minimum"
     )

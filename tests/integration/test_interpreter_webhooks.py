@@ -239,9 +239,15 @@ def test_a_webhook_that_is_down_is_isolated(
             found = hub.json(
                 "get", "events", "-n", "default", "--field-selector", f"involvedObject.name={CONFIGURATION}"
             )["items"]
-            return [event for event in found if event["reason"] == "InterpreterOperationFailed"]
+            # Squads left by the other tests fail their AggregateStatus too: this test's is the replica one.
+            return [
+                event
+                for event in found
+                if event["reason"] == "InterpreterOperationFailed"
+                and "InterpreterOperation(InterpretReplica)" in event["message"]
+            ]
 
-        event = eventually(events, timeout=30, what="an InterpreterOperationFailed event")[0]
+        event = eventually(events, timeout=30, what="InterpretReplica failed")[0]
         assert event["type"] == "Warning"
         assert event["involvedObject"]["kind"] == "ResourceInterpreterWebhookConfiguration"
         assert "InterpreterOperation(InterpretReplica) failed" in event["message"]
