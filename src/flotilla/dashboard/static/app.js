@@ -261,7 +261,7 @@ async function workloadsPage(root, filters, pageIndex) {
     h("td", {}, row.clusters.map((c) => h("div", { class: "small", "data-cluster": c.name },
       `${c.name}: ${c.replicas ?? "—"} `, h("span", { class: c.health === "Healthy" ? "ok" : (c.applied === false || c.health === "Unhealthy" ? "bad" : "muted") }, c.health || (c.applied === false ? "not applied" : "pending")))))));
   const rerun = (chosen) => { state.workloadPages = [""]; render(() => workloadsPage(root, chosen, 0), ["workloads"]); };
-  root.replaceChildren(h("h1", {}, "Workloads"), workloadFilters(filters, rerun),
+  results(root, "Workloads", () => workloadFilters(filters, rerun)).replaceChildren(
     h("table", { id: "workloads-table" },
       h("thead", {}, h("tr", {}, ["Workload", "Kind", "Policy", "State", "Replicas per cluster"].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows)),
@@ -269,6 +269,17 @@ async function workloadsPage(root, filters, pageIndex) {
       h("span", { class: "muted", id: "workloads-count" }, data.total === null || data.total === undefined ? `${rows.length} shown` : `${data.total} in all`),
       pageIndex > 0 ? h("button", { class: "secondary", onclick: () => render(() => workloadsPage(root, filters, pageIndex - 1), ["workloads"]) }, "Previous") : null,
       data.continue ? h("button", { class: "secondary", id: "next-page", onclick: () => render(() => workloadsPage(root, filters, pageIndex + 1), ["workloads"]) }, "Next") : null));
+}
+
+// A page with filters keeps its title and filter toolbar across refreshes (what the user is typing
+// stays put); only the results below are replaced.
+function results(root, title, toolbar) {
+  let area = root.querySelector(":scope > .results");
+  if (!area) {
+    area = h("div", { class: "results" });
+    root.replaceChildren(h("h1", {}, title), toolbar(), area);
+  }
+  return area;
 }
 
 function section(title, ...content) { return h("div", { class: "tile" }, h("h2", {}, title), ...content); }
@@ -361,10 +372,10 @@ async function eventsPage(root, filters) {
   if (data === null) return;
   const cluster = h("input", { id: "events-cluster", placeholder: "cluster", value: filters.cluster || "" });
   const workload = h("input", { id: "events-workload", placeholder: "workload", value: filters.workload || "" });
-  root.replaceChildren(h("h1", {}, "Events and failover timeline"),
+  results(root, "Events and failover timeline", () =>
     h("div", { class: "toolbar" }, cluster, workload, h("button", { id: "events-filter", onclick: () =>
-      render(() => eventsPage(root, { cluster: cluster.value.trim(), workload: workload.value.trim() }), ["events", "clusters"]) }, "Filter")),
-    eventsTable(data.items));
+      render(() => eventsPage(root, { cluster: cluster.value.trim(), workload: workload.value.trim() }), ["events", "clusters"]) }, "Filter")))
+    .replaceChildren(eventsTable(data.items));
 }
 
 async function render(run, kinds) {
