@@ -41,6 +41,7 @@ def run_bench(tmp_path: Path, *options: str) -> str:
             "--sim-processes=2",
             "--settle=0",
             "--timeout=240",
+            "--lease-duration=4",
             f"--keep={tmp_path}",
             *options,
         ],
