@@ -267,9 +267,14 @@ def _enum(hook: dict[str, Any], name: str, allowed: tuple[str, ...], path: str) 
     return []
 
 
-def validate_review_versions(versions: list[str], path: str, *, require_known: bool) -> list[FieldError]:
+def validate_review_versions(
+    versions: list[str], path: str, *, require_known: bool, known: tuple[str, ...] = REVIEW_VERSIONS
+) -> list[FieldError]:
+    """The versions of a webhook's request body (`admissionReviewVersions`; Karmada's interpreter
+    webhooks' `interpreterContextVersions` with their own `known`): listed, unique DNS labels, and
+    — when `require_known` — at least one this server speaks."""
     if not versions:
-        return [fielderrors.required(path, f"must specify one of {', '.join(REVIEW_VERSIONS)}")]
+        return [fielderrors.required(path, f"must specify one of {', '.join(known)}")]
     errors: list[FieldError] = []
     seen: set[str] = set()
     for position, version in enumerate(versions):
@@ -282,10 +287,8 @@ def validate_review_versions(versions: list[str], path: str, *, require_known: b
             fielderrors.invalid(version_path, version, problem)
             for problem in names.dns1035_label_errors(version)
         )
-    if require_known and not seen.intersection(REVIEW_VERSIONS):
-        errors.append(
-            fielderrors.invalid(path, versions, f"must include at least one of {', '.join(REVIEW_VERSIONS)}")
-        )
+    if require_known and not seen.intersection(known):
+        errors.append(fielderrors.invalid(path, versions, f"must include at least one of {', '.join(known)}"))
     return errors
 
 

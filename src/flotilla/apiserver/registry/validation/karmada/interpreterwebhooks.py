@@ -15,7 +15,10 @@ from typing import Any
 from flotilla.api import fielderrors, names
 from flotilla.api.fielderrors import FieldError
 from flotilla.apiserver.registry.validation import fields
-from flotilla.apiserver.registry.validation.admissionregistration import validate_client_config
+from flotilla.apiserver.registry.validation.admissionregistration import (
+    validate_client_config,
+    validate_review_versions,
+)
 from flotilla.apiserver.registry.validation.karmada.fieldchecks import Object
 from flotilla.interpreter.lua import Operation
 
@@ -128,26 +131,6 @@ def _rule(rule: dict[str, Any], path: str) -> list[FieldError]:
 
 
 def _context_versions(versions: Any, path: str) -> list[FieldError]:
-    versions_path = fielderrors.child(path, "interpreterContextVersions")
     listed = [str(version) for version in versions] if isinstance(versions, list) else []
-    if not listed:
-        return [fielderrors.required(versions_path, f"must specify one of {', '.join(CONTEXT_VERSIONS)}")]
-    errors: list[FieldError] = []
-    seen: set[str] = set()
-    for position, version in enumerate(listed):
-        version_path = fielderrors.index(versions_path, position)
-        if version in seen:
-            errors.append(fielderrors.invalid(version_path, version, "duplicate version"))
-            continue
-        seen.add(version)
-        errors.extend(
-            fielderrors.invalid(version_path, version, problem)
-            for problem in names.dns1035_label_errors(version)
-        )
-    if not seen.intersection(CONTEXT_VERSIONS):
-        errors.append(
-            fielderrors.invalid(
-                versions_path, listed, f"must include at least one of {', '.join(CONTEXT_VERSIONS)}"
-            )
-        )
-    return errors
+    versions_path = fielderrors.child(path, "interpreterContextVersions")
+    return validate_review_versions(listed, versions_path, require_known=True, known=CONTEXT_VERSIONS)
