@@ -193,3 +193,35 @@ def exceeded(
     if not requested:
         return None
     return QuotaExceeded(quota, requested, used_now, limited)
+
+
+def at_least(amounts: Mapping[str, Quantity], floor: Mapping[str, Quantity]) -> ResourceAmounts:
+    """Per resource, the larger of `amounts` and `floor`: a quota's reservations in
+    `status.overallUsed` never lower what the hub's own cache shows is held."""
+    found = dict(amounts)
+    for name, quantity in floor.items():
+        if name not in found or found[name].amount < quantity.amount:
+            found[name] = quantity
+    return found
+
+
+def reserved(
+    overall: Mapping[str, Quantity],
+    used: Mapping[str, Quantity],
+    before: Mapping[str, Quantity],
+    after: Mapping[str, Quantity],
+) -> ResourceAmounts | None:
+    """`status.overallUsed` once a write taking one object from `before` to `after` is admitted:
+    `used` plus the growth of each counted resource (Karmada's webhook reservation); None when
+    nothing this quota counts grows, so there is nothing to reserve."""
+    grown_before = counted(before, overall)
+    grown_after = counted(after, overall)
+    total = counted(used, overall)
+    zero = Quantity(Fraction(0), Format.DECIMAL_SI)
+    grew = False
+    for name in overall:
+        delta = grown_after.get(name, zero) - grown_before.get(name, zero)
+        if delta.amount > 0:
+            total[name] = total.get(name, zero) + delta
+            grew = True
+    return total if grew else None
