@@ -12,10 +12,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from flotilla.api import fielderrors, names
+from flotilla.api import cron, fielderrors, names
 from flotilla.api.fielderrors import FieldError
 from flotilla.api.selectors import SelectorError, label_selector_from_object, validate_label_selector
-from flotilla.apiserver.registry.validation import cron, fields, metadata, pods
+from flotilla.apiserver.registry.validation import fields, metadata, pods
 from flotilla.apiserver.registry.validation.apps import SELECTOR_MISMATCH, template_labels
 from flotilla.apiserver.registry.validation.metadata import nonnegative
 
@@ -273,7 +273,7 @@ def _cron_job_spec(spec: dict[str, Any], old_spec: dict[str, Any] | None, path: 
     else:
         try:
             cron.parse_schedule(schedule)
-        except cron.ScheduleError as problem:
+        except cron.CronSyntaxError as problem:
             errors.append(fielderrors.invalid(schedule_path, schedule, str(problem)))
         allow_zone_in_schedule = old_spec is not None and "TZ" in fields.text(old_spec, "schedule")
         if "TZ" in schedule:

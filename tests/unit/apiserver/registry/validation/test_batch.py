@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
-from flotilla.apiserver.registry.validation.cron import ScheduleError, parse_schedule
 from tests.unit.apiserver.registry.validation.manifests import (
     CRON_JOB,
     JOB,
@@ -170,40 +167,3 @@ def test_local_time_zone_is_refused() -> None:
         'spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as defined in '
         "https://www.iana.org/time-zones"
     ]
-
-
-@pytest.mark.parametrize(
-    "schedule",
-    [
-        "*/5 * * * *",
-        "0 0 * * MON-FRI",
-        "15 3 1 jan,jul *",
-        "? * * * ?",
-        "@hourly",
-        "@every 1h30m",
-        "0 0 1-15/2 * *",
-    ],
-)
-def test_standard_schedules_parse(schedule: str) -> None:
-    """Steps, ranges, lists, names and descriptors are all accepted."""
-    parse_schedule(schedule)
-
-
-@pytest.mark.parametrize(
-    ("schedule", "message"),
-    [
-        ("", "empty spec string"),
-        ("61 * * * *", "end of range (61) above maximum (59): 61"),
-        ("0 0 0 * *", "beginning of range (0) below minimum (1): 0"),
-        ("5-1 * * * *", "beginning of range (5) beyond end of range (1): 5-1"),
-        ("*/0 * * * *", "step of range should be a positive number: */0"),
-        ("1-2-3 * * * *", "too many hyphens: 1-2-3"),
-        ("@fortnightly", "unrecognized descriptor: @fortnightly"),
-        ("0 0 * * 7", "end of range (7) above maximum (6): 7"),
-    ],
-)
-def test_malformed_schedules_are_refused_with_the_parsers_message(schedule: str, message: str) -> None:
-    """Each malformed schedule raises with robfig/cron's wording."""
-    with pytest.raises(ScheduleError) as raised:
-        parse_schedule(schedule)
-    assert str(raised.value) == message

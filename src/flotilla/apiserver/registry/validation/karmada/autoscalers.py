@@ -19,11 +19,11 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flotilla.api import fielderrors
+from flotilla.api.cron import CronSyntaxError, parse_schedule
 from flotilla.api.fielderrors import FieldError, child, index
 from flotilla.api.karmada.autoscaling import AUTOSCALING_GROUP, AUTOSCALING_VERSION, FEDERATED_HPA
 from flotilla.apiserver.registry.validation import fields
 from flotilla.apiserver.registry.validation.autoscaling import validate_horizontal_pod_autoscaler
-from flotilla.apiserver.registry.validation.cron import ScheduleError, parse_schedule
 from flotilla.apiserver.registry.validation.karmada.fieldchecks import Object
 
 _GROUP_VERSION = f"{AUTOSCALING_GROUP}/{AUTOSCALING_VERSION}"
@@ -90,7 +90,7 @@ def _schedule(rule: dict[str, Any], path: str) -> list[FieldError]:
     else:
         try:
             parse_schedule(schedule)
-        except ScheduleError as error:
+        except CronSyntaxError as error:
             problem = str(error)
     if not problem:
         return []
