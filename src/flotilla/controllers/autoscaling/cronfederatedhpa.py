@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import structlog
 
+from flotilla.api.cron import CronSchedule, CronSyntaxError, parse_schedule
 from flotilla.api.karmada.autoscaling import (
     CRON_FEDERATED_HPA,
     FEDERATED_HPA,
@@ -37,7 +38,6 @@ from flotilla.api.times import format_time, timestamp
 from flotilla.client import Client, ClientError
 from flotilla.controllers.autoscaling import cronhistory
 from flotilla.controllers.autoscaling.cronclock import ScaledClock
-from flotilla.controllers.autoscaling.cronschedule import CronSchedule, CronSyntaxError, parse_cron
 from flotilla.controllers.autoscaling.observation import read_scale
 from flotilla.runtime.events import WARNING, object_event, record_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
@@ -107,7 +107,7 @@ class CronFederatedHPAController(HubController):
             return None
         zone = self._rule_zone(rule)
         try:
-            schedule = parse_cron(str(rule.get("schedule") or ""))
+            schedule = parse_schedule(str(rule.get("schedule") or ""))
         except CronSyntaxError as error:  # admission refuses these; an old object may hold one
             log.info(
                 "cronfederatedhpa.bad_schedule", controller=self.NAME, rule=rule.get("name"), error=str(error)
