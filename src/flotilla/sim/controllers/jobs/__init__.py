@@ -2,5 +2,5 @@
 
 `job.py` is the Job controller (completions, parallelism, backoff, deadlines, Indexed Jobs with
 `completionindexes.py`); `cronjob.py` the CronJob controller (kube's cronjob controller v2), whose
-schedule `cronschedule.py` evaluates.
+schedule `flotilla.api.cron` evaluates.
 """

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import structlog
 
 from flotilla.api.conditions import find_condition
+from flotilla.api.cron import CronSchedule, parse_schedule
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.objects import copy_object
 from flotilla.api.times import format_time, format_time_in, timestamp
@@ -28,7 +29,6 @@ from flotilla.apiserver import errors
 from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import CRON_JOB, JOB
-from flotilla.sim.controllers.jobs.cronschedule import CronSchedule
 from flotilla.sim.controllers.podowners import ownership
 
 log = structlog.get_logger("flotilla.sim.controllers")
@@ -169,7 +169,7 @@ class CronJobController(SimController):
             )
             return None
         try:
-            schedule = CronSchedule.parse(str(spec.get("schedule", "")))
+            schedule = parse_schedule(str(spec.get("schedule", "")))
         except ValueError as exc:
             await self.events.record(
                 cron_job, CRON_JOB, WARNING, "UnparseableSchedule", f"unparseable schedule: {exc}"
@@ -247,7 +247,7 @@ class CronJobController(SimController):
     def _until_next(
         self, schedule: CronSchedule, last: datetime, now: datetime, zone: tzinfo
     ) -> float | None:
-        upcoming = schedule.next_after(max(last, now), zone)
+        upcoming = schedule.next_run(max(last, now), zone)
         if upcoming is None:
             return None
         return max(0.0, (upcoming - now).total_seconds()) + NEXT_SCHEDULE_DELTA

@@ -1,10 +1,9 @@
-"""CronJobs: when schedules fire, and the Jobs the controller makes of them."""
+"""CronJobs: the Jobs the controller makes when schedules fire (schedules: tests/unit/api/test_cron.py)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.times import format_time
@@ -13,48 +12,8 @@ from flotilla.apiserver.localclient import LocalClient
 from flotilla.runtime.clock import ManualClock, SystemClock
 from flotilla.sim.controllers.framework.kinds import CRON_JOB, EVENT, JOB
 from flotilla.sim.controllers.jobs.cronjob import SCHEDULED_TIMESTAMP_ANNOTATION, CronJobController, job_name
-from flotilla.sim.controllers.jobs.cronschedule import CronSchedule
 from tests.support.waiting import eventually_async
 from tests.unit.sim.controllers.harness import pod_template, running
-
-AT = datetime(2026, 1, 1, 10, 7, 30, tzinfo=UTC)  # a Thursday
-
-
-def test_steps_ranges_and_names_select_the_next_firing() -> None:
-    """`*/15`, `9-17`, `mon-fri`, descriptors: the next firing after a moment."""
-    assert CronSchedule.parse("*/15 * * * *").next_after(AT, UTC) == datetime(2026, 1, 1, 10, 15, tzinfo=UTC)
-    assert CronSchedule.parse("0 9-17 * * mon-fri").next_after(AT, UTC) == datetime(
-        2026, 1, 1, 11, 0, tzinfo=UTC
-    )
-    assert CronSchedule.parse("@daily").next_after(AT, UTC) == datetime(2026, 1, 2, 0, 0, tzinfo=UTC)
-    assert CronSchedule.parse("0 0 1 jan *").next_after(AT, UTC) == datetime(2027, 1, 1, 0, 0, tzinfo=UTC)
-
-
-def test_restricted_day_fields_match_either_day() -> None:
-    """`0 9 1 * MON` fires on the 1st and on Mondays (cron's OR of the day fields)."""
-    schedule = CronSchedule.parse("0 9 1 * MON")
-    assert schedule.next_after(AT, UTC) == datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-    assert schedule.next_after(datetime(2026, 1, 26, 10, 0, tzinfo=UTC), UTC) == datetime(
-        2026, 2, 1, 9, 0, tzinfo=UTC
-    )
-
-
-def test_firings_are_computed_in_the_cron_jobs_time_zone() -> None:
-    """09:00 in Berlin is 08:00 UTC in winter."""
-    fired = CronSchedule.parse("0 9 * * *").next_after(AT, ZoneInfo("Europe/Berlin"))
-    assert fired is not None and fired.astimezone(UTC) == datetime(2026, 1, 2, 8, 0, tzinfo=UTC)
-
-
-def test_the_most_recent_missed_firing_is_found_and_misses_counted() -> None:
-    """Every five minutes from 09:00 to 10:07:30: the latest is 10:05, 13 were missed."""
-    latest, missed = CronSchedule.parse("*/5 * * * *").most_recent(
-        datetime(2026, 1, 1, 9, 0, tzinfo=UTC), AT, UTC
-    )
-    assert latest == datetime(2026, 1, 1, 10, 5, tzinfo=UTC) and missed == 13
-    assert CronSchedule.parse("0 0 * * *").most_recent(datetime(2026, 1, 1, 9, 0, tzinfo=UTC), AT, UTC) == (
-        None,
-        0,
-    )
 
 
 def cron_job(**spec: Any) -> dict[str, Any]:
