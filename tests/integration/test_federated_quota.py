@@ -221,3 +221,59 @@ def test_a_duplicated_workload_is_charged_once_per_cluster_and_refused_with_a_40
         "exceeded quota: team-a, requested: cpu=1, used: cpu=2, limited: cpu=2"
     )
     assert status["details"] == {"name": "dup", "group": "apps", "kind": "deployments"}
+
+
+def _quota_answers(calls: list[Any]) -> list[tuple[int, str]]:
+    """Run the calls in parallel threads; each one's (HTTP status, reason), 201/200 as ("", ...)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kubernetes.client.rest import ApiException
+
+    def answer(call: Any) -> tuple[int, str]:
+        try:
+            call()
+        except ApiException as exc:
+            return exc.status, str(json.loads(str(exc.body)).get("reason"))
+        return 200, ""
+
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        return list(pool.map(answer, calls))
+
+
+def asked_cpu_millis(hub: Kubectl, ns: str) -> int:
+    """What the namespace's Deployments ask: replicas x 500m each."""
+    items = hub.json("get", "deployments", "-n", ns)["items"]
+    return sum(500 * int(item["spec"]["replicas"]) for item in items)
+
+
+def test_concurrent_growing_writes_never_take_the_namespace_over_its_quota(
+    hub: Kubectl, hub_api: Any, ns: str
+) -> None:
+    """With 2 CPUs overall, 20 parallel creates of 500m Deployments admit exactly 4; then 20 parallel
+    scales of those 4 to 2 replicas each fit none; every refusal is a 403 QuotaExceeded."""
+    from kubernetes import client
+
+    hub.apply_yaml(federated_quota({"cpu": "2"}, {}), "-n", ns)
+    apps = client.AppsV1Api(hub_api)
+
+    def create(index: int) -> Any:
+        return lambda: apps.create_namespaced_deployment(
+            ns, deployment(f"c{index}", 1, requests={"cpu": "500m"})
+        )
+
+    created = _quota_answers([create(index) for index in range(20)])
+    assert sorted(set(created)) == [(200, ""), (403, "QuotaExceeded")], created
+    assert created.count((200, "")) == 4, created
+    assert asked_cpu_millis(hub, ns) == 2000
+
+    hub("delete", "deployments", "--all", "-n", ns)
+    hub.apply_yaml([deployment(f"s{index}", 1, requests={"cpu": "500m"}) for index in range(2)], "-n", ns)
+
+    def scale(index: int) -> Any:
+        body = {"spec": {"replicas": 2 + index // 2}}
+        return lambda: apps.patch_namespaced_deployment_scale(f"s{index % 2}", ns, body)
+
+    scaled = _quota_answers([scale(index) for index in range(20)])
+    assert set(scaled) <= {(200, ""), (403, "QuotaExceeded")}, scaled
+    assert (403, "QuotaExceeded") in scaled, scaled
+    assert asked_cpu_millis(hub, ns) <= 2000
