@@ -1,7 +1,9 @@
 """The read side of `/api/…`: sign-in, and the JSON each page renders, already filtered and paged.
 
 Every handler reads the hub as the signed-in user (`state.user_client`), through the per-session
-list cache where a page needs whole lists, and hands the lists to the pure summaries (`fleet`,
+list cache where a page needs whole lists, except ResourceBindings for a user the hub says may list
+them everywhere: those come from the dashboard's shared copy (`sharedbindings.py`, `access.py`).
+The lists go to the pure summaries (`fleet`,
 `workloads`, `timeline`). Summaries over big lists run in a worker thread so the event loop keeps
 serving other users and the live stream. The workload list's unfiltered first page is one page of
 the hub's own paging (`limit`/`continue`), so it costs the same on 100 workloads as on 10,000.
@@ -10,7 +12,6 @@ the hub's own paging (`limit`/`continue`), so it costs the same on 100 workloads
 from __future__ import annotations
 
 import asyncio
-import hmac
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,7 +24,19 @@ from flotilla.dashboard import fleet, timeline, workloadchain, workloads
 from flotilla.dashboard.errors import bad_request, forbidden, from_hub, unauthorized
 from flotilla.dashboard.hubaccess import who_am_i
 from flotilla.dashboard.sessions import COOKIE
-from flotilla.dashboard.state import HUB, LISTS, SESSIONS, SETTINGS, WARMING, session_of, user_client
+from flotilla.dashboard.state import (
+    ACCESS,
+    AUTO_SIGN_IN,
+    HUB,
+    LISTS,
+    SESSIONS,
+    SETTINGS,
+    SHARED,
+    WARMING,
+    session_of,
+    shared_bindings_allowed,
+    user_client,
+)
 
 EVENT = GroupVersionKind("", "v1", "Event")
 LEASE = GroupVersionKind("coordination.k8s.io", "v1", "Lease")
@@ -75,14 +88,18 @@ async def _open_session(request: web.Request, token: str) -> web.Response:
 
 
 def _warm(request: web.Request, session_id: str, token: str) -> None:
-    """Start reading the session's longest list (every ResourceBinding) while the browser loads the
-    page, so the first overview does not wait for it. Best effort, owned by the app (cancelled at
+    """While the browser loads the page, ask the hub whether the user may be served the shared
+    binding copy, and if not, start reading the session's longest list (every ResourceBinding) as
+    the user, so the first overview waits for neither. Best effort, owned by the app (cancelled at
     shutdown); a user who may not list bindings just fails it quietly."""
     lists = request.app[LISTS]
     client = request.app[HUB].client(session_id, token)
+    access, shared = request.app[ACCESS], request.app[SHARED]
 
     async def read() -> None:
         try:
+            if await access.allows(session_id, client, constants.RESOURCE_BINDING) and shared.available:
+                return
             await lists.items(session_id, client, constants.RESOURCE_BINDING)
         except ClientError:
             return
@@ -107,13 +124,18 @@ async def sign_in(request: web.Request) -> web.Response:
 
 async def auto_sign_in(request: web.Request) -> web.StreamResponse:
     """`flotilla up`'s one-time link on loopback: the code printed with the URL signs the admin in."""
-    settings = request.app[SETTINGS]
+    one_time = request.app[AUTO_SIGN_IN]
+    token = request.app[SETTINGS].auto_sign_in_token
     code = request.query.get("code", "")
-    if not settings.auto_sign_in_code or not settings.auto_sign_in_token:
+    if one_time is None or not token:
         raise forbidden("automatic sign-in is off")
-    if not hmac.compare_digest(code, settings.auto_sign_in_code):
-        raise forbidden("wrong sign-in code")
-    response = await _open_session(request, settings.auto_sign_in_token)
+    if not one_time.consume(code):
+        raise forbidden("wrong or already used sign-in code (sign in with a token)")
+    try:
+        response = await _open_session(request, token)
+    except BaseException:
+        one_time.restore(code)  # no session was opened: the link may be followed again
+        raise
     redirect = web.HTTPSeeOther("/")
     for cookie in response.cookies.values():
         redirect.cookies[cookie.key] = cookie
@@ -124,6 +146,7 @@ async def sign_out(request: web.Request) -> web.Response:
     session = session_of(request)
     request.app[SESSIONS].delete(session.id)
     request.app[LISTS].invalidate(session.id)
+    request.app[ACCESS].forget(session.id)
     await request.app[HUB].forget(session.id)
     response = web.json_response({"signedOut": True})
     response.del_cookie(COOKIE, path="/")
@@ -136,6 +159,10 @@ async def current_session(request: web.Request) -> web.Response:
 
 
 async def _list(request: web.Request, gvk: GroupVersionKind, namespace: str = "") -> list[dict[str, Any]]:
+    """The list of `gvk` as the user may read it: the shared copy of ResourceBindings when the hub
+    says the user may list them everywhere, else the hub's answer to the user (per-session cache)."""
+    if gvk == constants.RESOURCE_BINDING and await shared_bindings_allowed(request):
+        return request.app[SHARED].items(namespace)
     session = session_of(request)
     return await request.app[LISTS].items(session.id, user_client(request), gvk, namespace)
 

@@ -21,11 +21,24 @@ from aiohttp import web
 from flotilla.api.karmada import constants
 from flotilla.client import APIStatusError, ClientError, ClusterConfig
 from flotilla.dashboard import actions, api, live, workloads
+from flotilla.dashboard.access import ListAccess
 from flotilla.dashboard.errors import DashboardError, forbidden, from_hub, status_response, unauthorized
 from flotilla.dashboard.hubaccess import HubAccess
 from flotilla.dashboard.listcache import ListCache
-from flotilla.dashboard.sessions import COOKIE, CSRF_HEADER, SessionStore
-from flotilla.dashboard.state import HUB, LISTS, SESSION, SESSIONS, SETTINGS, WARMING, DashboardSettings
+from flotilla.dashboard.sessions import COOKIE, CSRF_HEADER, OneTimeCode, SessionStore
+from flotilla.dashboard.sharedbindings import SharedBindings
+from flotilla.dashboard.state import (
+    ACCESS,
+    AUTO_SIGN_IN,
+    HUB,
+    LISTS,
+    SESSION,
+    SESSIONS,
+    SETTINGS,
+    SHARED,
+    WARMING,
+    DashboardSettings,
+)
 
 log = structlog.get_logger("flotilla.dashboard")
 
@@ -99,6 +112,12 @@ def build_app(settings: DashboardSettings, hub_config: ClusterConfig) -> web.App
     app[SESSIONS] = SessionStore(settings.idle_seconds)
     app[HUB] = HubAccess(hub_config)
     app[LISTS] = ListCache({constants.RESOURCE_BINDING: workloads.compact_binding})
+    # The one client with the dashboard's own credentials: it only lists and watches ResourceBindings
+    # for the shared copy, which a session sees only once the hub said, as the user, it may.
+    app[SHARED] = SharedBindings(hub_config)
+    app[ACCESS] = ListAccess()
+    code = settings.auto_sign_in_code
+    app[AUTO_SIGN_IN] = OneTimeCode(code) if code and settings.auto_sign_in_token else None
     warming: set[asyncio.Task[None]] = set()
     app[WARMING] = warming
     app.router.add_get("/", index)
@@ -115,7 +134,15 @@ def build_app(settings: DashboardSettings, hub_config: ClusterConfig) -> web.App
         await asyncio.gather(*tasks, return_exceptions=True)
         await app[HUB].close()
 
+    async def start_shared(app: web.Application) -> None:
+        app[SHARED].start()
+
+    async def stop_shared(app: web.Application) -> None:
+        await app[SHARED].stop()
+
+    app.on_startup.append(start_shared)
     app.on_cleanup.append(close_clients)
+    app.on_cleanup.append(stop_shared)
     return app
 
 

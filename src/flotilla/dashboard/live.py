@@ -9,13 +9,17 @@ as they happen. Each watch starts at the revision of a one-item list (no initial
 events) and resumes from the last revision it saw; a 410 starts it again from now. The
 ResourceBinding watch instead starts from the session's own copy of the list (`listcache.py`),
 read once, and keeps that copy current event by event: while a page is open, refreshing the
-overview or a filtered workload list reads no list from the hub.
+overview or a filtered workload list reads no list from the hub. For a user the hub says may list
+ResourceBindings everywhere (`access.py`), the pages read the dashboard's shared copy instead, so
+that stream watches no bindings as the user: it hears "workloads changed" from the shared copy,
+after the copy applied the change, so the page's re-read already sees it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -27,7 +31,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import APIStatusError, Client, ClientError, Gone
 from flotilla.dashboard import fleet, timeline
 from flotilla.dashboard.listcache import ListCache
-from flotilla.dashboard.state import LISTS, session_of, user_client
+from flotilla.dashboard.state import LISTS, SHARED, session_of, shared_bindings_allowed, user_client
 
 log = structlog.get_logger("flotilla.dashboard.live")
 
@@ -115,6 +119,10 @@ async def _cluster_transitions(
     ready_states[key] = state
 
 
+def _nothing() -> None:
+    return None
+
+
 def _message(event: str, data: Any) -> bytes:
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
 
@@ -128,13 +136,23 @@ async def stream(request: web.Request) -> web.StreamResponse:
     )
     await response.prepare(request)
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=10_000)
+    watched = dict(WATCHED)
+    stop_listening: Callable[[], None] = _nothing
+    if await shared_bindings_allowed(request):
+        del watched["workloads"]
+
+        def workloads_changed() -> None:
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(("workloads", None))
+
+        stop_listening = request.app[SHARED].listen(workloads_changed)
     watchers = [
         asyncio.create_task(
             _follow(
                 client, name, gvk, queue, (lists, session.id) if gvk == constants.RESOURCE_BINDING else None
             )
         )
-        for name, gvk in WATCHED.items()
+        for name, gvk in watched.items()
     ]
     changed: set[str] = set()
     try:
@@ -168,6 +186,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
     except ConnectionResetError:
         log.debug("dashboard_stream_closed", user=session.user)
     finally:
+        stop_listening()
         for watcher in watchers:
             watcher.cancel()
         for watcher in watchers:

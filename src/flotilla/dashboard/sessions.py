@@ -89,3 +89,26 @@ class SessionStore:
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+
+class OneTimeCode:
+    """A secret that opens one sign-in (`flotilla up`'s link): spent by its first correct use, so a
+    link left in a terminal's scrollback or a browser's history signs nobody in a second time."""
+
+    def __init__(self, code: str) -> None:
+        self._code: str | None = code
+
+    def consume(self, presented: str) -> bool:
+        """True once, for the right code; after that (or for a wrong one) False."""
+        if self._code is None or not hmac.compare_digest(self._code, presented):
+            return False
+        self._code = None
+        return True
+
+    def restore(self, code: str) -> None:
+        """Give the code back after a sign-in it opened failed before a session existed."""
+        self._code = code
+
+    @property
+    def spent(self) -> bool:
+        return self._code is None

@@ -12,11 +12,14 @@ from pathlib import Path
 
 from aiohttp import web
 
+from flotilla.api.karmada import constants
 from flotilla.client import Client
+from flotilla.dashboard.access import ListAccess
 from flotilla.dashboard.errors import unauthorized
 from flotilla.dashboard.hubaccess import HubAccess
 from flotilla.dashboard.listcache import ListCache
-from flotilla.dashboard.sessions import Session, SessionStore
+from flotilla.dashboard.sessions import OneTimeCode, Session, SessionStore
+from flotilla.dashboard.sharedbindings import SharedBindings
 
 SETTINGS: web.AppKey[DashboardSettings] = web.AppKey("settings")
 SESSIONS = web.AppKey("sessions", SessionStore)
@@ -24,6 +27,12 @@ HUB = web.AppKey("hub", HubAccess)
 LISTS = web.AppKey("lists", ListCache)
 WARMING: web.AppKey[set[asyncio.Task[None]]] = web.AppKey("warming")
 """Background reads started at sign-in (`api._warm`), cancelled when the app shuts down."""
+SHARED = web.AppKey("shared_bindings", SharedBindings)
+ACCESS = web.AppKey("list_access", ListAccess)
+AUTO_SIGN_IN: web.AppKey[OneTimeCode | None] = web.AppKey("auto_sign_in")
+"""`flotilla up`'s sign-in code, consumed by its first use (None: automatic sign-in is off)."""
+SHARED_WAIT_SECONDS = 10.0
+"""How long a session waits for the shared copy's first list before reading as the user instead."""
 SESSION = "flotilla.session"
 
 
@@ -39,7 +48,8 @@ class DashboardSettings:
     """Serving certificate (PEM); with `private_key`. None serves plain HTTP (tests of the API only)."""
     private_key: Path | None = None
     auto_sign_in_token: str | None = None
-    """A token to sign in with by visiting `/signin/auto?code=…` once (`flotilla up` on loopback)."""
+    """A token to sign in with by visiting `/signin/auto?code=…` once: the code is then spent
+    (`flotilla up` on loopback)."""
     auto_sign_in_code: str | None = None
     plan_command: tuple[str, ...] = field(default_factory=tuple)
     """The `flotilla` command line to run `plan` with (default: this interpreter's `-m flotilla`)."""
@@ -58,3 +68,11 @@ def user_client(request: web.Request) -> Client:
     """The hub client of the request's signed-in user."""
     session = session_of(request)
     return request.app[HUB].client(session.id, session.token)
+
+
+async def shared_bindings_allowed(request: web.Request) -> bool:
+    """Whether the request's user may be served ResourceBindings from the shared copy: the hub says
+    (as the user) they may list them in every namespace, and the copy is filled."""
+    session = session_of(request)
+    allowed = await request.app[ACCESS].allows(session.id, user_client(request), constants.RESOURCE_BINDING)
+    return allowed and await request.app[SHARED].ready(SHARED_WAIT_SECONDS)

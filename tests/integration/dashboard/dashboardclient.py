@@ -20,28 +20,32 @@ from typing import Any, ClassVar
 from tests.support.processes import ChildProcess
 
 DASHBOARD_SERVING = re.compile(r"flotilla dashboard: serving on (https://\S+)")
+SIGN_IN_LINK = re.compile(r"flotilla dashboard: sign in at https://[^/\s]+(/\S+)")
 
 
 @dataclass
 class DashboardProcess(ChildProcess):
-    """`flotilla dashboard --kubeconfig HUB --address 127.0.0.1:0`; `url` once it serves."""
+    """`flotilla dashboard --kubeconfig HUB --address 127.0.0.1:0 --auto-sign-in`; `url` once it
+    serves, and `sign_in_path`, the one-time sign-in link it printed (path and code)."""
 
     component: ClassVar[str] = "dashboard"
     stop_timeout: ClassVar[float] = 10.0
     kubeconfig: Path
     log_dir: Path
     url: str = ""
+    sign_in_path: str = ""
 
     def start(self, timeout: float = 30.0) -> DashboardProcess:
         args = ["dashboard", "--kubeconfig", str(self.kubeconfig), "--address", "127.0.0.1:0"]
+        args.append("--auto-sign-in")
         self.spawn(self.log_dir, args, timeout)
         return self
 
     def started(self, log: str) -> bool:
-        match = DASHBOARD_SERVING.search(log)
-        if match:
-            self.url = match.group(1)
-        return match is not None
+        serving, link = DASHBOARD_SERVING.search(log), SIGN_IN_LINK.search(log)
+        if serving and link:
+            self.url, self.sign_in_path = serving.group(1), link.group(1)
+        return serving is not None and link is not None
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flotilla.dashboard.sessions import SessionStore
+from flotilla.dashboard.sessions import OneTimeCode, SessionStore
 
 
 def test_a_session_is_found_by_its_id_and_checks_its_csrf_token() -> None:
@@ -33,3 +33,13 @@ def test_sign_out_forgets_the_session() -> None:
     session = store.create("token", "alice", ())
     assert store.delete(session.id) is session
     assert store.get(session.id) is None
+
+
+def test_a_one_time_code_opens_one_sign_in() -> None:
+    code = OneTimeCode("s3cret")
+    assert not code.consume("wrong")
+    assert code.consume("s3cret")
+    assert code.spent
+    assert not code.consume("s3cret")
+    code.restore("s3cret")  # the sign-in it opened failed before a session existed
+    assert code.consume("s3cret") and not code.consume("s3cret")
