@@ -53,15 +53,17 @@ import structlog
 
 from flotilla.api.conditions import find_condition, stamped_condition
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.federatedquota import QUOTA_EXCEEDED_REASON
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.times import format_time
-from flotilla.client import ClientError, NotFound
+from flotilla.client import ClientError, Forbidden, NotFound
 from flotilla.client.interfaces import StatusWriter, Writer
 from flotilla.runtime.events import object_event
 from flotilla.runtime.hubcontroller import ControllerContext, HubController
 from flotilla.scheduler.core.affinity import affinity_tier
 from flotilla.scheduler.core.errors import (
     FitError,
+    QuotaExceededError,
     ScheduledCondition,
     SchedulingError,
     scheduled_condition,
@@ -335,7 +337,7 @@ class SchedulerController(HubController):
                     )
                 except SchedulingError as error:
                     failure = error
-                await self._decide(key, found, binding, result, failure)
+                failure = await self._decide(key, found, binding, result, failure)
             elif (found.get("status") or {}).get("schedulerObservedGeneration") != _generation(found):
                 # The result still stands for the new generation: record it as observed, as Karmada does.
                 await self._apply_status(found, _observed(found.get("status") or {}, _generation(found)))
@@ -360,8 +362,9 @@ class SchedulerController(HubController):
         binding: BindingInfo,
         result: ScheduleResult | None,
         failure: SchedulingError | None,
-    ) -> None:
-        """Write the round's outcome; a grouped binding's new result counts for its peers meanwhile."""
+    ) -> SchedulingError | None:
+        """Write the round's outcome; a grouped binding's new result counts for its peers meanwhile.
+        The round's failure is returned, the hub's refusal of the result included."""
         if binding.workload_groups.grouped and (result is not None or isinstance(failure, FitError)):
             placed = (
                 frozenset(target.name for target in result.clusters) if result is not None else frozenset()
@@ -369,7 +372,7 @@ class SchedulerController(HubController):
             groups = replace(binding.workload_groups, affinity_peers=(), anti_affinity_peers=())
             self._group_placements.assume(key, GroupMember(key.namespace, key.name, groups, placed))
         try:
-            await self._write(key, found, binding, result, failure)
+            return await self._write(key, found, binding, result, failure)
         finally:
             self._group_placements.forget_unwritten(key)
 
@@ -380,22 +383,30 @@ class SchedulerController(HubController):
         binding: BindingInfo,
         result: ScheduleResult | None,
         failure: SchedulingError | None,
-    ) -> None:
+    ) -> SchedulingError | None:
         now = format_time(self.ctx.clock.now())
         live = found
         wrote_result = False
         if result is not None or isinstance(failure, FitError):
             clusters = result.spec_clusters() if result is not None else []
             if result_differs(found, clusters):
-                live = await self._apply_result(found, clusters)
-                self._group_placements.confirm(key, str((live.get("metadata") or {}).get("resourceVersion")))
-                wrote_result = True
+                try:
+                    live = await self._apply_result(found, clusters)
+                except Forbidden as error:
+                    if error.reason != QUOTA_EXCEEDED_REASON:
+                        raise
+                    # Karmada's condition for a result its quota webhook refused; retried with backoff.
+                    result, failure = None, QuotaExceededError(error.message)
+                else:
+                    revision = str((live.get("metadata") or {}).get("resourceVersion"))
+                    self._group_placements.confirm(key, revision)
+                    wrote_result = True
         refresh = wrote_result or reschedule_requested(binding) or awaits_result(found)
         status = scheduled_status(
             live, scheduled_condition(failure), now, result=result, refresh_time=refresh
         )
         if not (wrote_result or status_differs(live, status)):
-            return
+            return failure
         await self._apply_status(live, status)
         log.info(
             "scheduler.scheduled" if failure is None else "scheduler.failed",
@@ -408,6 +419,7 @@ class SchedulerController(HubController):
             reason=None if failure is None else failure.reason,
         )
         await self._record_event(live, result, failure, now)
+        return failure
 
     async def _apply_result(
         self, binding: Mapping[str, Any], clusters: list[dict[str, Any]]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from flotilla.api.karmada import constants
+from flotilla.api.karmada.federatedquota import FEDERATED_RESOURCE_QUOTA
 from flotilla.api.objectkeys import ObjectKey
 from flotilla.api.scheme import GroupVersionKind
 from flotilla.client import Client, load_kubeconfig
@@ -250,6 +251,36 @@ async def test_no_cluster_fit_writes_an_empty_result_and_a_warning(
     assert condition["message"].startswith("0/")
     assert done["spec"]["clusters"] == []
     assert "schedulerObservedGeneration" not in done["status"]
+    warning = await eventually_async(lambda: events_about(hub, f"{prefix}-web"))
+    assert (warning[0]["type"], warning[0]["reason"]) == ("Warning", "ScheduleBindingFailed")
+
+
+async def test_a_result_the_quota_refuses_sets_scheduled_false_quota_exceeded(
+    hub: Client, scheduler: SchedulerController, prefix: str
+) -> None:
+    """A FederatedResourceQuota of 1 CPU refuses 50 x 100m: no result, Scheduled=False with reason
+    QuotaExceeded and the refusal's message (Karmada's `getConditionByError`), a Warning Event."""
+    await make_cluster(hub, f"{prefix}-a")
+    quota = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "FederatedResourceQuota",
+        "metadata": {"name": f"{prefix}-quota", "namespace": "default"},
+        "spec": {"overall": {"cpu": "1"}},
+    }
+    await hub.create(quota)
+    try:
+        await hub.create(binding(f"{prefix}-web", replicas=50, placement=divided([f"{prefix}-a"])))
+        done = await eventually_async(
+            lambda: get_binding(hub, f"{prefix}-web"), until=lambda b: scheduled(b) is not None
+        )
+    finally:
+        await hub.delete(FEDERATED_RESOURCE_QUOTA, f"{prefix}-quota", namespace="default")
+
+    condition = condition_of(done)
+    assert (condition["status"], condition["reason"]) == ("False", "QuotaExceeded")
+    assert condition["message"].startswith(f'resourcebindings.work.karmada.io "{prefix}-web" is forbidden: ')
+    assert f"exceeded quota: {prefix}-quota, requested: cpu=5" in condition["message"]
+    assert not done["spec"].get("clusters")
     warning = await eventually_async(lambda: events_about(hub, f"{prefix}-web"))
     assert (warning[0]["type"], warning[0]["reason"]) == ("Warning", "ScheduleBindingFailed")
 

@@ -10,6 +10,9 @@ Each error carries the condition reason Karmada writes and whether the scheduler
 - `UnschedulableError` (`Unschedulable`): clusters fit but lack capacity (`Clusters available
   replicas 3 are not enough to schedule.`). The previous result stays; the binding is retried
   with backoff.
+- `QuotaExceededError` (`QuotaExceeded`): the hub refused to store the result, which would take
+  the namespace past a FederatedResourceQuota; the message is the refusal's. Retried with
+  backoff, the previous result staying, as Karmada's `getConditionByError` does.
 - `SchedulerError` (`SchedulerError`): anything else, such as spread constraints that cannot be
   met. Retried with backoff; the previous result stays.
 """
@@ -50,6 +53,12 @@ class UnschedulableError(SchedulingError):
     """Clusters fit, but together they cannot hold the replicas."""
 
     reason = "Unschedulable"
+
+
+class QuotaExceededError(SchedulingError):
+    """The hub refused the result with a 403 `QuotaExceeded` (a FederatedResourceQuota is full)."""
+
+    reason = "QuotaExceeded"
 
 
 class FitError(SchedulingError):
