@@ -223,11 +223,9 @@ class FederatedQuotaAdmission:
         """What the written object's workload holds before the write and asks after it (None: not counted)."""
         served = attributes.resource.type
         if served.gvk == constants.RESOURCE_BINDING:
+            # Before a binding exists its template already holds its ask: creating it grows nothing.
             template = self._template_of(obj)
-            return (
-                _workload_holds(template, old) if old is not None else {},
-                _workload_holds(template, obj),
-            )
+            return _workload_holds(template, old), _workload_holds(template, obj)
         if GroupKind(served.group, served.kind) in REPLICA_KINDS:
             return self._template_usage(attributes, obj, old)
         return None
