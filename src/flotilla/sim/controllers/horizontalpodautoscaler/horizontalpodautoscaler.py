@@ -7,7 +7,7 @@ One look, from the cache:
 
 1. the target's Scale (`scaleTargetRef`, through the in-process client's `get_scale`): replicas and
    selector; a target that is absent or has no `/scale` is `AbleToScale=False` (`FailedGetScale`);
-2. the decision (`decision.py`, pure, kube's algorithm from `flotilla.autoscaling`): the pods
+2. the decision (`flotilla.autoscaling.decision`, pure, the FederatedHPA's too): the pods
    matching the selector from the cache, their usage from the cluster's metrics computation
    (`PodMetricsSource`, the same as its metrics.k8s.io answers, without a request to itself);
 3. a new size is written through the target's `scale` subresource with a `SuccessfulRescale` Event
@@ -37,17 +37,12 @@ from flotilla.apiserver import errors
 from flotilla.apiserver.localclient import CacheEvent, LocalClient
 from flotilla.autoscaling import behavior, metricspecs
 from flotilla.autoscaling.conditions import set_condition
+from flotilla.autoscaling.decision import Autoscaling, Observe, Verdict, rivals_of, samples_of
 from flotilla.autoscaling.replicas import ReplicaCalculator
 from flotilla.runtime.clock import Clock
 from flotilla.sim.controllers.framework.controller import SimController
 from flotilla.sim.controllers.framework.events import NORMAL, WARNING
 from flotilla.sim.controllers.framework.kinds import HORIZONTAL_POD_AUTOSCALER, POD
-from flotilla.sim.controllers.horizontalpodautoscaler.decision import (
-    Autoscaling,
-    Observe,
-    Verdict,
-    samples_of,
-)
 from flotilla.sim.spec import ClusterSpec
 
 log = structlog.get_logger("flotilla.sim.controllers")
@@ -124,13 +119,17 @@ class HorizontalPodAutoscalerController(SimController):
         )
         now = self.clock.now()
         history = self._histories.setdefault(key, behavior.ScalingHistory())
-        verdict = self.autoscaling.decide(
-            spec, scale, self._rivals(reference, key.namespace), history, self._observer(key.namespace), now
+        rivals = rivals_of(
+            reference, key.namespace, self.client.list(HORIZONTAL_POD_AUTOSCALER, namespace=key.namespace)
         )
+        verdict = self.autoscaling.decide(spec, scale, rivals, history, self._observer(key.namespace), now)
         for kind, value, reason, message in verdict.conditions:
             self._condition(status, kind, value, reason, message)
         for reason, message in verdict.warnings:
             await self._warn(key, autoscaler, warnings, reason, message)
+        if verdict.failed:
+            status.update(currentReplicas=verdict.current)
+            return
         metric_statuses = (
             verdict.metric_statuses if verdict.metric_statuses is not None else status.get("currentMetrics")
         )
@@ -170,21 +169,6 @@ class HorizontalPodAutoscalerController(SimController):
             return samples_of(self.spec.name, pods, self.metrics.pod_metrics_list(namespace, selector))
 
         return observe
-
-    def _rivals(self, reference: Mapping[str, Any], namespace: str) -> list[str]:
-        """The autoscalers of `namespace` scaling the same target, as `namespace/name`, sorted."""
-
-        def target(ref: Mapping[str, Any]) -> tuple[str, str, str]:
-            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
-            return group, str(ref.get("kind") or ""), str(ref.get("name") or "")
-
-        wanted = target(reference)
-        return sorted(
-            f"{namespace}/{obj['metadata']['name']}"
-            for obj in self.client.list(HORIZONTAL_POD_AUTOSCALER, namespace=namespace)
-            if target((obj.get("spec") or {}).get("scaleTargetRef") or {}) == wanted
-            and not obj["metadata"].get("deletionTimestamp")
-        )
 
     async def _rescale(
         self,

@@ -1,23 +1,26 @@
-"""One look at one HorizontalPodAutoscaler, pure: from its spec, its target's Scale and its pods to a size.
+"""One look at one autoscaler, pure: from its spec, its target's Scale and its pods to a size.
 
-This is kube's `reconcileAutoscaler` between reading the target's `/scale` and writing it back, as
-the hub's FederatedHPA runs it for a whole federation, here for one cluster:
+This is kube's `reconcileAutoscaler` between reading the target's `/scale` and writing it back,
+run by the simulated members' HPA for one cluster and by the hub's FederatedHPA for a federation:
 
 - a target at zero replicas (with a non-zero minimum) is left alone (`ScalingDisabled`);
 - outside [min, max] the count is brought back in bounds;
 - otherwise the selector of the Scale picks the pods (none, or one that does not parse:
   `InvalidSelector`), another autoscaler of the same target makes both stand down
-  (`AmbiguousSelector`), the metrics propose a count (`flotilla.autoscaling.metricspecs`) and the
-  behaviour rules stabilize and limit it (`flotilla.autoscaling.behavior`).
+  (`AmbiguousSelector`), the metrics propose a count (`metricspecs`) and the behaviour rules
+  stabilize and limit it (`behavior`).
 
-The pods and their samples come through `observe`, which the shell answers from the cluster's own
-cache and metrics computation. What to write (conditions, Warning Events, the new size and its
-reason, the metric statuses) is returned as a `Verdict`; the shell writes it.
+The look has two steps because the pods are read in between: `screen` runs the checks that need
+no pods and either ends the look (a `Verdict`) or says whose pods to read (`PodsToRead`);
+`conclude` takes what was read of them (`metricspecs.Samples`) to a `Verdict`. `decide` runs both
+for a shell whose pods are at hand (the sim's cache); the FederatedHPA reads its members' pods
+asynchronously between the two. What to write (conditions, Warning Events, the new size and its
+reason, the metric statuses) is the `Verdict`; the shell writes it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -47,6 +50,22 @@ class Verdict:
     """(reason, message) of the Warning Events to record."""
     metric_statuses: list[dict[str, Any]] | None = None
     """`status.currentMetrics`; None keeps what the status says."""
+    failed: bool = False
+    """The look ended in an error (a selector, a rival, the metrics): as kube's
+    `setCurrentReplicasAndMetricsInStatus`, the status takes only currentReplicas."""
+
+
+@dataclass(frozen=True, slots=True)
+class PodsToRead:
+    """The checks passed: the metrics propose the count, from the pods `selector` picks."""
+
+    selector: LabelSelector
+    selector_text: str
+    """The Scale's `status.selector`, as a `labelSelector` query parameter wants it."""
+    verdict: Verdict
+    spec: Object
+    minimum: int
+    maximum: int
 
 
 def samples_of(cluster: str, pods: Sequence[Object], metrics_list: Object) -> metricspecs.Samples:
@@ -57,6 +76,26 @@ def samples_of(cluster: str, pods: Sequence[Object], metrics_list: Object) -> me
         return found, pod_metrics(cluster, metrics_list, resource, container)
 
     return samples
+
+
+def rivals_of(reference: Object, namespace: str, autoscalers: Iterable[Object]) -> list[str]:
+    """The live `autoscalers` of `namespace` scaling the target of `reference`: `namespace/name`, sorted.
+
+    Kube compares the pods each autoscaler's selector selects; two autoscalers of one target are
+    the case that matters (they would fight over its `/scale`), and it needs no pods.
+    """
+
+    def target(ref: Object) -> tuple[str, str, str]:
+        group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+        return group, str(ref.get("kind") or ""), str(ref.get("name") or "")
+
+    wanted = target(reference)
+    return sorted(
+        f"{namespace}/{(obj.get('metadata') or {}).get('name')}"
+        for obj in autoscalers
+        if target((obj.get("spec") or {}).get("scaleTargetRef") or {}) == wanted
+        and not (obj.get("metadata") or {}).get("deletionTimestamp")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +114,21 @@ class Autoscaling:
         observe: Observe,
         now: datetime,
     ) -> Verdict:
-        """The size an autoscaler with `spec` gives a target whose Scale is `scale`.
+        """Both steps, with the pods read through `observe` in between."""
+        step = self.screen(spec, scale, rivals, history, now)
+        if isinstance(step, Verdict):
+            return step
+        return self.conclude(step, observe(step.selector), history, now)
+
+    def screen(
+        self,
+        spec: Object,
+        scale: Object,
+        rivals: Sequence[str],
+        history: behavior.ScalingHistory,
+        now: datetime,
+    ) -> Verdict | PodsToRead:
+        """The look up to the pods: a `Verdict` when it ends here, else which pods to read.
 
         `rivals` are the autoscalers of this target's namespace scaling it (`namespace/name`,
         this one among them); `history` is this autoscaler's, updated in place.
@@ -93,29 +146,36 @@ class Autoscaling:
             return _bounded(verdict, maximum, "Current number of replicas above Spec.MaxReplicas")
         if current < minimum:
             return _bounded(verdict, minimum, "Current number of replicas below Spec.MinReplicas")
-        selector = _selector(verdict, str((scale.get("status") or {}).get("selector") or ""))
+        text = str((scale.get("status") or {}).get("selector") or "")
+        selector = _selector(verdict, text)
         if selector is None:
             return verdict
         if len(rivals) > 1:
-            text = str((scale.get("status") or {}).get("selector") or "")
             message = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(rivals)}]"
             verdict.conditions.append((HPAConditionType.SCALING_ACTIVE, False, "AmbiguousSelector", message))
             verdict.warnings.append(("AmbiguousSelector", message))
+            verdict.failed = True
             return verdict
-        outcome = metricspecs.compute(
-            self.calculator, spec.get("metrics") or [], current, observe(selector), now
-        )
+        return PodsToRead(selector, text, verdict, spec, minimum, maximum)
+
+    def conclude(
+        self, step: PodsToRead, samples: metricspecs.Samples, history: behavior.ScalingHistory, now: datetime
+    ) -> Verdict:
+        """The metrics' proposal from what was read of the pods, stabilized and limited."""
+        verdict, spec, current = step.verdict, step.spec, step.verdict.current
+        outcome = metricspecs.compute(self.calculator, spec.get("metrics") or [], current, samples, now)
         verdict.conditions.append((HPAConditionType.SCALING_ACTIVE, *outcome.active))
         verdict.warnings.extend(outcome.failures)
         if outcome.replicas is None:
             verdict.warnings.append((HPAEventReason.FAILED_COMPUTE_METRICS_REPLICAS, outcome.error))
+            verdict.failed = True
             return verdict
         verdict.metric_statuses = outcome.statuses
         if outcome.replicas > current:
             verdict.reason = f"{outcome.metric_name} above target"
         elif outcome.replicas < current:
             verdict.reason = "All metrics below target"
-        decision = self._normalize(history, spec, current, outcome.replicas, minimum, maximum, now)
+        decision = self._normalize(history, spec, current, outcome.replicas, step.minimum, step.maximum, now)
         verdict.conditions.append((HPAConditionType.ABLE_TO_SCALE, True, *decision.able_to_scale))
         verdict.conditions.append((HPAConditionType.SCALING_LIMITED, decision.limited, *decision.limit))
         verdict.desired = decision.replicas
@@ -146,11 +206,16 @@ def _bounded(verdict: Verdict, replicas: int, reason: str) -> Verdict:
 
 
 def _selector(verdict: Verdict, text: str) -> LabelSelector | None:
-    """The Scale's selector, or None with ScalingActive=False (InvalidSelector) and its Warning."""
+    """The Scale's selector, or None with ScalingActive=False (InvalidSelector) and its Warning.
+
+    The wording is kube's (and Karmada's `validateAndParseSelector`): the Event of a missing
+    selector says "selector is required", the condition says the scale is missing one.
+    """
     if not text:
         message = "the HPA target's scale is missing a selector"
         verdict.conditions.append((HPAConditionType.SCALING_ACTIVE, False, "InvalidSelector", message))
         verdict.warnings.append((HPAEventReason.SELECTOR_REQUIRED, "selector is required"))
+        verdict.failed = True
         return None
     try:
         return parse_label_selector(text)
@@ -158,4 +223,5 @@ def _selector(verdict: Verdict, text: str) -> LabelSelector | None:
         message = f"couldn't convert selector into a corresponding internal selector object: {error}"
         verdict.conditions.append((HPAConditionType.SCALING_ACTIVE, False, "InvalidSelector", message))
         verdict.warnings.append(("InvalidSelector", message))
+        verdict.failed = True
         return None

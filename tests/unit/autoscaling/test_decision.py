@@ -1,4 +1,4 @@
-"""One look at a simulated cluster's HPA, pure: from its spec, its target's Scale and its pods to a size."""
+"""One look at an HPA or a FederatedHPA, pure: from its spec, its target's Scale and its pods to a size."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from flotilla.api.selectors import LabelSelector
 from flotilla.autoscaling.behavior import ScalingHistory
+from flotilla.autoscaling.decision import Autoscaling, PodsToRead, Verdict, rivals_of, samples_of
 from flotilla.autoscaling.metricspecs import Samples
 from flotilla.autoscaling.replicas import ReplicaCalculator
-from flotilla.sim.controllers.horizontalpodautoscaler.decision import Autoscaling, Verdict, samples_of
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 STARTED = "2026-01-01T11:00:00Z"
@@ -124,7 +124,7 @@ def test_bounds_are_restored_before_the_metrics_are_read() -> None:
 
 def test_a_target_at_zero_replicas_is_left_alone() -> None:
     verdict = decide(spec(), scale(0))
-    assert (verdict.desired, verdict.rescale) == (0, False)
+    assert (verdict.desired, verdict.rescale, verdict.failed) == (0, False, False)
     assert conditions(verdict) == {"ScalingActive": (False, "ScalingDisabled")}
 
 
@@ -132,21 +132,64 @@ def test_a_scale_without_a_selector_disables_scaling_with_a_warning() -> None:
     verdict = decide(spec(), scale(2, selector=""))
     assert conditions(verdict) == {"ScalingActive": (False, "InvalidSelector")}
     assert verdict.warnings == [("SelectorRequired", "selector is required")]
+    assert verdict.failed and not verdict.rescale
+
+
+def test_a_selector_that_does_not_parse_is_invalid_with_kubes_message() -> None:
+    verdict = decide(spec(), scale(2, selector="app in (web"))
+    assert conditions(verdict) == {"ScalingActive": (False, "InvalidSelector")}
+    reason, message = verdict.warnings[0]
+    assert reason == "InvalidSelector"
+    assert message.startswith("couldn't convert selector into a corresponding internal selector object: ")
+    assert verdict.failed
 
 
 def test_two_autoscalers_of_one_target_both_stand_down() -> None:
     verdict = decide(spec(), scale(2), rivals=["ns/a", "ns/web"])
     assert conditions(verdict) == {"ScalingActive": (False, "AmbiguousSelector")}
     assert verdict.warnings[0][1] == "pods by selector app=web are controlled by multiple HPAs: [ns/a ns/web]"
-    assert not verdict.rescale
+    assert verdict.failed and not verdict.rescale
 
 
 def test_metrics_the_sims_do_not_serve_deactivate_scaling_and_keep_the_size() -> None:
     pods_metric = {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue"}}}
     verdict = decide(spec(metrics=[pods_metric]), scale(2))
     assert (verdict.desired, verdict.rescale, verdict.metric_statuses) == (2, False, None)
+    assert verdict.failed
     assert conditions(verdict) == {"ScalingActive": (False, "FailedGetPodsMetric")}
     assert [reason for reason, _ in verdict.warnings] == [
         "FailedGetPodsMetric",
         "FailedComputeMetricsReplicas",
     ]
+
+
+def test_screening_names_the_pods_to_read_and_concluding_takes_what_was_read() -> None:
+    """The FederatedHPA's two steps: `screen` asks for no pods; `conclude` gives `decide`'s verdict."""
+    history = ScalingHistory()
+    step = AUTOSCALING.screen(spec(), scale(2, selector="app=web"), ["ns/web"], history, NOW)
+    assert isinstance(step, PodsToRead)
+    assert step.selector_text == "app=web" and step.selector.matches({"app": "web"})
+    _, observe = observed("100m")
+    verdict = AUTOSCALING.conclude(step, observe(step.selector), history, NOW)
+    assert (verdict.current, verdict.desired, verdict.rescale) == (2, 4, True)
+    assert verdict == decide(spec(), scale(2), "100m")
+
+
+def test_screening_ends_the_look_when_no_pods_are_needed() -> None:
+    step = AUTOSCALING.screen(spec(maxReplicas=3), scale(5), ["ns/web"], ScalingHistory(), NOW)
+    assert isinstance(step, Verdict) and (step.desired, step.rescale) == (3, True)
+
+
+def test_rivals_are_the_live_autoscalers_of_the_same_target() -> None:
+    def autoscaler(name: str, target: str, api_version: str = "apps/v1", **metadata: Any) -> dict[str, Any]:
+        reference = {"apiVersion": api_version, "kind": "Deployment", "name": target}
+        return {"metadata": {"name": name, **metadata}, "spec": {"scaleTargetRef": reference}}
+
+    reference = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    autoscalers = [
+        autoscaler("web", "web"),
+        autoscaler("a", "web", "apps/v1beta2"),  # the same group in another version: the same target
+        autoscaler("api", "api"),
+        autoscaler("gone", "web", deletionTimestamp="2026-01-01T00:00:00Z"),
+    ]
+    assert rivals_of(reference, "ns", autoscalers) == ["ns/a", "ns/web"]
