@@ -8,10 +8,12 @@ live read, as Karmada's `reconcileAutoscaler`:
    clusters are the binding's `spec.clusters` that are Ready; the template's `/scale` gives the
    current replicas (the hub's count, not the members' sum) and the pod selector;
 2. the members' copies, pods and pod metrics (`observation`); no member replicas at all is an
-   error, as in Karmada;
-3. outside [min, max] the count is brought back in bounds; a target at zero replicas is left alone
-   (ScalingDisabled); otherwise the metrics propose a count (`metricspecs`) and the behaviour rules
-   stabilize and limit it (`behavior`);
+   error (FailedGetScale), as in Karmada;
+3. kube's decision, pure (`flotilla.autoscaling.decision`, the simulated members' HPA's too): outside
+   [min, max] the count is brought back in bounds; a target at zero replicas is left alone
+   (ScalingDisabled); otherwise the selector is checked, the metrics propose a count from what step 2
+   read and the behaviour rules stabilize and limit it. The members are read only when the decision
+   needs their pods (`screen`, then `conclude`);
 4. a new count is written to the template's `/scale` — the scheduler divides it over the clusters
    and the binding controller scales the member copies — with a `SuccessfulRescale` Event
    ("New size: N; reason: …");
@@ -38,6 +40,7 @@ from flotilla.api.scheme import GroupVersionKind
 from flotilla.api.times import format_time
 from flotilla.autoscaling import behavior, metricspecs
 from flotilla.autoscaling.conditions import set_condition
+from flotilla.autoscaling.decision import Autoscaling, PodsToRead, rivals_of
 from flotilla.autoscaling.replicas import ReplicaCalculator
 from flotilla.client import Client, ClientError
 from flotilla.controllers.autoscaling.observation import observe, read_scale
@@ -67,12 +70,14 @@ class FederatedHPAController(HubController):
         settings = ctx.settings
         self._autoscalers = ctx.informers.get(FEDERATED_HPA)
         self._clusters = ctx.informers.get(constants.CLUSTER)
-        self._calculator = ReplicaCalculator(
-            tolerance=settings.hpa_tolerance,
-            cpu_initialization_period=timedelta(seconds=settings.hpa_cpu_initialization_period),
-            initial_readiness_delay=timedelta(seconds=settings.hpa_initial_readiness_delay),
+        self._autoscaling = Autoscaling(
+            ReplicaCalculator(
+                tolerance=settings.hpa_tolerance,
+                cpu_initialization_period=timedelta(seconds=settings.hpa_cpu_initialization_period),
+                initial_readiness_delay=timedelta(seconds=settings.hpa_initial_readiness_delay),
+            ),
+            timedelta(seconds=settings.hpa_downscale_stabilization),
         )
-        self._downscale_window = timedelta(seconds=settings.hpa_downscale_stabilization)
         self._histories: dict[ObjectKey, behavior.ScalingHistory] = {}
         # Warnings recorded in the last round, per autoscaler: a failure that persists is one Event,
         # not one every sync period (kube's recorder folds repeats into a count instead).
@@ -142,128 +147,44 @@ class FederatedHPAController(HubController):
             "SucceededGetScale",
             "the HPA controller was able to get the target's current scale",
         )
-        current = int((scale.get("spec") or {}).get("replicas") or 0)
-        selector = str((scale.get("status") or {}).get("selector") or "")
-        minimum = int(spec.get("minReplicas") or 1)
-        maximum = int(spec.get("maxReplicas") or 0)
         history = self._histories.setdefault(key, behavior.ScalingHistory())
         now = self.ctx.clock.now()
-        history.record_initial(current, now)
-
-        desired, reason, metric_statuses = 0, "", status.get("currentMetrics") or []
-        rescale = True
-        if current == 0 and minimum != 0:
-            rescale = False
-            self._condition(
-                status,
-                HPAConditionType.SCALING_ACTIVE,
-                False,
-                "ScalingDisabled",
-                "scaling is disabled since the replica count of the target is zero",
-            )
-        elif current > maximum:
-            desired, reason = maximum, "Current number of replicas above Spec.MaxReplicas"
-        elif current < minimum:
-            desired, reason = minimum, "Current number of replicas below Spec.MinReplicas"
+        rivals = rivals_of(reference, namespace, self._autoscalers.list(namespace=namespace))
+        step = self._autoscaling.screen(spec, scale, rivals, history, now)
+        if isinstance(step, PodsToRead):
+            samples = await self._member_samples(clusters, gvk, name, namespace, step.selector_text)
+            verdict = self._autoscaling.conclude(step, samples, history, now)
         else:
-            if not selector:
-                self._condition(
-                    status,
-                    HPAConditionType.SCALING_ACTIVE,
-                    False,
-                    "InvalidSelector",
-                    "the HPA target's scale is missing a selector",
-                )
-                await self._warn(
-                    autoscaler, warnings, HPAEventReason.SELECTOR_REQUIRED, "selector is required"
-                )
-                status.update(currentReplicas=current)
-                return
-            rivals = self._autoscalers_of(reference, namespace)
-            if len(rivals) > 1:
-                message = f"pods by selector {selector} are controlled by multiple HPAs: [{' '.join(rivals)}]"
-                self._condition(status, HPAConditionType.SCALING_ACTIVE, False, "AmbiguousSelector", message)
-                await self._warn(autoscaler, warnings, "AmbiguousSelector", message)
-                status.update(currentReplicas=current)
-                return
-            observation = await observe(self.ctx.members, clusters, gvk, name, namespace, selector)
-            if observation.spec_replicas == 0:
-                raise TargetUnavailable(
-                    "FailedGetScale",
-                    "failed to get replicas in any of clusters, "
-                    "possibly because all of clusters are not ready",
-                )
-            outcome = metricspecs.compute(
-                self._calculator, spec.get("metrics") or [], current, observation.samples, now
-            )
-            active, active_reason, active_message = outcome.active
-            self._condition(status, HPAConditionType.SCALING_ACTIVE, active, active_reason, active_message)
-            for failure_reason, message in outcome.failures:
-                await self._warn(autoscaler, warnings, failure_reason, message)
-            if outcome.replicas is None:
-                await self._warn(
-                    autoscaler, warnings, HPAEventReason.FAILED_COMPUTE_METRICS_REPLICAS, outcome.error
-                )
-                status.update(currentReplicas=current)
-                return
-            metric_statuses = outcome.statuses
-            desired = outcome.replicas
-            if desired > current:
-                reason = f"{outcome.metric_name} above target"
-            elif desired < current:
-                reason = "All metrics below target"
-            decision = self._normalize(history, spec, current, desired, minimum, maximum, now)
-            self._condition(status, HPAConditionType.ABLE_TO_SCALE, True, *decision.able_to_scale)
-            self._condition(status, HPAConditionType.SCALING_LIMITED, decision.limited, *decision.limit)
-            desired = decision.replicas
-            rescale = desired != current
-        if rescale:
-            await self._rescale(autoscaler, gvk, name, namespace, current, desired, reason, status)
+            verdict = step
+        for kind, value, reason, message in verdict.conditions:
+            self._condition(status, kind, value, reason, message)
+        for reason, message in verdict.warnings:
+            await self._warn(autoscaler, warnings, reason, message)
+        current, desired = verdict.current, verdict.current
+        if verdict.failed:
+            status.update(currentReplicas=current)
+            return
+        if verdict.rescale:
+            desired = verdict.desired
+            await self._rescale(autoscaler, gvk, name, namespace, current, desired, verdict.reason, status)
             history.record_scale(spec.get("behavior"), current, desired, now)
             status["lastScaleTime"] = format_time(now)
-        else:
-            desired = current
+        metric_statuses = verdict.metric_statuses
+        if metric_statuses is None:
+            metric_statuses = status.get("currentMetrics") or []
         status.update(currentReplicas=current, desiredReplicas=desired, currentMetrics=metric_statuses)
 
-    def _normalize(
-        self,
-        history: behavior.ScalingHistory,
-        spec: Object,
-        current: int,
-        desired: int,
-        minimum: int,
-        maximum: int,
-        now: Any,
-    ) -> behavior.Decision:
-        rules = spec.get("behavior")
-        if isinstance(rules, dict):
-            decision = behavior.normalize_with_behavior(
-                history, rules, current, desired, minimum, maximum, now, self._downscale_window
+    async def _member_samples(
+        self, clusters: list[Object], gvk: GroupVersionKind, name: str, namespace: str, selector: str
+    ) -> metricspecs.Samples:
+        """The target's pods and their metrics in its members; none of its copies read is FailedGetScale."""
+        observation = await observe(self.ctx.members, clusters, gvk, name, namespace, selector)
+        if observation.spec_replicas == 0:
+            raise TargetUnavailable(
+                "FailedGetScale",
+                "failed to get replicas in any of clusters, possibly because all of clusters are not ready",
             )
-        else:
-            decision = behavior.normalize(
-                history, current, desired, minimum, maximum, now, self._downscale_window
-            )
-        return decision
-
-    def _autoscalers_of(self, reference: Object, namespace: str) -> list[str]:
-        """The FederatedHPAs of `namespace` scaling the same target, as `namespace/name`, sorted.
-
-        Kube compares the pods each autoscaler's selector selects; two autoscalers of one template
-        are the case that matters here (they would fight over its `/scale`), and it needs no pods.
-        """
-
-        def target(obj: Object) -> tuple[str, str, str]:
-            ref = (obj.get("spec") or {}).get("scaleTargetRef") or {}
-            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
-            return group, str(ref.get("kind") or ""), str(ref.get("name") or "")
-
-        wanted = target({"spec": {"scaleTargetRef": reference}})
-        return sorted(
-            f"{namespace}/{(obj.get('metadata') or {}).get('name')}"
-            for obj in self._autoscalers.list(namespace=namespace)
-            if target(obj) == wanted and not (obj.get("metadata") or {}).get("deletionTimestamp")
-        )
+        return observation.samples
 
     async def _target_clusters(self, gvk: GroupVersionKind, name: str, namespace: str) -> list[Object]:
         binding_name = names.binding_name(gvk.kind, name)
