@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from flotilla.api.karmada.federatedquota import (
+    at_least,
     binding_usage,
     exceeded,
     overall_used,
+    reserved,
     resource_amounts,
     workload_usage,
     written,
@@ -97,3 +99,20 @@ def test_resource_lists_skip_what_is_not_a_quantity() -> None:
         "pods": "3",
     }
     assert resource_amounts(None) == {}
+
+
+def test_a_reservation_never_lowers_what_the_cache_shows() -> None:
+    """Per resource the larger of the cache's usage and the status' reservation counts."""
+    cache = resource_amounts({"cpu": "1", "memory": "1Gi"})
+    status = resource_amounts({"cpu": "1500m", "pods": "2"})
+    assert written(at_least(cache, status)) == {"cpu": "1500m", "memory": "1Gi", "pods": "2"}
+
+
+def test_a_reservation_adds_only_the_growth_the_quota_counts() -> None:
+    """Held plus the growth of each named resource; nothing to reserve when nothing counted grows."""
+    overall = resource_amounts({"requests.cpu": "4", "pods": "10"})
+    held = resource_amounts({"requests.cpu": "1"})
+    before = resource_amounts({"cpu": "500m", "memory": "1Gi"})
+    after = resource_amounts({"cpu": "1500m", "memory": "8Gi"})
+    assert written(reserved(overall, held, before, after) or {}) == {"requests.cpu": "2"}
+    assert reserved(overall, held, after, before) is None

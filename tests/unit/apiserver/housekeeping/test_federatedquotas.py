@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from flotilla.api.karmada.federatedquota import written
-from flotilla.apiserver.housekeeping.federatedquotas import duplicated_copies, template_usage
+from flotilla.apiserver.housekeeping.federatedquotas import (
+    NamespaceWriteLocks,
+    duplicated_copies,
+    template_usage,
+)
 
 
 def rb(scheduling: str | None, clusters: int) -> dict[str, Any]:
@@ -33,3 +38,35 @@ def test_duplicated_templates_count_once_per_scheduled_cluster() -> None:
     assert duplicated_copies(rb("Duplicated", 2)) == 2
     assert duplicated_copies(rb("Divided", 3)) == 1
     assert duplicated_copies(rb("Duplicated", 0)) == 1
+
+
+async def test_a_namespace_lock_waits_for_the_holders_release_or_its_end() -> None:
+    """A second write in the namespace waits until the first releases (its commit) or its task ends;
+    another namespace never waits, and a holder re-checking keeps its lock."""
+    locks = NamespaceWriteLocks()
+    order: list[str] = []
+    first_holds = asyncio.Event()
+    commit = asyncio.Event()
+
+    async def first() -> None:
+        await locks.hold("a")
+        await locks.hold("a")  # re-checked after a lost race: still its own
+        first_holds.set()
+        await commit.wait()
+        order.append("first committed")
+        locks.release()
+
+    async def second(namespace: str, name: str) -> None:
+        await first_holds.wait()
+        await locks.hold(namespace)
+        order.append(name)  # ends without releasing: its task's end does
+
+    async with asyncio.TaskGroup() as group:
+        group.create_task(first())
+        group.create_task(second("a", "second"))
+        group.create_task(second("b", "other namespace"))
+        await first_holds.wait()
+        await asyncio.sleep(0)
+        commit.set()
+    assert order == ["other namespace", "first committed", "second"]
+    await asyncio.wait_for(locks.hold("a"), 1)
