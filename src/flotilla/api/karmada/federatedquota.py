@@ -3,7 +3,8 @@
 `spec.overall` caps what the namespace's workloads may ask for in all clusters together;
 `spec.staticAssignments[]` (`clusterName`, `hard`) become ResourceQuotas of the quota's name in
 those clusters. `status.overall` echoes the limits, `status.overallUsed` is what the namespace's
-ResourceBindings hold, `status.aggregatedStatus[]` each member's ResourceQuota status (Karmada's
+ResourceBindings hold (plus, until the controller's next pass, what the hub's admission reserved),
+`status.aggregatedStatus[]` each member's ResourceQuota status (Karmada's
 `pkg/apis/policy/v1alpha1/federatedresourcequota_types.go`).
 
 The arithmetic lives here, pure, so the controller that writes the status and the hub's admission

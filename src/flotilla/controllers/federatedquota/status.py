@@ -4,7 +4,9 @@
 (`hard`, `used` as the member's quota controller wrote them), in cluster name order, as Karmada's
 status controller builds it. `overall` echoes `spec.overall`; `overallUsed` is what the namespace's
 bindings hold of the resources `overall` names (Karmada's enforcement controller): the scheduled
-replicas times the per-replica requests, the same sum the hub's admission refuses writes against.
+replicas times the per-replica requests. Between two passes the hub's admission may have raised
+`overallUsed` to reserve a write it admitted; this sum replaces such reservations, so one for a write
+that never committed does not last.
 """
 
 from __future__ import annotations
