@@ -74,10 +74,10 @@ def hub_api(federation: Federation) -> Iterator[Any]:
         yield api
 
 
-def duplicated(name: str, replicas: int) -> list[dict[str, Any]]:
-    """Deployment `name` of `replicas` replicas of 500m CPU each, copied whole to both members."""
+def duplicated(name: str, replicas: int, members: tuple[str, ...] = MEMBERS) -> list[dict[str, Any]]:
+    """Deployment `name` of `replicas` replicas of 500m CPU each, copied whole to `members`."""
     placement = {
-        "clusterAffinity": {"clusterNames": list(MEMBERS)},
+        "clusterAffinity": {"clusterNames": list(members)},
         "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
     }
     return [
@@ -277,3 +277,32 @@ def test_concurrent_growing_writes_never_take_the_namespace_over_its_quota(
     assert set(scaled) <= {(200, ""), (403, "QuotaExceeded")}, scaled
     assert (403, "QuotaExceeded") in scaled, scaled
     assert asked_cpu_millis(hub, ns) <= 2000
+
+
+def test_a_result_the_quota_refuses_leaves_the_binding_scheduled_false_quota_exceeded(
+    hub: Kubectl, ns: str
+) -> None:
+    """2 x 500m copied to m1 holds 1 CPU of 1500m; its policy widened to m2 asks 1 CPU more, so the
+    scheduler's result is refused and the binding says Scheduled=False, QuotaExceeded, why."""
+    hub.apply_yaml([federated_quota({"cpu": "1500m"}, {}), *duplicated("wide", 2, ("m1",))], "-n", ns)
+    eventually(
+        lambda: quota_status(hub, ns).get("overallUsed"),
+        until=lambda used: used == {"cpu": "1"},
+        timeout=30,
+        what="2 replicas on m1 counted",
+    )
+    hub.apply_yaml(duplicated("wide", 2)[1], "-n", ns)
+
+    def scheduled() -> dict[str, Any]:
+        binding = hub.json("get", "rb", "wide-deployment", "-n", ns)
+        conditions = (binding.get("status") or {}).get("conditions") or []
+        return next((c for c in conditions if c["type"] == "Scheduled"), {})
+
+    condition = eventually(
+        scheduled, until=lambda c: c.get("reason") == "QuotaExceeded", timeout=30, what="QuotaExceeded"
+    )
+    assert condition["status"] == "False"
+    assert condition["message"] == (
+        'resourcebindings.work.karmada.io "wide-deployment" is forbidden: '
+        "exceeded quota: team-a, requested: cpu=1, used: cpu=1, limited: cpu=1500m"
+    )

@@ -333,7 +333,7 @@ class FederatedQuotaAdmission:
         for served in self._template_resources():
             if served.type.kind == kind and isinstance(name, str):
                 found = self.ctx.cache.get(served.key(_namespace(binding), name))
-                if found is not None and found.readable() is not None:
+                if found is not None:
                     return found.obj
         return None
 
